@@ -1,0 +1,50 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Concord",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Concord", targets: ["Concord"]),
+        .library(name: "ConcordMerge", targets: ["ConcordMerge"]),
+        .executable(name: "concord", targets: ["ConcordTool"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CGit2",
+            pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"])]
+        ),
+        .target(name: "Git", dependencies: ["CGit2"]),
+        .target(name: "ConcordMerge", dependencies: ["Git"]),
+        .target(name: "Concord", dependencies: ["ConcordMerge", "Git"]),
+        .target(
+            name: "ConcordCLI",
+            dependencies: [
+                "Concord",
+                "ConcordMerge",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
+        .testTarget(name: "GitTests", dependencies: ["Git"]),
+        .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge"]),
+        .testTarget(name: "ConcordTests", dependencies: ["Concord", "Git"]),
+        .testTarget(
+            name: "ConcordCLITests",
+            dependencies: ["ConcordCLI"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

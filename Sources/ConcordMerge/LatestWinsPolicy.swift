@@ -1,0 +1,28 @@
+/// Keeps the latest version: the greatest hybrid logical clock, then device id, then version id.
+///
+/// Callers that know the commit graph drop versions that another version causally follows
+/// before calling it, so that "follows" always wins over "has a later clock".
+public struct LatestWinsPolicy: MergePolicy {
+    /// Creates the policy.
+    public init() {}
+
+    public var name: String { "latest" }
+
+    public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
+        guard let latest = versions.max(by: MergeVersion.canonicalOrder) else { return .merged(base) }
+        return .merged(latest.content)
+    }
+}
+
+/// Keeps the current version, removing the others.
+public struct KeepCurrentPolicy: MergePolicy {
+    /// Creates the policy.
+    public init() {}
+
+    public var name: String { "current" }
+
+    public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
+        guard let current = versions.first(where: \.isCurrent) ?? versions.last else { return .merged(base) }
+        return .merged(current.content)
+    }
+}

@@ -1,0 +1,53 @@
+/// One version given to a merge policy.
+public struct MergeVersion: Sendable, Hashable {
+    /// The content; nil when this version deleted the document.
+    public var content: DocumentContent?
+    /// The version's id (Concord uses the commit id).
+    public var id: String
+    /// The name of the device that saved it.
+    public var deviceName: String
+    /// The stable id of the device that saved it.
+    public var deviceID: String
+    /// The hybrid logical clock of the save.
+    public var clock: HybridLogicalClock
+    /// True for the device's current version.
+    public var isCurrent: Bool
+
+    /// Creates a version.
+    public init(
+        content: DocumentContent?, id: String, deviceName: String, deviceID: String,
+        clock: HybridLogicalClock, isCurrent: Bool = false
+    ) {
+        self.content = content
+        self.id = id
+        self.deviceName = deviceName
+        self.deviceID = deviceID
+        self.clock = clock
+        self.isCurrent = isCurrent
+    }
+
+    /// The order every device agrees on: clock, then device id, then version id; the last is the latest.
+    public static func canonicalOrder(_ lhs: MergeVersion, _ rhs: MergeVersion) -> Bool {
+        (lhs.clock, lhs.deviceID, lhs.id) < (rhs.clock, rhs.deviceID, rhs.id)
+    }
+}
+
+/// What a merge policy decided.
+public enum MergeOutcome: Sendable, Hashable {
+    /// Merged without a person; nil content means the document stays deleted.
+    case merged(DocumentContent?)
+    /// A person must decide: why, and a best-effort marked-up content to start from.
+    case needsPerson(reason: String, markedUp: DocumentContent?)
+}
+
+/// A merge policy: a pure, deterministic function from the common ancestor and the versions
+/// in contention to a merged content, or "needs a person".
+///
+/// Policies receive the versions in ``MergeVersion/canonicalOrder(_:_:)``, so two devices
+/// merging the same inputs produce identical bytes.
+public protocol MergePolicy: Sendable {
+    /// The name users give on the command line (`--policy NAME`) and in `.concord/policies`.
+    var name: String { get }
+    /// Merges `versions` (two or more, in canonical order) against `base` (nil: none, or absent).
+    func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome
+}

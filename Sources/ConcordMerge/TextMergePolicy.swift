@@ -1,0 +1,84 @@
+public import Foundation
+internal import Git
+
+/// A three-way line merge of UTF-8 text by git's own xdiff algorithm, folding three or more
+/// versions in canonical order. Conflict markers name the devices.
+public struct TextMergePolicy: MergePolicy {
+    /// How regions changed differently on both sides are settled.
+    public enum Favor: String, Sendable, CaseIterable {
+        /// A person decides (conflict markers).
+        case none
+        /// The current version's side wins the region.
+        case current
+        /// The other version's side wins the region.
+        case other
+        /// Both sides are kept, current first.
+        case union
+    }
+
+    /// How conflicting regions are settled.
+    public var favor: Favor
+
+    /// Creates the policy.
+    public init(favor: Favor = .none) {
+        self.favor = favor
+    }
+
+    public var name: String { favor == .none ? "text" : "text-\(favor.rawValue)" }
+
+    public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
+        guard versions.count >= 2 else { return .merged(versions.first?.content ?? base) }
+        let baseData: Data?
+        switch base {
+        case nil: baseData = nil
+        case let .file(data)?: baseData = data
+        case .package?: return .needsPerson(reason: "the common ancestor is a package, not text", markedUp: nil)
+        }
+        if let baseData, !TextMergePolicy.isText(baseData) {
+            return .needsPerson(reason: "the common ancestor is not UTF-8 text", markedUp: nil)
+        }
+        var texts: [(MergeVersion, Data)] = []
+        for version in versions {
+            switch version.content {
+            case nil:
+                return .needsPerson(reason: "\(version.deviceName) deleted the document while another device edited it", markedUp: nil)
+            case .package?:
+                return .needsPerson(reason: "\(version.deviceName)'s version is a package, not text", markedUp: nil)
+            case let .file(data)?:
+                guard TextMergePolicy.isText(data) else {
+                    return .needsPerson(reason: "\(version.deviceName)'s version is binary, not UTF-8 text", markedUp: nil)
+                }
+                texts.append((version, data))
+            }
+        }
+        var merged = texts[0].1
+        var label = texts[0].0.deviceName
+        var clean = true
+        for (version, data) in texts.dropFirst() {
+            let favor: MergeFile.Favor = switch self.favor {
+            case .none: .none
+            case .current: version.isCurrent ? .theirs : .ours
+            case .other: version.isCurrent ? .ours : .theirs
+            case .union: .union
+            }
+            do {
+                let result = try MergeFile.merge(
+                    base: baseData, ours: merged, theirs: data,
+                    labels: .init(base: "base", ours: label, theirs: version.deviceName), favor: favor)
+                clean = clean && result.automergeable
+                merged = result.content
+            } catch {
+                return .needsPerson(reason: "the text merge failed: \(error)", markedUp: nil)
+            }
+            label = version.deviceName
+        }
+        if clean { return .merged(.file(merged)) }
+        return .needsPerson(reason: "both sides changed the same lines", markedUp: .file(merged))
+    }
+
+    /// True when `data` is valid UTF-8 with no NUL byte.
+    public static func isText(_ data: Data) -> Bool {
+        if data.contains(0) { return false }
+        return String(validating: data, as: UTF8.self) != nil
+    }
+}

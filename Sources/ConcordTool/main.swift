@@ -1,0 +1,1 @@
+ConcordCommand.main()

@@ -1,0 +1,71 @@
+internal import CGit2
+
+/// An error reported by libgit2, with the name of the call that failed.
+public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The libgit2 return code (`GIT_ENOTFOUND` is -3, `GIT_ENONFASTFORWARD` is -11, …).
+    public let code: Int32
+    /// The libgit2 error class (`GIT_ERROR_OS`, `GIT_ERROR_NET`, …) as a number.
+    public let errorClass: Int32
+    /// The message libgit2 gave, or a description of the failure.
+    public let message: String
+    /// The libgit2 function whose call failed.
+    public let function: String
+
+    /// Creates an error for a failure that did not come from a libgit2 return code.
+    public init(code: Int32 = -1, errorClass: Int32 = 0, message: String, function: String) {
+        self.code = code
+        self.errorClass = errorClass
+        self.message = message
+        self.function = function
+    }
+
+    /// True when libgit2 reported that the object or reference does not exist.
+    public var isNotFound: Bool { code == GIT_ENOTFOUND.rawValue }
+
+    /// True when a push or reference update was refused because it was not a fast-forward,
+    /// or a compare-and-swap update found the reference moved.
+    public var isNotFastForward: Bool {
+        code == GIT_ENONFASTFORWARD.rawValue || code == GIT_EMODIFIED.rawValue
+    }
+
+    /// True when libgit2 could not reach the remote (a network or OS error during transport).
+    public var isNetwork: Bool {
+        errorClass == Int32(GIT_ERROR_NET.rawValue) || errorClass == Int32(GIT_ERROR_OS.rawValue)
+            || errorClass == Int32(GIT_ERROR_SSH.rawValue) || errorClass == Int32(GIT_ERROR_HTTP.rawValue)
+            || errorClass == Int32(GIT_ERROR_SSL.rawValue)
+    }
+
+    public var description: String { "\(message) (\(function), code \(code))" }
+}
+
+/// The one chokepoint from a libgit2 return code to a Swift error.
+///
+/// Reads `git_error_last()` at once, on the calling thread, as libgit2 keeps it per thread.
+/// - Throws: ``GitError`` when the call returned a negative code.
+func check(_ function: String, _ result: Int32) throws(GitError) {
+    _ = try checked(function, result)
+}
+
+/// ``check(_:_:)`` for calls whose non-negative result means something.
+/// - Returns: the (non-negative) result of the call.
+func checked(_ function: String, _ result: Int32) throws(GitError) -> Int32 {
+    guard result < 0 else { return result }
+    var message = "libgit2 call failed"
+    var errorClass: Int32 = 0
+    if let last = git_error_last() {
+        errorClass = last.pointee.klass
+        if let text = last.pointee.message {
+            message = String(cString: text).trimmingSuffix()
+        }
+    }
+    git_error_clear()
+    throw GitError(code: result, errorClass: errorClass, message: message, function: function)
+}
+
+extension String {
+    fileprivate func trimmingSuffix() -> String {
+        var text = self
+        while let last = text.last, last == "\n" || last == " " { text.removeLast() }
+        return text
+    }
+}

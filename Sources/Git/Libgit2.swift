@@ -1,0 +1,31 @@
+internal import CGit2
+
+/// libgit2's process-wide setup, done once on first use and never undone.
+///
+/// Concord ignores the user's global, XDG and system git configuration: a container's
+/// behaviour depends only on the container, and no outside configuration can name a program
+/// to run. Objects and references are written with fsync, so that a version reported saved
+/// survives a power cut.
+enum Libgit2 {
+    static let initialized: Bool = {
+        git_libgit2_init()
+        let levels = [GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG, GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_PROGRAMDATA]
+        for level in levels {
+            _ = concord_git_set_search_path(level.rawValue, "/nonexistent/concord-ignores-outside-config")
+        }
+        _ = concord_git_enable_fsync(1)
+        return true
+    }()
+
+    static func ensure() { _ = initialized }
+}
+
+/// Facts about the linked libgit2.
+public enum GitLibrary {
+    /// Version of the linked libgit2, as "major.minor.revision".
+    public static var version: String {
+        var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
+        git_libgit2_version(&major, &minor, &revision)
+        return "\(major).\(minor).\(revision)"
+    }
+}

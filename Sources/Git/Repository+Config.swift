@@ -1,0 +1,37 @@
+internal import CGit2
+
+extension Repository {
+    /// A value from the repository's own configuration (`.git/config`); nil when unset.
+    /// - Throws: ``GitError`` when the configuration cannot be read.
+    public func config(_ key: String) throws -> String? {
+        var config: OpaquePointer?
+        try check("git_repository_config_snapshot", git_repository_config_snapshot(&config, pointer))
+        defer { git_config_free(config) }
+        var value: UnsafePointer<CChar>?
+        let result = git_config_get_string(&value, config, key)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return nil
+        }
+        try check("git_config_get_string", result)
+        return value.map { String(cString: $0) }
+    }
+
+    /// Sets a value in the repository's own configuration; nil removes it.
+    /// - Throws: ``GitError`` when the configuration cannot be written.
+    public func setConfig(_ key: String, _ value: String?) throws {
+        var config: OpaquePointer?
+        try check("git_repository_config", git_repository_config(&config, pointer))
+        defer { git_config_free(config) }
+        if let value {
+            try check("git_config_set_string", git_config_set_string(config, key, value))
+        } else {
+            let result = git_config_delete_entry(config, key)
+            if result == GIT_ENOTFOUND.rawValue {
+                git_error_clear()
+                return
+            }
+            try check("git_config_delete_entry", result)
+        }
+    }
+}

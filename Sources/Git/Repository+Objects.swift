@@ -1,0 +1,289 @@
+internal import CGit2
+public import Foundation
+
+extension Repository {
+    // MARK: Blobs
+
+    /// Writes `data` as a blob and returns its id (no filter is applied).
+    /// - Throws: ``GitError`` when the object database cannot be written.
+    public func writeBlob(_ data: Data) throws -> OID {
+        var oid = git_oid()
+        try data.withUnsafeBytes { bytes in
+            try check("git_blob_create_from_buffer",
+                      git_blob_create_from_buffer(&oid, pointer, bytes.baseAddress, bytes.count))
+        }
+        return OID(oid)
+    }
+
+    /// Writes the file at `path` as a blob, reading it as it is on disk (no filter, no symlink
+    /// following is done by Concord's callers, which check the file type first).
+    /// - Throws: ``GitError`` when the file cannot be read or the object written.
+    public func writeBlob(fromFile path: String) throws -> OID {
+        var oid = git_oid()
+        try check("git_blob_create_from_disk", git_blob_create_from_disk(&oid, pointer, path))
+        return OID(oid)
+    }
+
+    /// The id `data` would have as a blob, computed without writing anything.
+    public static func blobID(of data: Data) throws -> OID {
+        Libgit2.ensure()
+        var oid = git_oid()
+        try data.withUnsafeBytes { bytes in
+            try check("git_odb_hash", git_odb_hash(&oid, bytes.baseAddress, bytes.count, GIT_OBJECT_BLOB))
+        }
+        return OID(oid)
+    }
+
+    /// The id the file at `path` would have as a blob, computed without writing anything.
+    public static func blobID(ofFile path: String) throws -> OID {
+        Libgit2.ensure()
+        var oid = git_oid()
+        try check("git_odb_hashfile", git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB))
+        return OID(oid)
+    }
+
+    /// The content of a blob.
+    /// - Throws: ``GitError`` when there is no such blob or it cannot be read.
+    public func blob(_ id: OID) throws -> Data {
+        try withBlob(id) { Data($0) }
+    }
+
+    /// The size in bytes of a blob, read from its header.
+    public func blobSize(_ id: OID) throws -> Int {
+        var odb: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&odb, pointer))
+        defer { git_odb_free(odb) }
+        var size = 0
+        var type = GIT_OBJECT_ANY
+        var raw = id.raw
+        try check("git_odb_read_header", git_odb_read_header(&size, &type, odb, &raw))
+        return size
+    }
+
+    /// Calls `body` with the bytes of a blob, without copying them.
+    public func withBlob<T>(_ id: OID, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        var raw = id.raw
+        var blob: OpaquePointer?
+        try check("git_blob_lookup", git_blob_lookup(&blob, pointer, &raw))
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        let bytes = UnsafeRawBufferPointer(start: git_blob_rawcontent(blob), count: size)
+        return try body(bytes)
+    }
+
+    /// True when the object database holds an object with this id.
+    public func contains(_ id: OID) -> Bool {
+        var odb: OpaquePointer?
+        guard git_repository_odb(&odb, pointer) == 0 else { return false }
+        defer { git_odb_free(odb) }
+        var raw = id.raw
+        return git_odb_exists(odb, &raw) == 1
+    }
+
+    // MARK: Trees
+
+    /// The entry at a slash-separated `path` inside the tree `tree`; nil when there is none.
+    /// - Throws: ``GitError`` when the tree cannot be read.
+    public func entry(at path: String, in tree: OID) throws -> TreeEntry? {
+        var raw = tree.raw
+        var treePointer: OpaquePointer?
+        try check("git_tree_lookup", git_tree_lookup(&treePointer, pointer, &raw))
+        defer { git_tree_free(treePointer) }
+        var entry: OpaquePointer?
+        let result = git_tree_entry_bypath(&entry, treePointer, path)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return nil
+        }
+        try check("git_tree_entry_bypath", result)
+        defer { git_tree_entry_free(entry) }
+        return TreeEntry(copying: entry!)
+    }
+
+    /// The entries of the tree `tree`, in git's order.
+    /// - Throws: ``GitError`` when the tree cannot be read.
+    public func entries(ofTree tree: OID) throws -> [TreeEntry] {
+        var raw = tree.raw
+        var treePointer: OpaquePointer?
+        try check("git_tree_lookup", git_tree_lookup(&treePointer, pointer, &raw))
+        defer { git_tree_free(treePointer) }
+        let count = git_tree_entrycount(treePointer)
+        var result: [TreeEntry] = []
+        result.reserveCapacity(count)
+        for index in 0..<count {
+            guard let entry = git_tree_entry_byindex(treePointer, index) else { continue }
+            result.append(TreeEntry(copying: entry))
+        }
+        return result
+    }
+
+    /// Writes a tree holding exactly `entries` (names must be single path components).
+    /// - Throws: ``GitError`` for an invalid name or mode, or when the tree cannot be written.
+    public func writeTree(_ entries: [TreeEntry]) throws -> OID {
+        var builder: OpaquePointer?
+        try check("git_treebuilder_new", git_treebuilder_new(&builder, pointer, nil))
+        defer { git_treebuilder_free(builder) }
+        for entry in entries {
+            var raw = entry.id.raw
+            try check("git_treebuilder_insert",
+                      git_treebuilder_insert(nil, builder, entry.name, &raw, git_filemode_t(entry.mode)))
+        }
+        var oid = git_oid()
+        try check("git_treebuilder_write", git_treebuilder_write(&oid, builder))
+        return OID(oid)
+    }
+
+    /// Writes a new tree: `base` (or the empty tree) with `updates` applied, creating and
+    /// pruning intermediate folders. Cost follows the number of updates, not the tree's size.
+    /// - Throws: ``GitError`` when a path is invalid or an object cannot be read or written.
+    public func updateTree(_ base: OID?, _ updates: [TreeUpdate]) throws -> OID {
+        let baseID = try base ?? writeTree([])
+        if updates.isEmpty { return baseID }
+        var raw = baseID.raw
+        var baseTree: OpaquePointer?
+        try check("git_tree_lookup", git_tree_lookup(&baseTree, pointer, &raw))
+        defer { git_tree_free(baseTree) }
+        // Keep every path's C string alive for the whole call.
+        let paths = updates.map { strdup($0.path) }
+        defer { paths.forEach { free($0) } }
+        var cUpdates: [git_tree_update] = updates.enumerated().map { index, update in
+            var item = git_tree_update()
+            item.path = UnsafePointer(paths[index])
+            switch update {
+            case let .upsert(_, id, mode):
+                item.action = GIT_TREE_UPDATE_UPSERT
+                item.id = id.raw
+                item.filemode = git_filemode_t(mode)
+            case .remove:
+                item.action = GIT_TREE_UPDATE_REMOVE
+            }
+            return item
+        }
+        var oid = git_oid()
+        try check("git_tree_create_updated",
+                  git_tree_create_updated(&oid, pointer, baseTree, cUpdates.count, &cUpdates))
+        return OID(oid)
+    }
+
+    // MARK: Commits
+
+    /// The commit with this id, copied out.
+    /// - Throws: ``GitError`` when there is no such commit.
+    public func commit(_ id: OID) throws -> Commit {
+        var raw = id.raw
+        var commit: OpaquePointer?
+        try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
+        defer { git_commit_free(commit) }
+        let parentCount = git_commit_parentcount(commit)
+        var parents: [OID] = []
+        for index in 0..<parentCount {
+            if let parent = git_commit_parent_id(commit, index) { parents.append(OID(parent.pointee)) }
+        }
+        let message = git_commit_message_raw(commit).map { String(cString: $0) } ?? ""
+        return Commit(
+            id: id,
+            tree: OID(git_commit_tree_id(commit).pointee),
+            parents: parents,
+            message: message,
+            author: Signature(copying: git_commit_author(commit)),
+            committer: Signature(copying: git_commit_committer(commit))
+        )
+    }
+
+    /// The id of a commit's root tree.
+    public func treeID(ofCommit id: OID) throws -> OID {
+        var raw = id.raw
+        var commit: OpaquePointer?
+        try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
+        defer { git_commit_free(commit) }
+        return OID(git_commit_tree_id(commit).pointee)
+    }
+
+    /// The ids of a commit's parents, first parent first.
+    public func parents(ofCommit id: OID) throws -> [OID] {
+        var raw = id.raw
+        var commit: OpaquePointer?
+        try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
+        defer { git_commit_free(commit) }
+        return (0..<git_commit_parentcount(commit)).compactMap { index in
+            git_commit_parent_id(commit, index).map { OID($0.pointee) }
+        }
+    }
+
+    /// Writes a commit. When `updateReference` is given, the reference is moved to the new
+    /// commit only if it still points at the first parent (or does not exist and there is no
+    /// parent): a compare-and-swap between concurrent writers.
+    /// - Throws: ``GitError`` (``GitError/isNotFastForward`` when the reference moved).
+    public func createCommit(
+        tree: OID, parents: [OID], author: Signature, committer: Signature,
+        message: String, updateReference: String? = nil
+    ) throws -> OID {
+        var treeRaw = tree.raw
+        var treePointer: OpaquePointer?
+        try check("git_tree_lookup", git_tree_lookup(&treePointer, pointer, &treeRaw))
+        defer { git_tree_free(treePointer) }
+        var parentPointers: [OpaquePointer?] = []
+        defer { parentPointers.forEach { git_commit_free($0) } }
+        for parent in parents {
+            var raw = parent.raw
+            var commit: OpaquePointer?
+            try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
+            parentPointers.append(commit)
+        }
+        let authorPointer = try author.makeSignature()
+        defer { git_signature_free(authorPointer) }
+        let committerPointer = try committer.makeSignature()
+        defer { git_signature_free(committerPointer) }
+        var oid = git_oid()
+        try parentPointers.withUnsafeMutableBufferPointer { buffer in
+            try check("git_commit_create", git_commit_create(
+                &oid, pointer, updateReference, authorPointer, committerPointer, "UTF-8", message,
+                treePointer, buffer.count, buffer.baseAddress))
+        }
+        return OID(oid)
+    }
+}
+
+/// One change to apply with ``Repository/updateTree(_:_:)``.
+public enum TreeUpdate: Sendable, Equatable {
+    /// Put the blob or tree `id` at `path` with `mode`, replacing what is there.
+    case upsert(path: String, id: OID, mode: UInt32)
+    /// Remove whatever is at `path` (nothing happens if there is nothing).
+    case remove(path: String)
+
+    /// The path the update applies to.
+    public var path: String {
+        switch self {
+        case let .upsert(path, _, _), let .remove(path): path
+        }
+    }
+}
+
+extension TreeEntry {
+    init(copying entry: OpaquePointer) {
+        self.init(
+            name: String(cString: git_tree_entry_name(entry)),
+            id: OID(git_tree_entry_id(entry).pointee),
+            mode: UInt32(git_tree_entry_filemode_raw(entry).rawValue)
+        )
+    }
+}
+
+extension Signature {
+    init(copying signature: UnsafePointer<git_signature>) {
+        let value = signature.pointee
+        self.init(
+            name: String(cString: value.name),
+            email: String(cString: value.email),
+            time: Date(timeIntervalSince1970: TimeInterval(value.when.time)),
+            timeZoneOffsetMinutes: Int(value.when.offset)
+        )
+    }
+
+    func makeSignature() throws -> UnsafeMutablePointer<git_signature>? {
+        var signature: UnsafeMutablePointer<git_signature>?
+        try check("git_signature_new", git_signature_new(
+            &signature, name, email, git_time_t(time.timeIntervalSince1970.rounded(.down)), Int32(timeZoneOffsetMinutes)))
+        return signature
+    }
+}

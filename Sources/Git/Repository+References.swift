@@ -1,0 +1,45 @@
+internal import CGit2
+
+extension Repository {
+    /// The commit a reference (or `HEAD`) points at, following symbolic references; nil when
+    /// the reference does not exist or names a branch with no commit yet.
+    /// - Throws: ``GitError`` when the reference exists but cannot be read.
+    public func resolve(_ name: String) throws -> OID? {
+        var oid = git_oid()
+        let result = git_reference_name_to_id(&oid, pointer, name)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return nil
+        }
+        try check("git_reference_name_to_id", result)
+        return OID(oid)
+    }
+
+    /// Points `name` at `target`. With `expected`, the update happens only if the reference
+    /// still points there (nil: only if it does not exist): a compare-and-swap.
+    /// - Throws: ``GitError`` (``GitError/isNotFastForward`` when the reference moved).
+    public func setReference(_ name: String, to target: OID, expected: OID?, message: String) throws {
+        var raw = target.raw
+        var reference: OpaquePointer?
+        defer { git_reference_free(reference) }
+        if var current = expected?.raw {
+            try check("git_reference_create_matching",
+                      git_reference_create_matching(&reference, pointer, name, &raw, 1, &current, message))
+        } else {
+            try check("git_reference_create", git_reference_create(&reference, pointer, name, &raw, 0, message))
+        }
+    }
+
+    /// Points `name` at `target` whatever it pointed at before.
+    public func forceReference(_ name: String, to target: OID, message: String) throws {
+        var raw = target.raw
+        var reference: OpaquePointer?
+        defer { git_reference_free(reference) }
+        try check("git_reference_create", git_reference_create(&reference, pointer, name, &raw, 1, message))
+    }
+
+    /// Makes HEAD a symbolic reference to `reference` (for example `refs/heads/main`).
+    public func setHead(_ reference: String) throws {
+        try check("git_repository_set_head", git_repository_set_head(pointer, reference))
+    }
+}

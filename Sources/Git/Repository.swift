@@ -1,0 +1,84 @@
+internal import CGit2
+internal import Foundation
+
+/// The one owner of a libgit2 repository handle.
+///
+/// Not Sendable: libgit2 objects must not be used from two threads at once and its last
+/// error is kept per thread. Hold a `Repository` inside one task, or behind a lock, as
+/// Concord's `Container` does. Every C object this type creates is freed before the method
+/// that made it returns; what callers get back are value snapshots.
+public final class Repository {
+    let pointer: OpaquePointer
+
+    /// The `.git` folder (or the folder of a bare repository), with a trailing slash.
+    public let gitDirectory: String
+    /// The work tree, with a trailing slash; nil for a bare repository.
+    public let workDirectory: String?
+
+    private init(owning pointer: OpaquePointer) {
+        self.pointer = pointer
+        gitDirectory = String(cString: git_repository_path(pointer))
+        workDirectory = git_repository_workdir(pointer).map { String(cString: $0) }
+    }
+
+    deinit { git_repository_free(pointer) }
+
+    /// Creates a repository whose HEAD names `refs/heads/<initialBranch>`.
+    /// - Throws: ``GitError`` when the folder cannot be made or already holds a repository
+    ///   that libgit2 refuses to reinitialise.
+    public static func create(at path: String, bare: Bool, initialBranch: String = "main") throws -> Repository {
+        Libgit2.ensure()
+        var options = git_repository_init_options()
+        try check("git_repository_init_options_init",
+                  git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)))
+        options.flags = GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
+        if bare { options.flags |= GIT_REPOSITORY_INIT_BARE.rawValue }
+        var handle: OpaquePointer?
+        try initialBranch.withCString { head in
+            options.initial_head = head
+            try check("git_repository_init_ext", git_repository_init_ext(&handle, path, &options))
+        }
+        guard let handle else { throw GitError(message: "no repository was made at \(path)", function: "git_repository_init_ext") }
+        return Repository(owning: handle)
+    }
+
+    /// Opens the repository at exactly `path` (its work tree or its git folder); never searches upward.
+    /// - Throws: ``GitError`` when there is no repository there.
+    public static func open(at path: String) throws -> Repository {
+        Libgit2.ensure()
+        var handle: OpaquePointer?
+        try check("git_repository_open_ext",
+                  git_repository_open_ext(&handle, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil))
+        guard let handle else { throw GitError(message: "no repository at \(path)", function: "git_repository_open_ext") }
+        return Repository(owning: handle)
+    }
+
+    /// Clones `url` into `path` without checking anything out (callers write their own work tree,
+    /// so that no filter named by the repository's attributes runs).
+    /// - Throws: ``GitError`` when the remote cannot be reached or read, or `path` is not empty.
+    public static func clone(from url: String, to path: String, progress: (@Sendable (TransferProgress) -> Void)? = nil) throws -> Repository {
+        Libgit2.ensure()
+        var options = git_clone_options()
+        try check("git_clone_options_init", git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)))
+        options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE.rawValue
+        let box = ProgressBox(progress)
+        var handle: OpaquePointer?
+        try withExtendedLifetime(box) {
+            if progress != nil {
+                options.fetch_opts.callbacks.transfer_progress = transferProgressCallback
+                options.fetch_opts.callbacks.payload = Unmanaged.passUnretained(box).toOpaque()
+            }
+            try check("git_clone", git_clone(&handle, url, path, &options))
+        }
+        guard let handle else { throw GitError(message: "nothing was cloned to \(path)", function: "git_clone") }
+        return Repository(owning: handle)
+    }
+
+    /// True when HEAD names a branch that has no commit yet.
+    public var isEmpty: Bool {
+        git_repository_is_empty(pointer) == 1
+    }
+}
+
+@available(*, unavailable)
+extension Repository: Sendable {}
