@@ -1,0 +1,77 @@
+public import Git
+
+/// Why a Concord operation failed. Every case reads as one line for a person.
+public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A document path was refused (leaves the container, names `.git` or `.concord`, not UTF-8, …).
+    case invalidPath(String, reason: String)
+    /// The folder is not a Concord container.
+    case notAContainer(String)
+    /// The folder already holds a container (or another git repository).
+    case alreadyAContainer(String)
+    /// The cloud already holds a container: join it with `clone` instead.
+    case cloudHasContainer(String)
+    /// No such document in the container.
+    case noSuchDocument(String)
+    /// A save found nothing to save: the document is absent from the work tree and no content was given.
+    case missingInput(String)
+    /// The id is not a version of the document.
+    case unknownVersion(String, document: String)
+    /// The document is not in conflict.
+    case notInConflict(String)
+    /// The id names a version that is not one of the document's versions in contention.
+    case notAContestedVersion(String, document: String)
+    /// No merge policy has this name.
+    case unknownPolicy(String, known: [String])
+    /// The cloud cannot be used now (airplane mode, or unreachable); local versions wait.
+    case offline(reason: String, waiting: Int)
+    /// Another process holds the container and did not let go in time.
+    case busy(String)
+    /// The cloud kept moving while this device tried to push.
+    case cloudKeptMoving(attempts: Int)
+    /// Work-tree files that a sync or resolve would overwrite hold changes that are not saved.
+    case unsavedChanges([String])
+    /// A package held something that cannot be a document's content.
+    case invalidPackage(String, reason: String)
+    /// A file could not be read or written.
+    case io(String, reason: String)
+    /// The repository is damaged or a git operation failed.
+    case git(GitError, context: String)
+    /// Anything else, said plainly.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidPath(path, reason): "invalid document path '\(path)': \(reason)"
+        case let .notAContainer(path): "\(path) is not a Concord container (run 'concord init' or 'concord clone' first)"
+        case let .alreadyAContainer(path): "\(path) already holds a git repository"
+        case let .cloudHasContainer(url): "the cloud \(url) already holds a container: join it with 'concord clone \(url) PATH'"
+        case let .noSuchDocument(path): "no document '\(path)' in this container"
+        case let .missingInput(path): "'\(path)' is not in the work tree: give its content with --file SRC or on standard input"
+        case let .unknownVersion(id, document): "'\(id)' is not a version of '\(document)'"
+        case let .notInConflict(path): "'\(path)' is not in conflict"
+        case let .notAContestedVersion(id, document): "'\(id)' is not one of the versions of '\(document)' in contention (see 'concord versions \(document)')"
+        case let .unknownPolicy(name, known): "unknown merge policy '\(name)' (known: \(known.joined(separator: ", ")))"
+        case let .offline(reason, waiting):
+            "offline (\(reason)): \(waiting) local version\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "") to go up"
+        case let .busy(path): "container busy: another concord process is writing \(path); try again"
+        case let .cloudKeptMoving(attempts): "the cloud kept moving: gave up after \(attempts) attempts to push; nothing was lost, sync again"
+        case let .unsavedChanges(paths):
+            "not saved: \(paths.joined(separator: ", ")) changed in the work tree; save first (concord save DOC), then retry"
+        case let .invalidPackage(path, reason): "package '\(path)' refused: \(reason)"
+        case let .io(path, reason): "\(path): \(reason)"
+        case let .git(error, context): "\(context): \(error.message)"
+        case let .failed(message): message
+        }
+    }
+}
+
+extension ConcordError {
+    /// Wraps a libgit2 failure with what Concord was doing.
+    static func wrap<T>(_ context: @autoclosure () -> String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as GitError {
+            throw ConcordError.git(error, context: context())
+        }
+    }
+}

@@ -1,0 +1,67 @@
+public import ConcordMerge
+
+
+extension Container {
+    /// Saves a version of `document` from the work tree: one commit that changes only that
+    /// document, authored as this device. Cost does not grow with the container's size.
+    /// - Returns: the new version, or no version when the content was already current.
+    /// - Throws: ``ConcordError/missingInput(_:)`` when the work tree lacks it, ``ConcordError/busy(_:)``.
+    @discardableResult
+    public func save(_ document: DocumentPath) throws -> SaveResult {
+        try withCore { try $0.save(document, content: nil) }
+    }
+
+    /// Writes `content` to the work tree (atomically) and saves it as a version of `document`.
+    @discardableResult
+    public func save(_ document: DocumentPath, content: DocumentContent) throws -> SaveResult {
+        try withCore { try $0.save(document, content: content) }
+    }
+
+    /// Saves the deletion of `document` as a version, and removes it from the work tree.
+    /// - Throws: ``ConcordError/noSuchDocument(_:)``; ``ConcordError/unsavedChanges(_:)`` when
+    ///   the work-tree file holds changes that were never saved.
+    @discardableResult
+    public func remove(_ document: DocumentPath) throws -> SaveResult {
+        try withCore { try $0.remove(document) }
+    }
+
+    /// The documents in the container (optionally those whose path or name matches a glob), with their states.
+    public func documents(matching pattern: String? = nil) throws -> [DocumentInfo] {
+        try withCore { try $0.documents(matching: pattern) }
+    }
+
+    /// Every version `document` ever had, newest first, the current one and the unresolved
+    /// ones flagged.
+    public func versions(of document: DocumentPath) throws -> [DocumentVersion] {
+        try withCore { try $0.history(of: document) }
+    }
+
+    /// The versions in contention: the current version first, then each unresolved conflict
+    /// version (only the current one when the document is not in conflict).
+    public func unresolvedVersions(of document: DocumentPath) throws -> [DocumentVersion] {
+        try withCore { try $0.contestedVersions(of: document) }
+    }
+
+    /// The content of `document` at a version (full or abbreviated id), or its current content.
+    /// - Returns: nil when that version deleted the document.
+    /// - Throws: ``ConcordError/unknownVersion(_:document:)``, ``ConcordError/noSuchDocument(_:)``.
+    public func content(of document: DocumentPath, version: String? = nil) throws -> DocumentContent? {
+        try withCore { try $0.content(of: document, version: version) }
+    }
+
+    /// The documents in conflict. Reads the conflict records only: the cost does not grow
+    /// with the number of documents.
+    public func conflicts() throws -> [Conflict] {
+        try withCore { try $0.conflicts() }
+    }
+
+    /// Fetches the cloud's versions, integrates them with this device's (recording a conflict
+    /// for each document changed on both sides), and pushes the result.
+    /// - Throws: ``ConcordError/offline(reason:waiting:)`` in airplane mode or when the cloud
+    ///   cannot be reached (nothing is lost; sync again later), ``ConcordError/unsavedChanges(_:)``,
+    ///   ``ConcordError/cloudKeptMoving(attempts:)``.
+    public func sync() async throws -> SyncReport {
+        let progress = options.progress
+        return try withCore { try $0.sync(progress: progress) }
+    }
+}

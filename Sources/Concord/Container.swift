@@ -1,0 +1,174 @@
+public import Foundation
+internal import Git
+internal import Synchronization
+
+/// A container: one git repository of documents, held by this device as a clone with a
+/// work tree (the ubiquity container role). Sendable: the repository handle inside is used by
+/// one caller at a time.
+///
+/// Writers (save, remove, sync, resolve) also take the container's lock, so that several
+/// processes never write at once; readers never wait for it.
+public final class Container: Sendable {
+    /// Options for opening, creating or cloning a container.
+    public struct Options: Sendable {
+        /// The wall clock (inject a skewed one to test clock skew).
+        public var now: @Sendable () -> Date
+        /// How long a writer waits for another process to release the container, in seconds.
+        public var lockTimeout: Double
+        /// Called with transfer counts while a sync or clone moves objects.
+        public var progress: (@Sendable (SyncProgress) -> Void)?
+
+        /// Creates options; by default the system clock and a 5-second wait.
+        public init(now: @escaping @Sendable () -> Date = { Date() }, lockTimeout: Double = 5, progress: (@Sendable (SyncProgress) -> Void)? = nil) {
+            self.now = now
+            self.lockTimeout = lockTimeout
+            self.progress = progress
+        }
+    }
+
+    /// The work tree's root folder.
+    public let root: String
+    /// This clone's device.
+    public let device: Device
+    let options: Options
+    private let core: Mutex<ContainerCore>
+
+    init(core: sending ContainerCore, options: Options) {
+        root = core.workTree.root
+        device = core.device
+        self.options = options
+        self.core = Mutex(core)
+    }
+
+    /// Runs `body` with the core, one caller at a time.
+    func withCore<T: Sendable>(_ body: (ContainerCore) throws -> T) throws -> T {
+        try core.withLock { core throws -> T in try body(core) }
+    }
+
+    /// Opens the container whose work tree is exactly `path`.
+    /// - Throws: ``ConcordError/notAContainer(_:)`` when `path` is not one.
+    public static func open(at path: String, options: Options = Options()) throws -> Container {
+        let repository: Repository
+        do {
+            repository = try Repository.open(at: path)
+        } catch {
+            throw ConcordError.notAContainer(path)
+        }
+        let core = try ContainerCore(repository: repository, now: options.now, lockTimeout: options.lockTimeout)
+        return Container(core: core, options: options)
+    }
+
+    /// Creates a container at `path` (made when absent) with a first commit holding its
+    /// package patterns. With `cloud`, the cloud is set as `origin` (a new bare repository is
+    /// made when it is a local path that does not exist) and the first commit is pushed.
+    /// - Throws: ``ConcordError/alreadyAContainer(_:)``, ``ConcordError/cloudHasContainer(_:)``,
+    ///   ``ConcordError/offline(reason:waiting:)`` when the cloud cannot be reached.
+    public static func create(
+        at path: String, deviceName: String? = nil, cloud: String? = nil, packagePatterns: [String] = [],
+        options: Options = Options()
+    ) throws -> Container {
+        let fileManager = FileManager.default
+        if fileManager.fileExists(atPath: "\(path)/.git") { throw ConcordError.alreadyAContainer(path) }
+        for pattern in packagePatterns where pattern.isEmpty || pattern.contains("/") || pattern.contains("\n") {
+            throw ConcordError.failed("invalid package pattern '\(pattern)': give a file-name glob such as '*.note'")
+        }
+        var createdCloud: String?
+        if let cloud, let local = Cloud.localPath(cloud) {
+            if !fileManager.fileExists(atPath: local) {
+                _ = try ConcordError.wrap("cannot create the cloud at \(local)") {
+                    try Repository.create(at: local, bare: true)
+                }
+                createdCloud = local
+            }
+        }
+        let existed = fileManager.fileExists(atPath: path)
+        do {
+            let repository = try ConcordError.wrap("cannot create a repository at \(path)") {
+                try Repository.create(at: path, bare: false)
+            }
+            try ConcordError.wrap("cannot write the configuration") {
+                try repository.setConfig("concord.deviceName", deviceName ?? Cloud.defaultDeviceName())
+                try repository.setConfig("concord.deviceId", UUID().uuidString.lowercased())
+                try repository.setConfig("concord.formatVersion", "1")
+                try repository.setConfig("core.hooksPath", "/dev/null")
+                if let cloud { try repository.setRemote("origin", url: cloud) }
+            }
+            let core = try ContainerCore(repository: repository, now: options.now, lockTimeout: options.lockTimeout)
+            if cloud != nil {
+                try core.fetchCloud(progress: nil)
+                if try core.repository.resolve(ContainerCore.remoteBranch) != nil {
+                    throw ConcordError.cloudHasContainer(Cloud.redacted(cloud!))
+                }
+            }
+            try core.createFirstCommit(packagePatterns: packagePatterns)
+            if cloud != nil { try core.pushMain() }
+            return Container(core: core, options: options)
+        } catch {
+            if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }
+            if let createdCloud { try? fileManager.removeItem(atPath: createdCloud) }
+            throw error
+        }
+    }
+
+    /// Joins the container in the cloud at `url` as a new device with its own clone at `path`.
+    /// - Throws: ``ConcordError/offline(reason:waiting:)`` when the cloud cannot be reached,
+    ///   ``ConcordError/failed(_:)`` when it holds no container. Nothing is left at `path` then.
+    public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) throws -> Container {
+        let fileManager = FileManager.default
+        if let contents = try? fileManager.contentsOfDirectory(atPath: path), !contents.isEmpty {
+            throw ConcordError.failed("\(path) exists and is not empty")
+        }
+        let existed = fileManager.fileExists(atPath: path)
+        do {
+            let repository: Repository
+            do {
+                repository = try Repository.clone(from: url, to: path, progress: options.progress.map(SyncProgress.forward))
+            } catch let error as GitError {
+                throw ConcordError.offline(reason: "cannot reach the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))", waiting: 0)
+            }
+            guard let remoteMain = try repository.resolve(ContainerCore.remoteBranch) else {
+                throw ConcordError.failed("the cloud \(Cloud.redacted(url)) holds no container (no main branch)")
+            }
+            try ConcordError.wrap("cannot set up the clone") {
+                try repository.forceReference(ContainerCore.branch, to: remoteMain, message: "concord: clone")
+                try repository.setHead(ContainerCore.branch)
+                try repository.setConfig("concord.deviceName", deviceName ?? Cloud.defaultDeviceName())
+                try repository.setConfig("concord.deviceId", UUID().uuidString.lowercased())
+                try repository.setConfig("concord.formatVersion", "1")
+                try repository.setConfig("core.hooksPath", "/dev/null")
+            }
+            let core = try ContainerCore(repository: repository, now: options.now, lockTimeout: options.lockTimeout)
+            try core.checkout(from: nil, to: try core.tree(of: remoteMain), force: true)
+            return Container(core: core, options: options)
+        } catch {
+            if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }
+            throw error
+        }
+    }
+
+    /// The cloud's URL (passwords replaced by `***`); nil when the container has none.
+    public var cloudURL: String? {
+        (try? withCore { try $0.repository.remoteURL("origin") }).flatMap { $0 }.map(Cloud.redacted)
+    }
+
+    /// True while airplane mode is on: sync refuses the network, saving goes on.
+    public var isAirplaneModeOn: Bool {
+        (try? withCore { try $0.repository.config("concord.airplane") }) == "true"
+    }
+
+    /// Turns airplane mode on or off for this device.
+    public func setAirplaneMode(_ on: Bool) throws {
+        try withCore { core in
+            try core.writing {
+                try ConcordError.wrap("cannot write the configuration") {
+                    try core.repository.setConfig("concord.airplane", on ? "true" : nil)
+                }
+            }
+        }
+    }
+
+    /// How many versions saved here have not gone up to the cloud yet.
+    public func waitingVersionCount() throws -> Int {
+        try withCore { try $0.waitingVersionCount() }
+    }
+}

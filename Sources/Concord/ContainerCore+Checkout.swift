@@ -1,0 +1,88 @@
+internal import Foundation
+internal import Git
+
+/// Keeping the work tree equal to `main`, file by file, for only the paths that changed.
+///
+/// Before `main` moves, the two tree ids are written to `.git/concord/checkout`; the file is
+/// removed once the work tree is updated. A command interrupted in between (kill -9, power
+/// cut) leaves the file behind, and the next writer finishes the update first.
+extension ContainerCore {
+    var journalPath: String { "\(repository.gitDirectory)concord/checkout" }
+
+    /// The paths whose work-tree files differ from the `old` tree (not saved), among those
+    /// that moving to `new` would write.
+    func unsavedPaths(from old: OID?, to new: OID?) throws -> [String] {
+        let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }
+        return try changes.filter { !isConcordRecord($0.path) }.compactMap { change in
+            try workFileMatches(change.path, change.old) || workFileMatches(change.path, change.new) ? nil : change.path
+        }
+    }
+
+    /// Moves the work tree from the `old` tree to the `new` one. Unless `force`, a file that
+    /// differs from both (a change not saved) is left alone and reported.
+    /// - Returns: the paths left alone.
+    @discardableResult
+    func checkout(from old: OID?, to new: OID?, force: Bool) throws -> [String] {
+        let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }
+        var skipped: [String] = []
+        for change in changes where !isConcordRecord(change.path) {
+            if !force, try !workFileMatches(change.path, change.old) {
+                if try !workFileMatches(change.path, change.new) { skipped.append(change.path) }
+                continue
+            }
+            if let entry = change.new {
+                guard entry.kind == .blob, !entry.isSymlink else { continue }
+                try ConcordError.wrap("cannot read \(change.path)") {
+                    try workTree.write(change.path, blob: entry.id, mode: entry.mode, from: repository)
+                }
+            } else {
+                try workTree.remove(change.path)
+            }
+        }
+        return skipped
+    }
+
+    /// Moves `main` from `old` to `new` (compare-and-swap) and the work tree with it, so that an
+    /// interruption at any point is finished by the next writer.
+    func advanceMain(from old: OID?, to new: OID, message: String) throws {
+        let oldTree = try tree(of: old)
+        let newTree = try tree(of: new)
+        try writeJournal(old: oldTree, new: newTree)
+        try ConcordError.wrap("cannot move main") {
+            if let old {
+                try repository.setReference(Self.branch, to: new, expected: old, message: message)
+            } else {
+                try repository.forceReference(Self.branch, to: new, message: message)
+            }
+        }
+        try checkout(from: oldTree, to: newTree, force: false)
+        try? FileManager.default.removeItem(atPath: journalPath)
+    }
+
+    /// Finishes a work-tree update that an interrupted command left pending.
+    func recoverPendingCheckout() throws {
+        guard let text = try? String(contentsOfFile: journalPath, encoding: .utf8) else { return }
+        let ids = text.split(separator: "\n").map { OID(hex: String($0)) }
+        if ids.count == 2, let current = try tree(of: head()) {
+            // Finish only if main reached the new tree; else the old tree is still current.
+            if ids[1] == current { try checkout(from: ids[0], to: ids[1], force: false) }
+        }
+        try? FileManager.default.removeItem(atPath: journalPath)
+    }
+
+    private func writeJournal(old: OID?, new: OID?) throws {
+        let text = "\(old?.hex ?? "none")\n\(new?.hex ?? "none")\n"
+        try WorkTree(root: String(repository.gitDirectory.dropLast())).write("concord/checkout", data: Data(text.utf8))
+    }
+
+    func isConcordRecord(_ path: String) -> Bool { path.hasPrefix(ConflictRecord.folder + "/") }
+
+    /// True when the work-tree file at `path` holds exactly `entry` (nil: there is no file).
+    func workFileMatches(_ path: String, _ entry: TreeEntry?) throws -> Bool {
+        let kind = workTree.kind(path)
+        guard let entry else { return kind == .missing }
+        guard kind == .file else { return entry.isSymlink && kind == .missing }
+        let id = try ConcordError.wrap("cannot read \(path)") { try Repository.blobID(ofFile: workTree.absolute(path)) }
+        return id == entry.id
+    }
+}

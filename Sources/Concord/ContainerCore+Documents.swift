@@ -1,0 +1,206 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+extension ContainerCore {
+    func createFirstCommit(packagePatterns: [String]) throws {
+        try writing {
+            var text = "# Package documents: folders whose name matches one of these globs are versioned as one document.\n"
+            for pattern in packagePatterns { text += "\(pattern)\n" }
+            let data = Data(text.utf8)
+            let blob = try ConcordError.wrap("cannot write \(Self.packagesFile)") { try repository.writeBlob(data) }
+            let tree = try ConcordError.wrap("cannot write the first tree") {
+                try repository.updateTree(nil, [.upsert(path: Self.packagesFile, id: blob, mode: TreeEntry.fileMode)])
+            }
+            try workTree.write(Self.packagesFile, data: data)
+            _ = try makeCommit(tree: tree, parents: [], subject: "Create container", trailers: Trailers())
+        }
+    }
+
+    // MARK: Saving
+
+    /// Saves a version of `document`: `content` when given (also written to the work tree),
+    /// else what the work tree holds. Only that document's path is read and written.
+    func save(_ document: DocumentPath, content: DocumentContent?) throws -> SaveResult {
+        try writing {
+            let head = try head()
+            let headTree = try tree(of: head)
+            let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
+            if let content { try writeWorkContent(document, content, isPackage: isPackage) }
+            let newEntry = try entryFromWorkTree(document, isPackage: isPackage)
+            guard let newEntry else {
+                if try entry(document.value, in: headTree) != nil {
+                    throw ConcordError.missingInput(document.value)
+                }
+                throw ConcordError.missingInput(document.value)
+            }
+            let oldEntry = try entry(document.value, in: headTree)
+            if oldEntry?.id == newEntry.id && oldEntry?.mode == newEntry.mode {
+                return SaveResult(document: document, version: nil, isDeletion: false)
+            }
+            let tree = try ConcordError.wrap("cannot write the tree") {
+                try repository.updateTree(headTree, [.upsert(path: document.value, id: newEntry.id, mode: newEntry.mode)])
+            }
+            var trailers = Trailers()
+            trailers.add(Trailers.document, document.value)
+            let subject = oldEntry == nil ? "Add \(document)" : "Save \(document)"
+            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: trailers)
+            return SaveResult(document: document, version: id.hex, isDeletion: false)
+        }
+    }
+
+    /// Records the deletion of `document` as a version and removes it from the work tree.
+    func remove(_ document: DocumentPath) throws -> SaveResult {
+        try writing {
+            let head = try head()
+            let headTree = try tree(of: head)
+            let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
+            guard let oldEntry = try entry(document.value, in: headTree) else {
+                throw ConcordError.noSuchDocument(document.value)
+            }
+            if !isPackage, try !workFileMatches(document.value, oldEntry), workTree.kind(document.value) != .missing {
+                throw ConcordError.unsavedChanges([document.value])
+            }
+            let tree = try ConcordError.wrap("cannot write the tree") {
+                try repository.updateTree(headTree, [.remove(path: document.value)])
+            }
+            var trailers = Trailers()
+            trailers.add(Trailers.document, document.value)
+            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Delete \(document)", trailers: trailers)
+            if isPackage {
+                if workTree.kind(document.value) == .directory { try workTree.removeTree(document.value) }
+            } else {
+                try workTree.remove(document.value)
+            }
+            return SaveResult(document: document, version: id.hex, isDeletion: true)
+        }
+    }
+
+    /// The tree entry the work tree's copy of `document` would have, writing its objects; nil when absent.
+    func entryFromWorkTree(_ document: DocumentPath, isPackage: Bool) throws -> TreeEntry? {
+        let path = document.value
+        switch workTree.kind(path) {
+        case .missing:
+            return nil
+        case .symlink:
+            throw ConcordError.invalidPath(path, reason: "it is a symbolic link in the work tree; links are never followed")
+        case .other:
+            throw ConcordError.invalidPath(path, reason: "it is not a regular file")
+        case .directory:
+            guard isPackage else {
+                throw ConcordError.invalidPath(path, reason: "it is a folder; save the files in it, or declare a package pattern with 'concord init --package'")
+            }
+            return TreeEntry(name: document.name, id: try writePackageTree(path), mode: TreeEntry.treeMode)
+        case .file:
+            if isPackage { throw ConcordError.invalidPackage(path, reason: "it is a file, but its name matches a package pattern") }
+            let id = try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromFile: workTree.absolute(path)) }
+            let mode = workTree.isExecutable(path) ? TreeEntry.executableMode : TreeEntry.fileMode
+            return TreeEntry(name: document.name, id: id, mode: mode)
+        }
+    }
+
+    private func writePackageTree(_ package: String) throws -> OID {
+        let files = try workTree.packageFiles(package)
+        var updates: [TreeUpdate] = []
+        for file in files {
+            let full = "\(package)/\(file)"
+            let id = try ConcordError.wrap("cannot read \(full)") { try repository.writeBlob(fromFile: workTree.absolute(full)) }
+            updates.append(.upsert(path: file, id: id, mode: workTree.isExecutable(full) ? TreeEntry.executableMode : TreeEntry.fileMode))
+        }
+        return try ConcordError.wrap("cannot write the package tree") { try repository.updateTree(nil, updates) }
+    }
+
+    /// Writes a content into the work tree (a package: its files, removing files it does not hold).
+    func writeWorkContent(_ document: DocumentPath, _ content: DocumentContent?, isPackage: Bool) throws {
+        switch content {
+        case nil:
+            if workTree.kind(document.value) == .directory { try workTree.removeTree(document.value) } else { try workTree.remove(document.value) }
+        case let .file(data)?:
+            if isPackage { throw ConcordError.invalidPackage(document.value, reason: "a package's content must be a folder") }
+            try workTree.write(document.value, data: data)
+        case let .package(files)?:
+            guard isPackage else { throw ConcordError.invalidPath(document.value, reason: "it is not a package document") }
+            for (file, _) in files {
+                _ = try DocumentPath(file)
+            }
+            if workTree.kind(document.value) == .directory {
+                for existing in try workTree.packageFiles(document.value) where files[existing] == nil {
+                    try workTree.remove("\(document.value)/\(existing)")
+                }
+            }
+            for (file, data) in files.sorted(by: { $0.key < $1.key }) {
+                try workTree.write("\(document.value)/\(file)", data: data)
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The content a tree entry holds: a file's bytes, or a package's files.
+    func content(of entry: TreeEntry?) throws -> DocumentContent? {
+        guard let entry else { return nil }
+        return try ConcordError.wrap("cannot read object \(entry.id.short)") {
+            switch entry.kind {
+            case .blob: return .file(try repository.blob(entry.id))
+            case .tree:
+                var files: [String: Data] = [:]
+                try visitFiles(tree: entry.id, prefix: "") { path, file in files[path] = try repository.blob(file.id) }
+                return .package(files)
+            case .commit: return nil
+            }
+        }
+    }
+
+    func size(of entry: TreeEntry?) throws -> Int {
+        guard let entry else { return 0 }
+        return try ConcordError.wrap("cannot read object \(entry.id.short)") {
+            switch entry.kind {
+            case .blob: return try repository.blobSize(entry.id)
+            case .tree:
+                var total = 0
+                try visitFiles(tree: entry.id, prefix: "") { _, file in total += try repository.blobSize(file.id) }
+                return total
+            case .commit: return 0
+            }
+        }
+    }
+
+    /// Calls `body` for every blob below `tree`, with its path.
+    func visitFiles(tree: OID, prefix: String, _ body: (String, TreeEntry) throws -> Void) throws {
+        for entry in try repository.entries(ofTree: tree) {
+            let path = prefix.isEmpty ? entry.name : "\(prefix)/\(entry.name)"
+            switch entry.kind {
+            case .tree: try visitFiles(tree: entry.id, prefix: path, body)
+            case .blob: try body(path, entry)
+            case .commit: continue
+            }
+        }
+    }
+
+    /// The documents in `main`, optionally those matching a glob, with their states.
+    func documents(matching pattern: String?) throws -> [DocumentInfo] {
+        guard let headTree = try tree(of: head()) else { return [] }
+        let patterns = try packagePatterns(in: headTree)
+        let inConflict = Set(try conflictRecords(in: headTree).map(\.document))
+        let busy = ContainerLock.isHeld(gitDirectory: repository.gitDirectory)
+        var result: [DocumentInfo] = []
+        func visit(_ tree: OID, _ prefix: String) throws {
+            let entries = try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: tree) }
+            for entry in entries {
+                let path = prefix.isEmpty ? entry.name : "\(prefix)/\(entry.name)"
+                if path == ".concord" { continue }
+                let isPackage = entry.kind == .tree && patterns.contains { Glob.matches($0, entry.name) }
+                if entry.kind == .tree && !isPackage {
+                    try visit(entry.id, path)
+                    continue
+                }
+                if let pattern, !Glob.matches(pattern, path, pathname: true), !Glob.matches(pattern, entry.name) { continue }
+                let document = DocumentPath(unchecked: path)
+                let state: DocumentState = inConflict.contains(document) ? .inConflict : (busy ? .editingDisabled : .normal)
+                result.append(DocumentInfo(path: document, isPackage: isPackage, state: state, contentID: entry.id.hex))
+            }
+        }
+        try visit(headTree, "")
+        return result
+    }
+}

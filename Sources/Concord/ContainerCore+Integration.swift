@@ -1,0 +1,162 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+/// Integrating two diverged histories in process, by diffing trees from their merge base.
+///
+/// The result depends only on the two histories, never on which side is local: every device
+/// integrating the same histories writes the same tree and the same conflict records.
+extension ContainerCore {
+    struct Integration {
+        var commit: OID
+        var newConflicts: [DocumentPath]
+    }
+
+    private struct Side {
+        var head: OID
+        var tree: OID?
+        var documents = Set<DocumentPath>()
+        var records = Set<DocumentPath>()
+        var meta = Set<String>()
+    }
+
+    func integrate(local: OID, remote: OID) throws -> Integration {
+        guard let base = try ConcordError.wrap("cannot find the merge base", { try repository.mergeBase(local, remote) }) else {
+            throw ConcordError.failed("the cloud holds an unrelated history: it is not this container's cloud")
+        }
+        let baseTree = try tree(of: base)
+        var localSide = Side(head: local, tree: try tree(of: local))
+        var remoteSide = Side(head: remote, tree: try tree(of: remote))
+        let patterns = Array(Set(try packagePatterns(in: baseTree) + packagePatterns(in: localSide.tree) + packagePatterns(in: remoteSide.tree))).sorted()
+        try collect(&localSide, from: baseTree, patterns: patterns)
+        try collect(&remoteSide, from: baseTree, patterns: patterns)
+
+        var updates: [TreeUpdate] = []
+        var losers: [DocumentPath: OID] = [:]
+        var currents: [DocumentPath: OID] = [:]
+        var newConflicts: [DocumentPath] = []
+
+        let resolvedLocal = try resolvedDocuments(localSide, baseTree: baseTree)
+        let resolvedRemote = try resolvedDocuments(remoteSide, baseTree: baseTree)
+        let candidates = localSide.documents.union(remoteSide.documents).union(resolvedLocal).union(resolvedRemote)
+        for document in candidates.sorted() {
+            let baseEntry = try entry(document.value, in: baseTree)
+            let localEntry = try entry(document.value, in: localSide.tree)
+            let remoteEntry = try entry(document.value, in: remoteSide.tree)
+            let localChanged = localEntry != baseEntry || resolvedLocal.contains(document)
+            let remoteChanged = remoteEntry != baseEntry || resolvedRemote.contains(document)
+            guard remoteChanged else { continue }
+            if !localChanged || localEntry == remoteEntry {
+                if localEntry != remoteEntry { updates.append(update(document, remoteEntry)) }
+                if !localChanged { currents[document] = try currentVersion(of: document, at: remote) }
+                continue
+            }
+            guard let localVersion = try currentVersion(of: document, at: local),
+                  let remoteVersion = try currentVersion(of: document, at: remote) else { continue }
+            if try repository.isDescendant(remoteVersion, of: localVersion) {
+                updates.append(update(document, remoteEntry))
+                currents[document] = remoteVersion
+                continue
+            }
+            if try repository.isDescendant(localVersion, of: remoteVersion) { continue }
+            let remoteWins = try isLater(remoteVersion, than: localVersion)
+            if remoteWins { updates.append(update(document, remoteEntry)) }
+            currents[document] = remoteWins ? remoteVersion : localVersion
+            losers[document] = remoteWins ? localVersion : remoteVersion
+            newConflicts.append(document)
+        }
+
+        for document in localSide.records.union(remoteSide.records).union(losers.keys).sorted() {
+            let recordPath = ConflictRecord.path(of: document)
+            let merged = ConflictRecord.merge(
+                base: try conflictRecord(of: document, in: baseTree)?.versions ?? [],
+                local: try conflictRecord(of: document, in: localSide.tree)?.versions ?? [],
+                remote: try conflictRecord(of: document, in: remoteSide.tree)?.versions ?? [])
+            var versions = merged.union(losers[document].map { [$0] } ?? [])
+            let current = try currents[document] ?? currentVersion(of: document, at: local)
+            if let current { versions.remove(current) }
+            if versions.isEmpty {
+                updates.append(.remove(path: recordPath))
+            } else {
+                let data = ConflictRecord(document: document, versions: versions).data
+                let blob = try ConcordError.wrap("cannot write a conflict record") { try repository.writeBlob(data) }
+                updates.append(.upsert(path: recordPath, id: blob, mode: TreeEntry.fileMode))
+            }
+        }
+
+        for path in localSide.meta.union(remoteSide.meta).sorted() {
+            let baseEntry = try entry(path, in: baseTree)
+            let localEntry = try entry(path, in: localSide.tree)
+            let remoteEntry = try entry(path, in: remoteSide.tree)
+            if remoteEntry == baseEntry || remoteEntry == localEntry { continue }
+            if localEntry == baseEntry {
+                updates.append(remoteEntry.map { .upsert(path: path, id: $0.id, mode: $0.mode) } ?? .remove(path: path))
+                continue
+            }
+            let lines = try mergeLines(base: baseEntry, local: localEntry, remote: remoteEntry)
+            let blob = try ConcordError.wrap("cannot write \(path)") { try repository.writeBlob(lines) }
+            updates.append(.upsert(path: path, id: blob, mode: TreeEntry.fileMode))
+        }
+
+        let mergedTree = try ConcordError.wrap("cannot write the integrated tree") { try repository.updateTree(localSide.tree, updates) }
+        var trailers = Trailers()
+        for document in newConflicts { trailers.add(Trailers.conflict, document.value) }
+        let subject = newConflicts.isEmpty
+            ? "Integrate \(remote.short) into \(local.short)"
+            : "Integrate \(remote.short) into \(local.short): \(newConflicts.count) in conflict"
+        let commit = try makeCommit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
+        return Integration(commit: commit, newConflicts: newConflicts)
+    }
+
+    /// The latest-wins order between two concurrent versions: the greater clock, then device id, then commit id.
+    func isLater(_ a: OID, than b: OID) throws -> Bool {
+        let stampA = try stamp(a), stampB = try stamp(b)
+        return (stampA.clock, stampA.deviceID, a.hex) > (stampB.clock, stampB.deviceID, b.hex)
+    }
+
+    private func update(_ document: DocumentPath, _ entry: TreeEntry?) -> TreeUpdate {
+        guard let entry else { return .remove(path: document.value) }
+        return .upsert(path: document.value, id: entry.id, mode: entry.mode)
+    }
+
+    private func collect(_ side: inout Side, from baseTree: OID?, patterns: [String]) throws {
+        let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(baseTree, side.tree) }
+        for change in changes {
+            if change.path.hasPrefix(ConflictRecord.folder + "/") {
+                let name = String(change.path.dropFirst(ConflictRecord.folder.count + 1))
+                if let document = ConflictRecord.document(fromName: name) { side.records.insert(document) }
+            } else if change.path.hasPrefix(".concord/") {
+                side.meta.insert(change.path)
+            } else if let (document, _) = document(containing: change.path, patterns: patterns) {
+                side.documents.insert(document)
+            }
+        }
+    }
+
+    /// Documents whose record lost a version on this side since the base: resolved there.
+    private func resolvedDocuments(_ side: Side, baseTree: OID?) throws -> Set<DocumentPath> {
+        var result = Set<DocumentPath>()
+        for document in side.records {
+            let before = try conflictRecord(of: document, in: baseTree)?.versions ?? []
+            let after = try conflictRecord(of: document, in: side.tree)?.versions ?? []
+            if !before.subtracting(after).isEmpty { result.insert(document) }
+        }
+        return result
+    }
+
+    /// Line-set merge of a small configuration file: base lines kept on both sides, in base
+    /// order, then the lines either side added, sorted — the same whichever side is local.
+    private func mergeLines(base: TreeEntry?, local: TreeEntry?, remote: TreeEntry?) throws -> Data {
+        func lines(_ entry: TreeEntry?) throws -> [String] {
+            guard let entry else { return [] }
+            let data = try ConcordError.wrap("cannot read a configuration file") { try repository.blob(entry.id) }
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        let baseLines = try lines(base), localLines = try lines(local), remoteLines = try lines(remote)
+        let kept = baseLines.filter { localLines.contains($0) && remoteLines.contains($0) }
+        let added = Set(localLines + remoteLines).subtracting(baseLines).sorted()
+        var seen = Set<String>()
+        let result = (kept + added).filter { seen.insert($0).inserted }
+        return Data((result.joined(separator: "\n") + "\n").utf8)
+    }
+}

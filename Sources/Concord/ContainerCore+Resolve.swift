@@ -1,0 +1,180 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+/// The resolver (the NSFileVersion workflow): list the versions in contention, keep or merge,
+/// save the result as the new current version, remove the other versions from the document's
+/// versions and clear the in-conflict state — all in one commit.
+extension ContainerCore {
+    private struct Contender {
+        var id: OID
+        var version: DocumentVersion
+        var entry: TreeEntry?
+        var content: DocumentContent?
+    }
+
+    func resolve(_ document: DocumentPath, using resolution: Resolution, dryRun: Bool) throws -> ResolveReport {
+        if dryRun { return try resolveUnlocked(document, using: resolution, dryRun: true) }
+        return try writing { try resolveUnlocked(document, using: resolution, dryRun: false) }
+    }
+
+    private func resolveUnlocked(_ document: DocumentPath, using resolution: Resolution, dryRun: Bool) throws -> ResolveReport {
+        let head = try head()
+        let headTree = try tree(of: head)
+        guard let head, let record = try conflictRecord(of: document, in: headTree) else {
+            if try entry(document.value, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
+            throw ConcordError.notInConflict(document.value)
+        }
+        guard let current = try currentVersion(of: document, at: head) else {
+            throw ConcordError.failed("'\(document)' has a conflict record but no current version")
+        }
+        let others = record.versions.subtracting([current])
+        let contenders = try ([current] + others.sorted()).map { id in
+            let entry = try entry(document.value, in: tree(of: id))
+            return Contender(
+                id: id, version: try describe(id, of: document, current: current, conflicts: others),
+                entry: entry, content: try content(of: entry))
+        }
+
+        var kept: Contender?
+        var explanation = ""
+        var policyName: String?
+        var warnings: [String] = []
+        let result: DocumentContent?
+        switch resolution {
+        case .latest:
+            let (winner, why, skew) = try latest(contenders)
+            kept = winner
+            explanation = why
+            warnings = skew
+            result = winner.content
+        case let .keep(text):
+            let lowered = text.lowercased()
+            let matches = contenders.filter { $0.id.hex.hasPrefix(lowered) && lowered.count >= 4 }
+            guard matches.count == 1 else {
+                _ = try resolveVersionID(text, of: document)
+                throw ConcordError.notAContestedVersion(text, document: document.value)
+            }
+            kept = matches[0]
+            explanation = "kept as asked: \(matches[0].version.deviceName)'s version of \(Self.format(matches[0].version.modified))"
+            result = matches[0].content
+        case .merge, .mergeBySelection:
+            let versions = contenders.map { contender in
+                MergeVersion(content: contender.content, id: contender.id.hex, deviceName: contender.version.deviceName,
+                             deviceID: contender.version.deviceID, clock: contender.version.clock, isCurrent: contender.id == current)
+            }.sorted(by: MergeVersion.canonicalOrder)
+            let policy: any MergePolicy
+            if case let .merge(given) = resolution {
+                policy = given
+            } else {
+                policy = try selectPolicy(for: document, versions: versions, tree: headTree)
+            }
+            policyName = policy.name
+            let base = try ConcordError.wrap("cannot find the common ancestor") {
+                try repository.mergeBase(of: contenders.map(\.id))
+            }
+            let baseContent = try base.map { try content(of: entry(document.value, in: tree(of: $0))) } ?? nil
+            switch policy.merge(base: baseContent, versions: versions) {
+            case let .merged(content):
+                result = content
+                explanation = "merged \(contenders.count) versions with the \(policy.name) policy"
+            case let .needsPerson(reason, markedUp):
+                throw NeedsPersonError(document: document, policy: policy.name, reason: reason, markedUp: markedUp)
+            }
+        case let .content(content):
+            result = content
+            explanation = "replaced by the content given"
+        }
+
+        let removed = contenders.filter { $0.id != kept?.id }.map(\.version)
+        var report = ResolveReport(
+            document: document, kept: kept?.version, removed: removed, explanation: explanation, policy: policyName,
+            isDeletion: result == nil, version: nil, clockWarnings: warnings)
+        if dryRun { return report }
+
+        let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
+        let currentEntry = try entry(document.value, in: headTree)
+        var updates: [TreeUpdate] = [.remove(path: ConflictRecord.path(of: document))]
+        if let newEntry = try writeEntry(result, isPackage: isPackage, document: document, mode: currentEntry?.mode) {
+            if newEntry != currentEntry { updates.append(.upsert(path: document.value, id: newEntry.id, mode: newEntry.mode)) }
+        } else if currentEntry != nil {
+            updates.append(.remove(path: document.value))
+        }
+        let newTree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, updates) }
+        let unsaved = try unsavedPaths(from: headTree, to: newTree)
+        if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
+        var trailers = Trailers()
+        trailers.add(Trailers.document, document.value)
+        for contender in contenders { trailers.add(Trailers.resolves, contender.id.hex) }
+        let subject = "Resolve \(document): \(explanation)"
+        let commit = try makeCommit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
+        try advanceMain(from: head, to: commit, message: "concord: resolve \(document)")
+        report.version = commit.hex
+        return report
+    }
+
+    /// Latest-wins among the contenders: versions that another causally follows drop out;
+    /// the greatest clock, then device id, then commit id wins among the rest.
+    private func latest(_ contenders: [Contender]) throws -> (Contender, String, [String]) {
+        var dominated: [(Contender, Contender)] = []
+        var survivors: [Contender] = []
+        for candidate in contenders {
+            if let follower = try contenders.first(where: { try $0.id != candidate.id && repository.isDescendant($0.id, of: candidate.id) }) {
+                dominated.append((candidate, follower))
+            } else {
+                survivors.append(candidate)
+            }
+        }
+        let winner = survivors.max { ($0.version.clock, $0.version.deviceID, $0.id.hex) < ($1.version.clock, $1.version.deviceID, $1.id.hex) }!
+        var warnings: [String] = []
+        for (earlier, follower) in dominated where follower.version.modified < earlier.version.modified {
+            warnings.append("\(follower.version.deviceName)'s version was saved after \(earlier.version.deviceName)'s was seen, though its wall clock says \(Self.format(follower.version.modified)), before \(Self.format(earlier.version.modified)): a clock is skewed")
+        }
+        for loser in survivors where loser.id != winner.id && loser.version.modified > winner.version.modified {
+            warnings.append("\(winner.version.deviceName)'s version wins on its clock \(winner.version.clock) though \(loser.version.deviceName)'s wall-clock date is later (\(Self.format(loser.version.modified))): a clock is skewed")
+        }
+        var why = "latest: \(winner.version.deviceName)'s version (clock \(winner.version.clock), \(Self.format(winner.version.modified)))"
+        if survivors.count == 1, !dominated.isEmpty {
+            why += " follows the others causally"
+        } else {
+            why += " has the greatest clock"
+        }
+        return (winner, why, warnings)
+    }
+
+    /// Writes the objects of a content; nil for a deletion.
+    private func writeEntry(_ content: DocumentContent?, isPackage: Bool, document: DocumentPath, mode: UInt32?) throws -> TreeEntry? {
+        switch content {
+        case nil:
+            return nil
+        case let .file(data)?:
+            if isPackage { throw ConcordError.invalidPackage(document.value, reason: "a package's content must be a folder") }
+            let id = try ConcordError.wrap("cannot write the content") { try repository.writeBlob(data) }
+            let fileMode = mode == TreeEntry.executableMode ? mode! : TreeEntry.fileMode
+            return TreeEntry(name: document.name, id: id, mode: fileMode)
+        case let .package(files)?:
+            guard isPackage else { throw ConcordError.invalidPath(document.value, reason: "it is not a package document") }
+            var updates: [TreeUpdate] = []
+            for (path, data) in files.sorted(by: { $0.key < $1.key }) {
+                _ = try DocumentPath(path)
+                let id = try ConcordError.wrap("cannot write the content") { try repository.writeBlob(data) }
+                updates.append(.upsert(path: path, id: id, mode: TreeEntry.fileMode))
+            }
+            let id = try ConcordError.wrap("cannot write the package") { try repository.updateTree(nil, updates) }
+            return TreeEntry(name: document.name, id: id, mode: TreeEntry.treeMode)
+        }
+    }
+
+    /// The policy for `--merge` without a name: text for UTF-8 files, latest-wins otherwise.
+    private func selectPolicy(for document: DocumentPath, versions: [MergeVersion], tree: OID?) throws -> any MergePolicy {
+        let allText = versions.allSatisfy { version in
+            guard case let .file(data)? = version.content else { return version.content == nil }
+            return TextMergePolicy.isText(data)
+        }
+        return allText ? TextMergePolicy() : LatestWinsPolicy()
+    }
+
+    static func format(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}

@@ -1,0 +1,110 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+extension ContainerCore {
+    static let maximumSyncAttempts = 5
+
+    /// Fetch, integrate, push (see ``Container/sync()``).
+    func sync(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
+        try writing {
+            if try repository.config("concord.airplane") == "true" {
+                throw ConcordError.offline(reason: "airplane mode", waiting: try waitingVersionCount())
+            }
+            var report = SyncReport(outcome: .upToDate, updatedDocuments: [], newConflicts: [], conflicts: [], pushedCommits: 0, attempts: 0)
+            var updated = Set<DocumentPath>(), fresh = Set<DocumentPath>()
+            while true {
+                guard report.attempts < Self.maximumSyncAttempts else {
+                    throw ConcordError.cloudKeptMoving(attempts: report.attempts)
+                }
+                report.attempts += 1
+                try fetchCloud(progress: progress)
+                guard let local = try head() else { throw ConcordError.failed("this container has no first commit") }
+                let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
+                var toPush = local
+                if let remote, remote != local {
+                    if try repository.isDescendant(remote, of: local) {
+                        updated.formUnion(try moveMain(from: local, to: remote, message: "concord: fast-forward"))
+                        if report.outcome == .upToDate { report.outcome = .fastForwarded }
+                        break
+                    }
+                    if try !repository.isDescendant(local, of: remote) {
+                        let integration = try integrate(local: local, remote: remote)
+                        updated.formUnion(try moveMain(from: local, to: integration.commit, message: "concord: integrate"))
+                        fresh.formUnion(integration.newConflicts)
+                        report.outcome = .integrated
+                        toPush = integration.commit
+                    }
+                } else if remote == local {
+                    break
+                }
+                let ahead = try remote.map { try repository.aheadBehind(toPush, $0).ahead } ?? 1
+                do {
+                    try pushMain()
+                    report.pushedCommits += ahead
+                    if report.outcome == .upToDate { report.outcome = .pushed }
+                    break
+                } catch let error as GitError where error.isNotFastForward {
+                    continue
+                }
+            }
+            report.updatedDocuments = updated.sorted()
+            report.newConflicts = fresh.sorted()
+            report.conflicts = try conflicts().map(\.document)
+            return report
+        }
+    }
+
+    /// Moves main and the work tree, refusing first if that would overwrite changes not saved.
+    /// - Returns: the documents whose content changed.
+    private func moveMain(from old: OID, to new: OID, message: String) throws -> Set<DocumentPath> {
+        let oldTree = try tree(of: old), newTree = try tree(of: new)
+        let unsaved = try unsavedPaths(from: oldTree, to: newTree)
+        if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
+        let patterns = try packagePatterns(in: newTree)
+        let changed = try ConcordError.wrap("cannot compare trees") { try repository.diff(oldTree, newTree) }
+        try advanceMain(from: old, to: new, message: message)
+        return Set(changed.compactMap { document(containing: $0.path, patterns: patterns)?.document })
+    }
+
+    func fetchCloud(progress: (@Sendable (SyncProgress) -> Void)?) throws {
+        guard let url = try repository.remoteURL("origin") else {
+            throw ConcordError.failed("this container has no cloud: give one with 'concord init --remote URL'")
+        }
+        do {
+            try repository.fetch(remote: "origin", refspecs: ["+\(Self.branch):\(Self.remoteBranch)"], progress: progress.map(SyncProgress.forward))
+        } catch let error as GitError {
+            throw ConcordError.offline(
+                reason: "cannot reach the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))",
+                waiting: (try? waitingVersionCount()) ?? 0)
+        }
+    }
+
+    func pushMain() throws {
+        let url = try repository.remoteURL("origin") ?? "origin"
+        do {
+            try repository.push(remote: "origin", refspecs: ["\(Self.branch):\(Self.branch)"])
+        } catch let error as GitError where !error.isNotFastForward {
+            throw ConcordError.offline(
+                reason: "cannot push to the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))",
+                waiting: (try? waitingVersionCount()) ?? 0)
+        }
+        if let main = try head() {
+            try? repository.forceReference(Self.remoteBranch, to: main, message: "concord: pushed")
+        }
+    }
+
+    /// Versions (commits other than integrations) on main that the cloud has not received.
+    func waitingVersionCount() throws -> Int {
+        guard let local = try head() else { return 0 }
+        let remote = try repository.resolve(Self.remoteBranch)
+        var count = 0
+        try ConcordError.wrap("cannot walk the history") {
+            try repository.walk(from: [local], hiding: remote.map { [$0] } ?? []) { id in
+                if try repository.parents(ofCommit: id).count < 2 { count += 1 }
+                return true
+            }
+        }
+        return count
+    }
+}

@@ -1,0 +1,140 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+extension ContainerCore {
+    /// True when `commit` is a version of `document`: its entry differs from every parent's,
+    /// or the commit resolved the document's conflict.
+    func isVersion(_ commit: Commit, of document: DocumentPath) throws -> Bool {
+        let trailers = Trailers(message: commit.message)
+        if trailers.value(Trailers.document) == document.value, !trailers.values(Trailers.resolves).isEmpty { return true }
+        let mine = try entry(document.value, in: commit.tree)
+        if commit.parents.isEmpty { return mine != nil }
+        for parent in commit.parents where try entry(document.value, in: tree(of: parent)) == mine { return false }
+        return true
+    }
+
+    /// The version whose content `document` has at `head`, found by following, at each merge,
+    /// a parent with the same content (git's history simplification). Nil when the document
+    /// never existed there.
+    func currentVersion(of document: DocumentPath, at head: OID?) throws -> OID? {
+        guard var id = head else { return nil }
+        while true {
+            let commit = try commit(id)
+            let trailers = Trailers(message: commit.message)
+            if trailers.value(Trailers.document) == document.value, !trailers.values(Trailers.resolves).isEmpty { return id }
+            let mine = try entry(document.value, in: commit.tree)
+            var next: OID?
+            for parent in commit.parents where try entry(document.value, in: tree(of: parent)) == mine {
+                next = parent
+                break
+            }
+            guard let following = next else { return commit.parents.isEmpty && mine == nil ? nil : id }
+            id = following
+        }
+    }
+
+    /// Describes the version `id` of `document`.
+    func describe(_ id: OID, of document: DocumentPath, current: OID?, conflicts: Set<OID>) throws -> DocumentVersion {
+        let commit = try commit(id)
+        let stamp = Stamp(commit)
+        let entry = try entry(document.value, in: commit.tree)
+        return DocumentVersion(
+            id: id.hex, document: document, deviceName: stamp.deviceName, deviceID: stamp.deviceID,
+            modified: stamp.date, clock: stamp.clock, contentID: entry?.id.hex, isDeleted: entry == nil,
+            size: try size(of: entry), isPackage: entry?.kind == .tree, isCurrent: id == current,
+            isConflict: conflicts.contains(id),
+            resolves: stamp.trailers.value(Trailers.document) == document.value ? stamp.trailers.values(Trailers.resolves) : [])
+    }
+
+    /// The current version of `document` first, then each unresolved conflict version in canonical order.
+    func contestedVersions(of document: DocumentPath) throws -> [DocumentVersion] {
+        let head = try head()
+        let headTree = try tree(of: head)
+        let record = try conflictRecord(of: document, in: headTree)
+        guard let current = try currentVersion(of: document, at: head) else {
+            if record == nil { throw ConcordError.noSuchDocument(document.value) }
+            throw ConcordError.failed("'\(document)' has a conflict record but no current version")
+        }
+        let others = record?.versions.subtracting([current]) ?? []
+        let described = try others.map { try describe($0, of: document, current: current, conflicts: others) }
+        return [try describe(current, of: document, current: current, conflicts: others)]
+            + described.sorted { ($0.clock, $0.deviceID, $0.id) < ($1.clock, $1.deviceID, $1.id) }
+    }
+
+    /// Every version `document` ever had, newest first (as `git log` orders them).
+    func history(of document: DocumentPath) throws -> [DocumentVersion] {
+        let head = try head()
+        guard let head else { return [] }
+        let record = try conflictRecord(of: document, in: tree(of: head))
+        let conflicts = record?.versions ?? []
+        let current = try currentVersion(of: document, at: head)
+        var ids: [OID] = []
+        try ConcordError.wrap("cannot walk the history") {
+            try repository.walk(from: [head]) { id in
+                if try isVersion(commit(id), of: document) { ids.append(id) }
+                return true
+            }
+        }
+        if ids.isEmpty { throw ConcordError.noSuchDocument(document.value) }
+        return try ids.map { try describe($0, of: document, current: current, conflicts: conflicts) }
+    }
+
+    /// The content of `document` at version `id` (nil: the current one); nil content for a deletion.
+    /// - Throws: ``ConcordError/unknownVersion(_:document:)`` when `id` is not one of its versions.
+    func content(of document: DocumentPath, version id: String?) throws -> DocumentContent? {
+        guard let id else {
+            let headTree = try tree(of: head())
+            guard let entry = try entry(document.value, in: headTree) else {
+                if try conflictRecord(of: document, in: headTree) != nil { return nil }
+                throw ConcordError.noSuchDocument(document.value)
+            }
+            return try content(of: entry)
+        }
+        let oid = try resolveVersionID(id, of: document)
+        return try content(of: entry(document.value, in: tree(of: oid)))
+    }
+
+    /// The full id of a version of `document` given by its full or abbreviated (≥ 4 digits) id.
+    func resolveVersionID(_ text: String, of document: DocumentPath) throws -> OID {
+        let lowered = text.lowercased()
+        guard lowered.count >= 4, lowered.allSatisfy(\.isHexDigit) else {
+            throw ConcordError.unknownVersion(text, document: document.value)
+        }
+        if let oid = OID(hex: lowered), repository.contains(oid), let commit = try? repository.commit(oid),
+           try isVersion(commit, of: document) {
+            return oid
+        }
+        let matches = try history(of: document).filter { $0.id.hasPrefix(lowered) }
+        guard matches.count == 1, let oid = OID(hex: matches[0].id) else {
+            throw ConcordError.unknownVersion(text, document: document.value)
+        }
+        return oid
+    }
+
+    // MARK: Conflict records
+
+    func conflictRecord(of document: DocumentPath, in tree: OID?) throws -> ConflictRecord? {
+        guard let entry = try entry(ConflictRecord.path(of: document), in: tree) else { return nil }
+        let data = try ConcordError.wrap("cannot read the conflict record of \(document)") { try repository.blob(entry.id) }
+        return ConflictRecord(document: document, data: data)
+    }
+
+    /// Every conflict record in `tree`: reads the records folder only, never the documents.
+    func conflictRecords(in tree: OID?) throws -> [ConflictRecord] {
+        guard let folder = try entry(ConflictRecord.folder, in: tree), folder.kind == .tree else { return [] }
+        return try ConcordError.wrap("cannot read the conflict records") {
+            try repository.entries(ofTree: folder.id).compactMap { entry in
+                guard let document = ConflictRecord.document(fromName: entry.name) else { return nil }
+                return ConflictRecord(document: document, data: try repository.blob(entry.id))
+            }
+        }
+    }
+
+    func conflicts() throws -> [Conflict] {
+        try conflictRecords(in: tree(of: head())).map { record in
+            Conflict(document: record.document, versionCount: record.versions.count + 1,
+                     conflictVersionIDs: record.versions.sorted().map(\.hex))
+        }.sorted { $0.document < $1.document }
+    }
+}

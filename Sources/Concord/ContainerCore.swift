@@ -1,0 +1,140 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+/// The non-Sendable core of a container: the repository handle and the operations on it.
+/// ``Container`` hands it out one caller at a time.
+final class ContainerCore {
+    static let branch = "refs/heads/main"
+    static let remoteBranch = "refs/remotes/origin/main"
+    static let packagesFile = ".concord/packages"
+    static let policiesFile = ".concord/policies"
+
+    let repository: Repository
+    let workTree: WorkTree
+    let now: @Sendable () -> Date
+    let lockTimeout: Double
+    let device: Device
+
+    init(repository: Repository, now: @escaping @Sendable () -> Date, lockTimeout: Double) throws {
+        self.repository = repository
+        guard let directory = repository.workDirectory else {
+            throw ConcordError.notAContainer(repository.gitDirectory)
+        }
+        workTree = WorkTree(root: String(directory.dropLast(directory.hasSuffix("/") ? 1 : 0)))
+        self.now = now
+        self.lockTimeout = lockTimeout
+        guard let id = try? repository.config("concord.deviceId"), !id.isEmpty else {
+            throw ConcordError.notAContainer(workTree.root)
+        }
+        let name = (try? repository.config("concord.deviceName")) ?? "device"
+        device = Device(name: name, id: id)
+    }
+
+    // MARK: Locking
+
+    /// Runs `body` holding the container's write lock, after finishing any work-tree update
+    /// that an interrupted command left pending.
+    func writing<T>(_ body: () throws -> T) throws -> T {
+        let lock = try ContainerLock(gitDirectory: repository.gitDirectory, root: workTree.root, timeout: lockTimeout)
+        return try withExtendedLifetime(lock) {
+            try recoverPendingCheckout()
+            return try body()
+        }
+    }
+
+    // MARK: History primitives
+
+    func head() throws -> OID? {
+        try ConcordError.wrap("cannot read main") { try repository.resolve(Self.branch) }
+    }
+
+    func tree(of commit: OID?) throws -> OID? {
+        guard let commit else { return nil }
+        return try ConcordError.wrap("cannot read commit \(commit.short)") { try repository.treeID(ofCommit: commit) }
+    }
+
+    func entry(_ path: String, in tree: OID?) throws -> TreeEntry? {
+        guard let tree else { return nil }
+        return try ConcordError.wrap("cannot read tree \(tree.short)") { try repository.entry(at: path, in: tree) }
+    }
+
+    func commit(_ id: OID) throws -> Commit {
+        try ConcordError.wrap("cannot read commit \(id.short)") { try repository.commit(id) }
+    }
+
+    func stamp(_ id: OID) throws -> Stamp { Stamp(try commit(id)) }
+
+    /// The clock for a new commit that follows every commit reachable from `heads`.
+    func nextClock(after heads: [OID]) throws -> HybridLogicalClock {
+        var seen = HybridLogicalClock.zero
+        for head in heads { seen = max(seen, try stamp(head).clock) }
+        return HybridLogicalClock.next(after: seen, now: now())
+    }
+
+    /// Writes a commit authored as this device, with Concord's trailers, moving `main` from
+    /// `parents.first` to it (compare-and-swap) unless `updateMain` is false.
+    func makeCommit(tree: OID, parents: [OID], subject: String, trailers extra: Trailers, updateMain: Bool = true) throws -> OID {
+        let clock = try nextClock(after: parents)
+        var trailers = extra
+        trailers.add(Trailers.device, device.id)
+        trailers.add(Trailers.clock, clock.description)
+        let signature = Signature(name: device.name, email: "\(device.id)@concord.invalid", time: now())
+        return try ConcordError.wrap("cannot write the commit") {
+            try repository.createCommit(
+                tree: tree, parents: parents, author: signature, committer: signature,
+                message: trailers.message(subject: subject), updateReference: updateMain ? Self.branch : nil)
+        }
+    }
+
+    // MARK: Packages
+
+    /// The package patterns in `tree`'s `.concord/packages` (one glob a line, `#` comments).
+    func packagePatterns(in tree: OID?) throws -> [String] {
+        guard let entry = try entry(Self.packagesFile, in: tree) else { return [] }
+        let data = try ConcordError.wrap("cannot read \(Self.packagesFile)") { try repository.blob(entry.id) }
+        return Self.parseLines(data)
+    }
+
+    static func parseLines(_ data: Data) -> [String] {
+        String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .map { $0.trimmingCharacters(in: " ") }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// The document a tree path belongs to: the shallowest folder matching a package pattern,
+    /// else the path itself. Nil for Concord's own files.
+    func document(containing path: String, patterns: [String]) -> (document: DocumentPath, isPackage: Bool)? {
+        if path == ".concord" || path.hasPrefix(".concord/") { return nil }
+        let components = path.split(separator: "/")
+        for index in components.indices {
+            if patterns.contains(where: { Glob.matches($0, String(components[index])) }) {
+                return (DocumentPath(unchecked: components[...index].joined(separator: "/")), true)
+            }
+        }
+        return (DocumentPath(unchecked: path), false)
+    }
+
+    /// Checks that a document path names a document, not a file inside a package.
+    func checkDocument(_ document: DocumentPath, patterns: [String]) throws -> Bool {
+        guard let (owner, isPackage) = self.document(containing: document.value, patterns: patterns) else {
+            throw ConcordError.invalidPath(document.value, reason: "'.concord' holds Concord's own records")
+        }
+        if owner != document {
+            throw ConcordError.invalidPath(document.value, reason: "it is inside the package '\(owner)': save or resolve the package as one document")
+        }
+        return isPackage
+    }
+}
+
+/// Shell-style glob matching (`*`, `?`, `[...]`), by the C library's fnmatch.
+enum Glob {
+    /// True when `name` matches `pattern`; with `pathname`, `*` does not cross `/`.
+    static func matches(_ pattern: String, _ name: String, pathname: Bool = false) -> Bool {
+        fnmatch(pattern, name, pathname ? FNM_PATHNAME : 0) == 0
+    }
+}
+
+#if canImport(Glibc)
+internal import Glibc
+#endif

@@ -1,0 +1,46 @@
+internal import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// The container's write lock (the NSFileCoordinator role): one writing process at a time.
+///
+/// An advisory `flock` on `.git/concord/lock`: the kernel releases it when the process ends,
+/// even by SIGKILL, so a crash never leaves the container locked. Readers never take it.
+final class ContainerLock {
+    private let descriptor: Int32
+
+    /// Takes the lock, waiting up to `timeout` seconds.
+    /// - Throws: ``ConcordError/busy(_:)`` when another process still holds it.
+    init(gitDirectory: String, root: String, timeout: Double) throws {
+        let folder = "\(gitDirectory)concord"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        descriptor = open("\(folder)/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw ConcordError.io("\(folder)/lock", reason: "cannot open the lock file") }
+        let deadline = Date().addingTimeInterval(timeout)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            if Date() >= deadline {
+                close(descriptor)
+                throw ConcordError.busy(root)
+            }
+            usleep(20_000)
+        }
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    /// True when another process holds the lock now (checked without waiting or keeping it).
+    static func isHeld(gitDirectory: String) -> Bool {
+        let descriptor = open("\(gitDirectory)concord/lock", O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+            flock(descriptor, LOCK_UN)
+            return false
+        }
+        return true
+    }
+}

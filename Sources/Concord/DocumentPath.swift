@@ -1,0 +1,46 @@
+/// A document's path relative to the container root: checked, normalised, slash-separated.
+///
+/// Refused: empty paths, absolute paths, `.` and `..` components, `.git` anywhere,
+/// `.concord` at the root, control characters, and text that was not valid UTF-8.
+public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The normalised path, for example `notes/today.txt`.
+    public let value: String
+
+    /// Checks and normalises `text` (repeated and trailing slashes are dropped).
+    /// - Throws: ``ConcordError/invalidPath(_:reason:)`` with the reason.
+    public init(_ text: String) throws {
+        if text.isEmpty { throw ConcordError.invalidPath(text, reason: "the path is empty") }
+        if text.unicodeScalars.contains("\u{FFFD}") {
+            throw ConcordError.invalidPath(text, reason: "not valid UTF-8")
+        }
+        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw ConcordError.invalidPath(text.debugDescription, reason: "contains a control character")
+        }
+        if text.hasPrefix("/") || text.hasPrefix("~") {
+            throw ConcordError.invalidPath(text, reason: "absolute paths leave the container; give a path relative to the container root")
+        }
+        let components = text.split(separator: "/", omittingEmptySubsequences: true)
+        guard !components.isEmpty else { throw ConcordError.invalidPath(text, reason: "the path is empty") }
+        for component in components {
+            if component == ".." { throw ConcordError.invalidPath(text, reason: "'..' leaves the container") }
+            if component == "." { throw ConcordError.invalidPath(text, reason: "'.' components are not allowed") }
+            if component.lowercased() == ".git" { throw ConcordError.invalidPath(text, reason: "'.git' belongs to git") }
+        }
+        if components[0] == ".concord" {
+            throw ConcordError.invalidPath(text, reason: "'.concord' holds Concord's own records")
+        }
+        value = components.joined(separator: "/")
+    }
+
+    init(unchecked value: String) { self.value = value }
+
+    /// The last component.
+    public var name: String { String(value.split(separator: "/").last ?? Substring(value)) }
+
+    /// The components, root first.
+    public var components: [Substring] { value.split(separator: "/") }
+
+    public var description: String { value }
+
+    public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool { lhs.value < rhs.value }
+}

@@ -1,0 +1,71 @@
+internal import Foundation
+internal import ConcordMerge
+internal import Git
+
+/// The trailers Concord writes at the end of each commit message, and reads back.
+struct Trailers: Equatable {
+    static let document = "Concord-Document"
+    static let device = "Concord-Device"
+    static let clock = "Concord-Clock"
+    static let resolves = "Concord-Resolves"
+    static let conflict = "Concord-Conflict"
+
+    var pairs: [(key: String, value: String)] = []
+
+    static func == (lhs: Trailers, rhs: Trailers) -> Bool {
+        lhs.pairs.map { "\($0.key)=\($0.value)" } == rhs.pairs.map { "\($0.key)=\($0.value)" }
+    }
+
+    init(_ pairs: [(key: String, value: String)] = []) { self.pairs = pairs }
+
+    /// Reads the `Key: value` lines of the message's last paragraph.
+    init(message: String) {
+        let paragraphs = message.split(separator: "\n\n", omittingEmptySubsequences: true)
+        guard let last = paragraphs.last, paragraphs.count > 1 else { return }
+        for line in last.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon].trimmingCharacters(in: " ")
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: " ")
+            guard key.hasPrefix("Concord-") else { continue }
+            pairs.append((key, value))
+        }
+    }
+
+    func value(_ key: String) -> String? { pairs.first { $0.key == key }?.value }
+    func values(_ key: String) -> [String] { pairs.filter { $0.key == key }.map(\.value) }
+
+    mutating func add(_ key: String, _ value: String) { pairs.append((key, value)) }
+
+    /// The message: a subject line, a blank line, the trailers.
+    func message(subject: String) -> String {
+        let body = pairs.map { "\($0.key): \($0.value)" }.joined(separator: "\n")
+        return "\(subject)\n\n\(body)\n"
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: Character) -> String {
+        var slice = self[...]
+        while slice.first == set { slice = slice.dropFirst() }
+        while slice.last == set { slice = slice.dropLast() }
+        return String(slice)
+    }
+}
+
+/// What Concord knows of a commit: who saved it, when, and its clock.
+struct Stamp {
+    var deviceName: String
+    var deviceID: String
+    var clock: HybridLogicalClock
+    var date: Date
+    var trailers: Trailers
+
+    init(_ commit: Commit) {
+        trailers = Trailers(message: commit.message)
+        deviceName = commit.author.name
+        deviceID = trailers.value(Trailers.device) ?? commit.author.email
+        date = commit.author.time
+        clock = trailers.value(Trailers.clock).flatMap(HybridLogicalClock.init)
+            ?? HybridLogicalClock(milliseconds: Int64(commit.author.time.timeIntervalSince1970 * 1000))
+    }
+}
