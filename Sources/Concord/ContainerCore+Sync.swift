@@ -24,6 +24,7 @@ extension ContainerCore {
                 var toPush = local
                 if let remote, remote != local {
                     if try repository.isDescendant(remote, of: local) {
+                        fresh.formUnion(try arrivingConflicts(from: local, to: remote))
                         updated.formUnion(try moveMain(from: local, to: remote, message: "concord: fast-forward"))
                         if report.outcome == .upToDate { report.outcome = .fastForwarded }
                         break
@@ -65,6 +66,12 @@ extension ContainerCore {
         let changed = try ConcordError.wrap("cannot compare trees") { try repository.diff(oldTree, newTree) }
         try advanceMain(from: old, to: new, message: message)
         return Set(changed.compactMap { document(containing: $0.path, patterns: patterns)?.document })
+    }
+
+    /// Documents whose conflict record gains a version between two commits.
+    private func arrivingConflicts(from old: OID, to new: OID) throws -> [DocumentPath] {
+        let before = Dictionary(try conflictRecords(in: tree(of: old)).map { ($0.document, $0.versions) }, uniquingKeysWith: { a, _ in a })
+        return try conflictRecords(in: tree(of: new)).filter { !$0.versions.isSubset(of: before[$0.document] ?? []) }.map(\.document)
     }
 
     func fetchCloud(progress: (@Sendable (SyncProgress) -> Void)?) throws {

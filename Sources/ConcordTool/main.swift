@@ -1,1 +1,3 @@
-ConcordCommand.main()
+import ConcordCLI
+
+await ConcordCommand.run(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,0 +1,49 @@
+public import ArgumentParser
+
+/// The `concord` command: lists and resolves conflicts between devices' versions of documents.
+public struct ConcordCommand: AsyncParsableCommand {
+    /// The version `concord --version` prints.
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        commandName: "concord",
+        abstract: "Keep versioned documents in sync across devices and resolve their conflicts.",
+        discussion: """
+            A container is a git repository of documents; each device holds a clone and the cloud is its \
+            git remote. When two devices change a document concurrently, the document enters the \
+            in-conflict state on every device until it is resolved. Give -C PATH before or after the \
+            subcommand to run as if started in PATH.
+            """,
+        version: version,
+        subcommands: [
+            InitCommand.self, CloneCommand.self, SaveCommand.self, RemoveCommand.self, ListCommand.self,
+            SyncCommand.self, AirplaneCommand.self, ConflictsCommand.self, VersionsCommand.self,
+            ShowCommand.self, ResolveCommand.self, LogCommand.self,
+        ]
+    )
+
+    public init() {}
+
+    /// Runs the command line: a leading `-C PATH` is moved after the subcommand name, where
+    /// each subcommand's options take it.
+    public static func run(arguments: [String]) async {
+        await main(reorderingGlobalOptions(arguments))
+    }
+
+    static func reorderingGlobalOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first, first == "-C" || first.hasPrefix("-C") && first.count > 2 && !first.hasPrefix("--") {
+            if first == "-C" {
+                guard rest.count >= 2 else { break }
+                leading += rest.prefix(2)
+                rest = rest.dropFirst(2)
+            } else {
+                leading.append(first)
+                rest = rest.dropFirst()
+            }
+        }
+        guard !leading.isEmpty, let subcommand = rest.first else { return arguments }
+        return [subcommand] + leading + rest.dropFirst()
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Concord
+import ConcordMerge
+import Foundation
+
+/// Printing results and failures the same way in every subcommand.
+enum Output {
+    /// Runs a subcommand's body: a failure prints one line on stderr and exits 1
+    /// (3 when a merge needs a person).
+    static func guarding<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ConcordError {
+            printError("concord: \(error.description)")
+            throw ExitCode.failure
+        } catch let error as NeedsPersonError {
+            printError("concord: \(error.description)")
+            throw ExitCode(3)
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
+        } catch let error as CleanExit {
+            throw error
+        } catch {
+            printError("concord: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Prints a value as one JSON document on stdout.
+    static func json<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        let data = try encoder.encode(value)
+        FileHandle.standardOutput.write(data)
+        FileHandle.standardOutput.write(Data("\n".utf8))
+    }
+
+    /// Reads a whole file, or standard input for `-`.
+    static func read(_ path: String, relativeTo options: GlobalOptions) throws -> Data {
+        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        let full = options.resolvePath(path)
+        guard let data = FileManager.default.contents(atPath: full) else {
+            throw ConcordError.io(path, reason: "no such file or it cannot be read")
+        }
+        return data
+    }
+
+    static func date(_ date: Date) -> String { date.formatted(.iso8601) }
+
+    static func document(_ text: String) throws -> DocumentPath { try DocumentPath(text) }
+}
+
+/// A version as `versions --json` prints it.
+struct VersionJSON: Encodable {
+    var id: String
+    var current: Bool
+    var conflict: Bool
+    var device: String
+    var deviceId: String
+    var modified: Date
+    var clock: String
+    var deleted: Bool
+    var size: Int
+    var package: Bool
+    var resolves: [String]?
+
+    init(_ version: DocumentVersion) {
+        id = version.id
+        current = version.isCurrent
+        conflict = version.isConflict
+        device = version.deviceName
+        deviceId = version.deviceID
+        modified = version.modified
+        clock = version.clock.description
+        deleted = version.isDeleted
+        size = version.size
+        package = version.isPackage
+        resolves = version.resolves.isEmpty ? nil : version.resolves
+    }
+}

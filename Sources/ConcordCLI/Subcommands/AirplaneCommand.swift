@@ -1,0 +1,37 @@
+import ArgumentParser
+import Concord
+import Foundation
+
+struct AirplaneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "airplane",
+        abstract: "Turn airplane mode on or off, or show it.",
+        discussion: "In airplane mode this device saves as usual but sync refuses the network."
+    )
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable {
+        case on, off, status
+    }
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "on, off or status.")
+    var mode: Mode = .status
+
+    func run() async throws {
+        try await Output.guarding {
+            let container = try global.openContainer()
+            switch mode {
+            case .on:
+                try container.setAirplaneMode(true)
+                print("Airplane mode on for \(container.device.name): sync stays offline, saving goes on")
+            case .off:
+                try container.setAirplaneMode(false)
+                print("Airplane mode off for \(container.device.name)")
+            case .status:
+                let waiting = try container.waitingVersionCount()
+                print("Airplane mode \(container.isAirplaneModeOn ? "on" : "off") for \(container.device.name); \(waiting) local version\(waiting == 1 ? "" : "s") waiting to go up")
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Concord
+import Foundation
+
+struct ConflictsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conflicts",
+        abstract: "List the documents in conflict.",
+        discussion: "Reads the conflict records only, so it costs the same whatever the number of documents."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Print one JSON document.")
+    var json = false
+
+    struct Entry: Encodable {
+        var document: String
+        var versions: Int
+        var conflictVersions: [String]
+    }
+
+    func run() async throws {
+        try await Output.guarding {
+            let conflicts = try global.openContainer().conflicts()
+            if json {
+                try Output.json(conflicts.map {
+                    Entry(document: $0.document.value, versions: $0.versionCount, conflictVersions: $0.conflictVersionIDs)
+                })
+                return
+            }
+            if conflicts.isEmpty { print("No document in conflict") }
+            for conflict in conflicts {
+                print("\(conflict.document)  (\(conflict.versionCount) versions)")
+            }
+        }
+    }
+}

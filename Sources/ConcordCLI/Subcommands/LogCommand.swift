@@ -1,0 +1,31 @@
+import ArgumentParser
+import Concord
+import Foundation
+
+struct LogCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "log",
+        abstract: "Show the document's history, newest first.",
+        discussion: "Resolved and removed versions stay in the history."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The document's path, relative to the container root.")
+    var document: String
+
+    func run() async throws {
+        try await Output.guarding {
+            let path = try Output.document(document)
+            for version in try global.openContainer().versions(of: path) {
+                var tags: [String] = []
+                if version.isCurrent { tags.append("current") }
+                if version.isConflict { tags.append("conflict") }
+                if version.isDeleted { tags.append("deleted") }
+                if !version.resolves.isEmpty { tags.append("resolves \(version.resolves.map { String($0.prefix(7)) }.joined(separator: " "))") }
+                let suffix = tags.isEmpty ? "" : "  (\(tags.joined(separator: ", ")))"
+                print("\(version.id.prefix(7))  \(Output.date(version.modified))  \(version.deviceName)  clock \(version.clock)  \(version.isDeleted ? 0 : version.size) bytes\(suffix)")
+            }
+        }
+    }
+}

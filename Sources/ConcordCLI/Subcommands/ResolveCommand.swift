@@ -1,0 +1,137 @@
+import ArgumentParser
+import Concord
+import ConcordMerge
+import Foundation
+
+struct ResolveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resolve",
+        abstract: "Resolve a document in conflict: keep the latest, merge, keep a version, or use a file.",
+        discussion: """
+            The result is saved as the new current version in one commit; the other versions are removed \
+            from the document's versions (they stay in the history) and the in-conflict state is cleared. \
+            Exit 3 when --merge needs a person: nothing changes; write the marked-up merge with --output FILE, \
+            edit it, then finish with --file FILE.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The document's path, relative to the container root.")
+    var document: String?
+
+    @Flag(help: "Resolve every document in conflict (with --latest or --merge).")
+    var all = false
+
+    @Flag(help: "Keep the latest version (causal order, then clock, device id, commit id).")
+    var latest = false
+
+    @Flag(help: "Merge the versions with a merge policy.")
+    var merge = false
+
+    @Option(help: ArgumentHelp("The merge policy (default: selected by .concord/policies).", valueName: "NAME"))
+    var policy: String?
+
+    @Option(help: ArgumentHelp("Keep the version with this id.", valueName: "ID"))
+    var keep: String?
+
+    @Option(help: ArgumentHelp("Use this file's content ('-' for standard input).", valueName: "SRC"))
+    var file: String?
+
+    @Option(help: ArgumentHelp("When a merge needs a person, write the marked-up merge to FILE.", valueName: "FILE"))
+    var output: String?
+
+    @Flag(help: "Say what would be kept and removed; change nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print one JSON document.")
+    var json = false
+
+    func validate() throws {
+        let chosen = [latest, merge, keep != nil, file != nil].filter { $0 }.count
+        guard chosen == 1 else { throw ValidationError("give exactly one of --latest, --merge, --keep ID, --file SRC") }
+        if all {
+            guard document == nil else { throw ValidationError("give a document or --all, not both") }
+            guard latest || merge else { throw ValidationError("--all goes with --latest or --merge") }
+        } else if document == nil {
+            throw ValidationError("give the document to resolve, or --all")
+        }
+        if policy != nil && !merge { throw ValidationError("--policy goes with --merge") }
+    }
+
+    struct Report: Encodable {
+        var document: String
+        var kept: VersionJSON?
+        var removed: [VersionJSON]
+        var explanation: String
+        var policy: String?
+        var deleted: Bool
+        var version: String?
+        var warnings: [String]
+        var dryRun: Bool
+    }
+
+    func run() async throws {
+        try await Output.guarding {
+            let container = try global.openContainer()
+            let resolution = try makeResolution()
+            let documents = all ? try container.conflicts().map(\.document) : [try Output.document(document!)]
+            var reports: [ResolveReport] = []
+            for path in documents {
+                do {
+                    reports.append(try container.resolve(path, using: resolution, dryRun: dryRun))
+                } catch let error as NeedsPersonError {
+                    if let output, let markedUp = error.markedUp {
+                        try write(markedUp, to: global.resolvePath(output))
+                        Output.printError("concord: wrote the marked-up merge to \(output); edit it, then run: concord resolve \(path) --file \(output)")
+                    }
+                    throw error
+                }
+            }
+            if json {
+                let values = reports.map { report in
+                    Report(document: report.document.value, kept: report.kept.map(VersionJSON.init),
+                           removed: report.removed.map(VersionJSON.init), explanation: report.explanation, policy: report.policy,
+                           deleted: report.isDeletion, version: report.version, warnings: report.clockWarnings, dryRun: dryRun)
+                }
+                if all { try Output.json(values) } else { try Output.json(values[0]) }
+                return
+            }
+            if reports.isEmpty { print("No document in conflict") }
+            for report in reports { printSummary(report) }
+        }
+    }
+
+    private func makeResolution() throws -> Resolution {
+        if latest { return .latest }
+        if let keep { return .keep(keep) }
+        if let file { return .content(.file(try Output.read(file, relativeTo: global))) }
+        guard let policy else { return .mergeBySelection }
+        guard let named = MergePolicies.named(policy) else {
+            throw ConcordError.unknownPolicy(policy, known: MergePolicies.names)
+        }
+        return .merge(named)
+    }
+
+    private func write(_ content: DocumentContent, to path: String) throws {
+        guard case let .file(data) = content else {
+            throw ConcordError.failed("the marked-up merge of a package cannot be written to one file")
+        }
+        guard FileManager.default.createFile(atPath: path, contents: data) else {
+            throw ConcordError.io(path, reason: "cannot write")
+        }
+    }
+
+    private func printSummary(_ report: ResolveReport) {
+        let verb = dryRun ? "Would resolve" : "Resolved"
+        print("\(verb) \(report.document): \(report.explanation)\(report.isDeletion ? " (the document is deleted)" : "")")
+        if let kept = report.kept {
+            print("  kept     \(kept.id.prefix(7))  \(kept.deviceName)  \(Output.date(kept.modified))  clock \(kept.clock)")
+        }
+        for version in report.removed {
+            print("  removed  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)")
+        }
+        for warning in report.clockWarnings { print("  note: \(warning)") }
+        if let version = report.version { print("  new version \(version.prefix(7))") }
+    }
+}

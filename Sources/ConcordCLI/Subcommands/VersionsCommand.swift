@@ -1,0 +1,72 @@
+import ArgumentParser
+import Concord
+import ConcordMerge
+import Foundation
+
+struct VersionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "versions",
+        abstract: "List a document's current and unresolved versions.",
+        discussion: "With --all, every version the document ever had, newest first. Each version shows its device, wall time, clock, size and a short comparison with the current version."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The document's path, relative to the container root.")
+    var document: String
+
+    @Flag(help: "List every version the document ever had.")
+    var all = false
+
+    @Flag(help: "Print one JSON document.")
+    var json = false
+
+    func run() async throws {
+        try await Output.guarding {
+            let path = try Output.document(document)
+            let container = try global.openContainer()
+            let versions = all ? try container.versions(of: path) : try container.unresolvedVersions(of: path)
+            if json {
+                try Output.json(versions.map(VersionJSON.init))
+                return
+            }
+            let current = try container.content(of: path)
+            for version in versions {
+                let role = version.isCurrent ? "current " : version.isConflict ? "conflict" : "        "
+                var line = "\(role)  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)"
+                if version.isDeleted {
+                    line += "  deleted"
+                } else {
+                    line += "  \(version.size) bytes"
+                    if !version.isCurrent, let summary = try Self.summary(try container.content(of: path, version: version.id), against: current) {
+                        line += "  \(summary)"
+                    }
+                }
+                if !version.resolves.isEmpty { line += "  resolves \(version.resolves.count)" }
+                print(line)
+            }
+        }
+    }
+
+    /// A short comparison of a version's lines with the current version's: lines only it has, lines only the current has.
+    static func summary(_ content: DocumentContent?, against current: DocumentContent?) throws -> String? {
+        switch (content, current) {
+        case let (.file(data)?, .file(currentData)?):
+            guard TextMergePolicy.isText(data), TextMergePolicy.isText(currentData) else {
+                return data == currentData ? "same as current" : "binary, differs from current"
+            }
+            var counts: [Substring: Int] = [:]
+            let text = String(decoding: data, as: UTF8.self), currentText = String(decoding: currentData, as: UTF8.self)
+            for line in text.split(separator: "\n", omittingEmptySubsequences: false) { counts[line, default: 0] += 1 }
+            for line in currentText.split(separator: "\n", omittingEmptySubsequences: false) { counts[line, default: 0] -= 1 }
+            let added = counts.values.filter { $0 > 0 }.reduce(0, +)
+            let removed = -counts.values.filter { $0 < 0 }.reduce(0, +)
+            return added == 0 && removed == 0 ? "same lines as current" : "+\(added) -\(removed) lines vs current"
+        case (.file?, nil): return "current is deleted"
+        case let (.package(files)?, .package(currentFiles)?):
+            let changed = Set(files.keys).union(currentFiles.keys).filter { files[$0] != currentFiles[$0] }
+            return changed.isEmpty ? "same as current" : "\(changed.count) file\(changed.count == 1 ? "" : "s") differ from current"
+        default: return nil
+        }
+    }
+}
