@@ -124,7 +124,7 @@ public final class Container: Sendable {
             do {
                 repository = try Repository.clone(from: url, to: path, progress: options.progress.map(SyncProgress.forward))
             } catch let error as GitError {
-                throw ConcordError.offline(reason: "cannot reach the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))", waiting: 0)
+                throw ConcordError.failed("cannot clone the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))")
             }
             guard let remoteMain = try repository.resolve(ContainerCore.remoteBranch) else {
                 throw ConcordError.failed("the cloud \(Cloud.redacted(url)) holds no container (no main branch)")

@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Foundation
 
 /// The `concord` command: lists and resolves conflicts between devices' versions of documents.
 public struct ConcordCommand: AsyncParsableCommand {
@@ -26,8 +27,24 @@ public struct ConcordCommand: AsyncParsableCommand {
 
     /// Runs the command line: a leading `-C PATH` is moved after the subcommand name, where
     /// each subcommand's options take it.
-    public static func run(arguments: [String]) async {
-        await main(reorderingGlobalOptions(arguments))
+    /// Exit codes: 0 done, 1 failed, 2 bad usage, 3 a merge needs a person.
+    public static func run(arguments: [String]) async -> Never {
+        do {
+            var command = try parseAsRoot(reorderingGlobalOptions(arguments))
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            Foundation.exit(0)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            Self.exit(withError: error)
+        }
     }
 
     static func reorderingGlobalOptions(_ arguments: [String]) -> [String] {
