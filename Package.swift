@@ -32,10 +32,10 @@ let package = Package(
         .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
         .testTarget(name: "GitTests", dependencies: ["Git"]),
         .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge"]),
-        .testTarget(name: "ConcordTests", dependencies: ["Concord", "Git"]),
+        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git"]),
         .testTarget(
             name: "ConcordCLITests",
-            dependencies: ["ConcordCLI"]
+            dependencies: ["ConcordCLI", "ConcordTool"]
         ),
     ],
     swiftLanguageModes: [.v6]

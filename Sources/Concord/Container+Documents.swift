@@ -60,6 +60,7 @@ extension Container {
     /// - Throws: ``ConcordError/offline(reason:waiting:)`` in airplane mode or when the cloud
     ///   cannot be reached (nothing is lost; sync again later), ``ConcordError/unsavedChanges(_:)``,
     ///   ``ConcordError/cloudKeptMoving(attempts:)``.
+    @discardableResult
     public func sync() async throws -> SyncReport {
         let progress = options.progress
         return try withCore { try $0.sync(progress: progress) }

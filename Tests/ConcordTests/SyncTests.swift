@@ -1,0 +1,150 @@
+import Concord
+import ConcordMerge
+import Foundation
+import Testing
+
+@Suite struct SyncTests {
+    /// The seed scenario: device 1 in airplane mode edits, device 2 edits and syncs, device 1 syncs.
+    @Test func theAirplaneScenarioPutsTheNoteInConflictOnEveryDevice() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("note.txt"), content: text("hello\n"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].setAirplaneMode(true)
+        try fixture[1].save(doc("note.txt"), content: text("hello from device 1\n"))
+        await #expect(throws: ConcordError.offline(reason: "airplane mode", waiting: 1)) { try await fixture[1].sync() }
+        try fixture[2].save(doc("note.txt"), content: text("hello from device 2\n"))
+        try await fixture[2].sync()
+        try fixture[1].setAirplaneMode(false)
+        let report = try await fixture[1].sync()
+        #expect(report.outcome == .integrated)
+        #expect(report.newConflicts == [doc("note.txt")])
+        let second = try await fixture[2].sync()
+        #expect(second.newConflicts == [doc("note.txt")])
+        for device in fixture.devices {
+            let conflicts = try device.conflicts()
+            #expect(conflicts.map(\.document) == [doc("note.txt")])
+            #expect(conflicts.first?.versionCount == 2)
+            let versions = try device.unresolvedVersions(of: doc("note.txt"))
+            #expect(Set(versions.map(\.deviceName)) == ["device1", "device2"])
+            #expect(versions[0].isCurrent && versions[1].isConflict)
+        }
+        #expect(try fixture.mainTree(1) == fixture.mainTree(2))
+        let onDisk1 = try String(contentsOfFile: fixture[1].root + "/note.txt", encoding: .utf8)
+        let onDisk2 = try String(contentsOfFile: fixture[2].root + "/note.txt", encoding: .utf8)
+        #expect(onDisk1 == onDisk2)
+        #expect(try fixture[1].documents().first { $0.path == doc("note.txt") }?.state == .inConflict)
+    }
+
+    @Test func editsOfDifferentDocumentsMergeWithoutConflict() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].save(doc("a.txt"), content: text("a1"))
+        try fixture[2].save(doc("b.txt"), content: text("b2"))
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            #expect(try device.conflicts().isEmpty)
+            #expect(try string(device.content(of: doc("a.txt"))) == "a1")
+            #expect(try string(device.content(of: doc("b.txt"))) == "b2")
+        }
+        #expect(try fixture.mainTree(1) == fixture.mainTree(2))
+    }
+
+    @Test func identicalEditsAreNoConflict() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].save(doc("a.txt"), content: text("same"))
+        try fixture[2].save(doc("a.txt"), content: text("same"))
+        try await fixture.syncAll()
+        #expect(try fixture[1].conflicts().isEmpty)
+        #expect(try fixture[2].conflicts().isEmpty)
+    }
+
+    @Test func editDeleteIsAConflictWithTheDeletionListed() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].save(doc("a.txt"), content: text("edited"))
+        try fixture[2].remove(doc("a.txt"))
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            let versions = try device.unresolvedVersions(of: doc("a.txt"))
+            #expect(versions.count == 2)
+            #expect(versions.filter(\.isDeleted).count == 1)
+            #expect(versions.first { $0.isDeleted }?.deviceName == "device2")
+        }
+    }
+
+    @Test func addAddIsAConflict() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("new.txt"), content: text("one"))
+        try fixture[2].save(doc("new.txt"), content: text("two"))
+        try await fixture.syncAll()
+        #expect(try fixture[1].conflicts().map(\.document) == [doc("new.txt")])
+        #expect(try fixture[2].conflicts().map(\.document) == [doc("new.txt")])
+    }
+
+    @Test func packagesConflictAsOneUnit() async throws {
+        let fixture = try Fixture(devices: 2, packages: ["*.note"])
+        try fixture[1].save(doc("trip.note"), content: .package(["a.txt": Data("a".utf8)]))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].save(doc("trip.note"), content: .package(["a.txt": Data("a1".utf8)]))
+        try fixture[2].save(doc("trip.note"), content: .package(["a.txt": Data("a".utf8), "b.txt": Data("b".utf8)]))
+        try await fixture.syncAll()
+        #expect(try fixture[1].conflicts().map(\.document) == [doc("trip.note")])
+        #expect(try fixture.mainTree(1) == fixture.mainTree(2))
+    }
+
+    @Test(arguments: [2, 3])
+    func devicesConvergeAndNothingIsLost(devices count: Int) async throws {
+        let fixture = try Fixture(devices: count)
+        try fixture[1].save(doc("shared.txt"), content: text("base"))
+        try await fixture.syncAll(rounds: 1)
+        var saved: [String] = []
+        for (index, device) in fixture.devices.enumerated() {
+            let value = "edit by device \(index + 1)"
+            try device.save(doc("shared.txt"), content: text(value))
+            try device.save(doc("own\(index).txt"), content: text(value))
+            saved.append(value)
+        }
+        try await fixture.syncAll()
+        let trees = try (1...count).map { try fixture.mainTree($0) }
+        #expect(Set(trees).count == 1)
+        let conflictSets = try fixture.devices.map { try $0.conflicts() }
+        #expect(conflictSets.allSatisfy { $0 == conflictSets[0] })
+        #expect(conflictSets[0].first?.versionCount == count)
+        for device in fixture.devices {
+            let contents = try device.versions(of: doc("shared.txt")).compactMap { try string(device.content(of: doc("shared.txt"), version: $0.id)) }
+            for value in saved { #expect(contents.contains(value)) }
+        }
+    }
+
+    @Test func anUnreachableCloudIsReportedAndTheNextSyncSucceeds() async throws {
+        let fixture = try Fixture(devices: 1)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        let moved = fixture.cloud + ".away"
+        try FileManager.default.moveItem(atPath: fixture.cloud, toPath: moved)
+        await #expect { try await fixture[1].sync() } throws: { error in
+            guard case let ConcordError.offline(reason, waiting)? = error as? ConcordError else { return false }
+            return reason.contains("cannot reach the cloud") && waiting == 1
+        }
+        try FileManager.default.moveItem(atPath: moved, toPath: fixture.cloud)
+        let report = try await fixture[1].sync()
+        #expect(report.outcome == .pushed)
+    }
+
+    @Test func syncRefusesToOverwriteUnsavedEdits() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].save(doc("a.txt"), content: text("remote edit"))
+        try await fixture[1].sync()
+        try "unsaved local edit".write(toFile: fixture[2].root + "/a.txt", atomically: true, encoding: .utf8)
+        await #expect(throws: ConcordError.unsavedChanges(["a.txt"])) { try await fixture[2].sync() }
+        #expect(try String(contentsOfFile: fixture[2].root + "/a.txt", encoding: .utf8) == "unsaved local edit")
+        try fixture[2].save(doc("a.txt"))
+        try await fixture.syncAll()
+        #expect(try fixture[2].conflicts().map(\.document) == [doc("a.txt")])
+    }
+}
