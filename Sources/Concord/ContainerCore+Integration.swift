@@ -76,7 +76,7 @@ extension ContainerCore {
             let current = try currents[document] ?? currentVersion(of: document, at: local)
             if let current { versions.remove(current) }
             if versions.isEmpty {
-                updates.append(.remove(path: recordPath))
+                if try entry(recordPath, in: localSide.tree) != nil { updates.append(.remove(path: recordPath)) }
             } else {
                 let data = ConflictRecord(document: document, versions: versions).data
                 let blob = try ConcordError.wrap("cannot write a conflict record") { try repository.writeBlob(data) }

@@ -133,6 +133,9 @@ extension ContainerCore {
         for loser in survivors where loser.id != winner.id && loser.version.modified > winner.version.modified {
             warnings.append("\(winner.version.deviceName)'s version wins on its clock \(winner.version.clock) though \(loser.version.deviceName)'s wall-clock date is later (\(Self.format(loser.version.modified))): a clock is skewed")
         }
+        for contender in contenders where contender.version.clock.date.timeIntervalSince(contender.version.modified) > 60 {
+            warnings.append("\(contender.version.deviceName)'s version carries clock \(contender.version.clock) (\(Self.format(contender.version.clock.date))), later than its wall-clock date \(Self.format(contender.version.modified)): it follows a version from a device whose clock runs ahead")
+        }
         var why = "latest: \(winner.version.deviceName)'s version (clock \(winner.version.clock), \(Self.format(winner.version.modified)))"
         if survivors.count == 1, !dominated.isEmpty {
             why += " follows the others causally"

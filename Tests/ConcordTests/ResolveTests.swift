@@ -1,0 +1,175 @@
+import Concord
+import ConcordMerge
+import Foundation
+import Testing
+
+@Suite struct ResolveTests {
+    /// Two devices that diverged on `note.txt`, synced so both see the conflict.
+    func conflicted(_ one: String, _ two: String, base: String = "base\n", clock: (@Sendable (Int) -> @Sendable () -> Date)? = nil) async throws -> Fixture {
+        let fixture = try Fixture(devices: 2, clock: clock)
+        try fixture[1].save(doc("note.txt"), content: text(base))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].save(doc("note.txt"), content: text(one))
+        try fixture[2].save(doc("note.txt"), content: text(two))
+        try await fixture.syncAll()
+        try #require(fixture[1].conflicts().count == 1)
+        return fixture
+    }
+
+    @Test func resolvingOnOneDeviceClearsTheConflictEverywhereAndKeepsHistory() async throws {
+        let fixture = try await conflicted("one\n", "two\n")
+        let before = try fixture[1].unresolvedVersions(of: doc("note.txt"))
+        let report = try fixture[1].resolve(doc("note.txt"), using: .latest)
+        #expect(report.removed.count == 1)
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            #expect(try device.conflicts().isEmpty)
+            let versions = try device.unresolvedVersions(of: doc("note.txt"))
+            #expect(versions.count == 1)
+            #expect(try string(device.content(of: doc("note.txt"))) == string(fixture[1].content(of: doc("note.txt"))))
+            let history = try device.versions(of: doc("note.txt")).map(\.id)
+            for version in before { #expect(history.contains(version.id)) }
+        }
+    }
+
+    @Test func latestWinsByClockBetweenConcurrentVersions() async throws {
+        let fixture = try await conflicted("one\n", "two\n")
+        let versions = try fixture[1].unresolvedVersions(of: doc("note.txt"))
+        let latest = versions.max { ($0.clock, $0.deviceID, $0.id) < ($1.clock, $1.deviceID, $1.id) }!
+        let report = try fixture[1].resolve(doc("note.txt"), using: .latest, dryRun: true)
+        #expect(report.kept?.id == latest.id)
+        #expect(report.version == nil)
+        #expect(try fixture[1].conflicts().count == 1)
+    }
+
+    /// Device 1's wall clock runs three hours ahead. Device 2 saves after it has seen device 1's
+    /// version: causally later, device 2's version must win, whatever the dates say.
+    @Test func aClockRunningAheadDoesNotBeatAVersionSavedAfterIt() async throws {
+        let fixture = try Fixture(devices: 3, clock: SkewedClock.aheadByThreeHours(onDevice:))
+        try fixture[1].save(doc("note.txt"), content: text("base"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[3].setAirplaneMode(true)
+        try fixture[3].save(doc("note.txt"), content: text("offline edit on device 3"))
+        try fixture[1].save(doc("note.txt"), content: text("device 1, clock ahead"))
+        try await fixture[1].sync()
+        try await fixture[2].sync()
+        try fixture[2].save(doc("note.txt"), content: text("device 2, after seeing device 1"))
+        try await fixture[2].sync()
+        try fixture[3].setAirplaneMode(false)
+        try await fixture.syncAll()
+        let report = try fixture[3].resolve(doc("note.txt"), using: .latest)
+        #expect(report.kept?.deviceName == "device2")
+        #expect(try string(fixture[3].content(of: doc("note.txt"))) == "device 2, after seeing device 1")
+        #expect(!report.clockWarnings.isEmpty)
+    }
+
+    @Test func twoDifferentResolutionsMakeANewConflictOfTheResolutions() async throws {
+        let fixture = try await conflicted("one\n", "two\n")
+        try fixture[1].setAirplaneMode(true)
+        try fixture[2].setAirplaneMode(true)
+        try fixture[1].resolve(doc("note.txt"), using: .content(text("resolved on 1\n")))
+        try fixture[2].resolve(doc("note.txt"), using: .content(text("resolved on 2\n")))
+        try fixture[1].setAirplaneMode(false)
+        try fixture[2].setAirplaneMode(false)
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            let versions = try device.unresolvedVersions(of: doc("note.txt"))
+            #expect(versions.count == 2)
+            let contents = Set(try versions.map { try string(device.content(of: doc("note.txt"), version: $0.id)) })
+            #expect(contents == ["resolved on 1\n", "resolved on 2\n"])
+        }
+    }
+
+    @Test func twoIdenticalResolutionsAreNoNewConflict() async throws {
+        let fixture = try await conflicted("one\n", "two\n")
+        try fixture[1].setAirplaneMode(true)
+        try fixture[2].setAirplaneMode(true)
+        try fixture[1].resolve(doc("note.txt"), using: .latest)
+        try fixture[2].resolve(doc("note.txt"), using: .latest)
+        try fixture[1].setAirplaneMode(false)
+        try fixture[2].setAirplaneMode(false)
+        try await fixture.syncAll()
+        #expect(try fixture[1].conflicts().isEmpty)
+        #expect(try fixture[2].conflicts().isEmpty)
+        #expect(try fixture.mainTree(1) == fixture.mainTree(2))
+    }
+
+    @Test func aResolutionAndAConcurrentEditMakeANewConflict() async throws {
+        let fixture = try await conflicted("one\n", "two\n")
+        try fixture[2].setAirplaneMode(true)
+        try fixture[1].resolve(doc("note.txt"), using: .latest)
+        try await fixture[1].sync()
+        try fixture[2].save(doc("note.txt"), content: text("edited while in conflict\n"))
+        try fixture[2].setAirplaneMode(false)
+        try await fixture.syncAll()
+        let versions = try fixture[1].unresolvedVersions(of: doc("note.txt"))
+        #expect(versions.count == 2)
+        let contents = try versions.map { try string(fixture[1].content(of: doc("note.txt"), version: $0.id)) }
+        #expect(contents.contains("edited while in conflict\n"))
+    }
+
+    @Test func mergeKeepsEditsToDifferentParagraphs() async throws {
+        let base = "Title\n\nFirst paragraph.\n\nMiddle.\n\nLast paragraph.\n"
+        let fixture = try await conflicted(
+            base.replacingOccurrences(of: "First paragraph.", with: "First paragraph, edited on 1."),
+            base.replacingOccurrences(of: "Last paragraph.", with: "Last paragraph, edited on 2."), base: base)
+        let report = try fixture[2].resolve(doc("note.txt"), using: .merge(TextMergePolicy()))
+        #expect(report.policy == "text")
+        let merged = try string(fixture[2].content(of: doc("note.txt")))
+        #expect(merged?.contains("edited on 1") == true && merged?.contains("edited on 2") == true)
+        try await fixture.syncAll()
+        #expect(try fixture[1].conflicts().isEmpty)
+    }
+
+    @Test func anOverlappingMergeNeedsAPersonAndChangesNothing() async throws {
+        let fixture = try await conflicted("one\n", "two\n")
+        let before = try fixture.mainTree(1)
+        #expect { try fixture[1].resolve(doc("note.txt"), using: .merge(TextMergePolicy())) } throws: { error in
+            guard let error = error as? NeedsPersonError, case let .file(data)? = error.markedUp else { return false }
+            let marked = String(decoding: data, as: UTF8.self)
+            return marked.contains("<<<<<<< device") && marked.contains(">>>>>>> device")
+        }
+        #expect(try fixture.mainTree(1) == before)
+        #expect(try fixture[1].conflicts().count == 1)
+        try fixture[1].resolve(doc("note.txt"), using: .content(text("one and two\n")))
+        #expect(try fixture[1].conflicts().isEmpty)
+    }
+
+    @Test func editDeleteCanBeResolvedEitherWay() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].save(doc("a.txt"), content: text("edited"))
+        try fixture[2].remove(doc("a.txt"))
+        try await fixture.syncAll()
+        let deletion = try fixture[1].unresolvedVersions(of: doc("a.txt")).first { $0.isDeleted }!
+        let report = try fixture[1].resolve(doc("a.txt"), using: .keep(String(deletion.id.prefix(8))))
+        #expect(report.isDeletion)
+        #expect(!FileManager.default.fileExists(atPath: fixture[1].root + "/a.txt"))
+        try await fixture.syncAll()
+        #expect(try fixture[2].conflicts().isEmpty)
+        #expect(try fixture[2].documents().isEmpty)
+    }
+
+    @Test func badResolutionsAreClearErrorsThatChangeNothing() async throws {
+        let fixture = try await conflicted("one\n", "two\n")
+        try fixture[1].save(doc("other.txt"), content: text("x"))
+        let otherVersion = try fixture[1].versions(of: doc("other.txt"))[0].id
+        let oldVersion = try fixture[1].versions(of: doc("note.txt")).last!.id
+        let before = try fixture.mainTree(1)
+        #expect(throws: ConcordError.noSuchDocument("missing.txt")) { try fixture[1].resolve(doc("missing.txt"), using: .latest) }
+        #expect(throws: ConcordError.notInConflict("other.txt")) { try fixture[1].resolve(doc("other.txt"), using: .latest) }
+        #expect(throws: ConcordError.unknownVersion("ffffffff", document: "note.txt")) { try fixture[1].resolve(doc("note.txt"), using: .keep("ffffffff")) }
+        #expect(throws: ConcordError.unknownVersion(otherVersion, document: "note.txt")) { try fixture[1].resolve(doc("note.txt"), using: .keep(otherVersion)) }
+        #expect(throws: ConcordError.notAContestedVersion(oldVersion, document: "note.txt")) { try fixture[1].resolve(doc("note.txt"), using: .keep(oldVersion)) }
+        #expect(try fixture.mainTree(1) == before)
+    }
+}
+
+/// Wall clocks for the fixture's devices: device `onDevice` runs three hours ahead.
+enum SkewedClock {
+    @Sendable static func aheadByThreeHours(onDevice index: Int) -> @Sendable () -> Date {
+        if index == 1 { return { Date().addingTimeInterval(3 * 3600) } }
+        return { Date() }
+    }
+}
