@@ -8,6 +8,7 @@ public enum MergePolicies {
         TextMergePolicy(favor: .current),
         TextMergePolicy(favor: .other),
         TextMergePolicy(favor: .union),
+        UnionPolicy(),
     ]
 
     /// The names of ``all``.

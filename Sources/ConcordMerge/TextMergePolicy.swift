@@ -27,7 +27,8 @@ public struct TextMergePolicy: MergePolicy {
     public var name: String { favor == .none ? "text" : "text-\(favor.rawValue)" }
 
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
-        guard versions.count >= 2 else { return .merged(versions.first?.content ?? base) }
+        let versions = MergeInputs.canonical(versions)
+        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
         let baseData: Data?
         switch base {
         case nil: baseData = nil
