@@ -9,6 +9,8 @@ public enum MergePolicies {
         TextMergePolicy(favor: .other),
         TextMergePolicy(favor: .union),
         UnionPolicy(),
+        JSONMergePolicy(),
+        JSONMergePolicy(settlesConflictsByLatest: true),
     ]
 
     /// The names of ``all``.
