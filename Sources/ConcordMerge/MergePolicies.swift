@@ -11,6 +11,8 @@ public enum MergePolicies {
         UnionPolicy(),
         JSONMergePolicy(),
         JSONMergePolicy(settlesConflictsByLatest: true),
+        PackagePolicy(),
+        AutomaticPolicy(),
     ]
 
     /// The names of ``all``.
