@@ -53,14 +53,6 @@ public struct JSONMergePolicy: MergePolicy {
 
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         let versions = MergeInputs.canonical(versions)
-        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
-        guard let current = MergeInputs.current(of: versions) else { return .merged(base) }
-        if let deleted = versions.first(where: { $0.content == nil }) {
-            let editor = versions.first { $0.content != nil }?.deviceName ?? "another device"
-            return .needsPerson(
-                reason: "\(deleted.deviceName) deleted the document while \(editor) changed it",
-                markedUp: current.content)
-        }
         var baseValue: JSONValue?
         switch base {
         case nil: break
@@ -73,14 +65,25 @@ public struct JSONMergePolicy: MergePolicy {
         }
         var parsed: [Parsed] = []
         for version in versions {
-            guard case let .file(data)? = version.content else {
+            switch version.content {
+            case nil: continue
+            case .package?:
                 return .needsPerson(reason: "\(version.deviceName)'s version is a package, not JSON", markedUp: nil)
+            case let .file(data)?:
+                switch parse(data, owner: "\(version.deviceName)'s version") {
+                case let .success(source):
+                    parsed.append(Parsed(version: version, source: source, style: JSONStyle(detectingIn: source.bytes)))
+                case let .failure(problem): return needsPerson(problem.reason, base: base, versions: versions)
+                }
             }
-            switch parse(data, owner: "\(version.deviceName)'s version") {
-            case let .success(source):
-                parsed.append(Parsed(version: version, source: source, style: JSONStyle(detectingIn: source.bytes)))
-            case let .failure(problem): return needsPerson(problem.reason, base: base, versions: versions)
-            }
+        }
+        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
+        guard let current = MergeInputs.current(of: versions) else { return .merged(base) }
+        if let deleted = versions.first(where: { $0.content == nil }) {
+            let editor = versions.first { $0.content != nil }?.deviceName ?? "another device"
+            return .needsPerson(
+                reason: "\(deleted.deviceName) deleted the document while \(editor) changed it",
+                markedUp: current.content)
         }
         guard let currentIndex = parsed.firstIndex(where: { $0.version == current }) else { return .merged(base) }
         let first = parsed[currentIndex]

@@ -95,8 +95,8 @@ struct JSONMerger {
         let oursValues = Dictionary(ours, uniquingKeysWith: { first, _ in first })
         let theirsValues = Dictionary(theirs, uniquingKeysWith: { first, _ in first })
         let order = sortedKeys
-            ? JSONMerger.sortedOrder(ours: ours.map(\.0), theirs: theirs.map(\.0))
-            : JSONMerger.anchoredOrder(ours: ours.map(\.0), theirs: theirs.map(\.0))
+            ? JSONMerger.sortedOrder(ours: ours.map(\.0), theirs: theirs.map(\.0), oursFirst: oursFirst)
+            : JSONMerger.anchoredOrder(ours: ours.map(\.0), theirs: theirs.map(\.0), oursFirst: oursFirst)
         var entries: [(Key, JSONValue)] = []
         var conflicts: [Conflict] = []
         for key in order {
@@ -113,8 +113,10 @@ struct JSONMerger {
     }
 
     /// Our keys, then each key only theirs has right after the key before it on their side.
-    private static func anchoredOrder<Key: Hashable>(ours: [Key], theirs: [Key]) -> [Key] {
+    /// Where both sides added keys at the same place, the earlier version's come first.
+    private static func anchoredOrder<Key: Hashable>(ours: [Key], theirs: [Key], oursFirst: Bool) -> [Key] {
         let oursKeys = Set(ours)
+        let theirsKeys = Set(theirs)
         var runs: [Key?: [Key]] = [:]
         var anchor: Key?
         for key in theirs {
@@ -124,18 +126,33 @@ struct JSONMerger {
                 runs[anchor, default: []].append(key)
             }
         }
-        var order = runs[nil] ?? []
-        for key in ours {
-            order.append(key)
-            order.append(contentsOf: runs[key] ?? [])
+        var order: [Key] = []
+        var pending = runs[nil] ?? []
+        if !oursFirst {
+            order.append(contentsOf: pending)
+            pending = []
         }
+        for key in ours {
+            guard theirsKeys.contains(key) else {
+                order.append(key)
+                continue
+            }
+            order.append(contentsOf: pending)
+            order.append(key)
+            pending = runs[key] ?? []
+            if !oursFirst {
+                order.append(contentsOf: pending)
+                pending = []
+            }
+        }
+        order.append(contentsOf: pending)
         return order
     }
 
     /// Our keys, with each key only theirs has inserted at its sorted place (both lists sorted).
-    private static func sortedOrder<Key: Hashable>(ours: [Key], theirs: [Key]) -> [Key] {
+    private static func sortedOrder<Key: Hashable>(ours: [Key], theirs: [Key], oursFirst: Bool) -> [Key] {
         guard let ourStrings = ours as? [String], let theirStrings = theirs as? [String] else {
-            return anchoredOrder(ours: ours, theirs: theirs)
+            return anchoredOrder(ours: ours, theirs: theirs, oursFirst: oursFirst)
         }
         var merged = ourStrings
         let oursKeys = Set(ourStrings)

@@ -17,7 +17,6 @@ public struct UnionPolicy: MergePolicy {
 
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         let versions = MergeInputs.canonical(versions)
-        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
         let baseText: [UInt8]
         switch base {
         case nil: baseText = []
@@ -33,9 +32,7 @@ public struct UnionPolicy: MergePolicy {
         for version in versions {
             switch version.content {
             case nil:
-                return .needsPerson(
-                    reason: "\(version.deviceName) deleted the document while another device changed it",
-                    markedUp: MergeInputs.current(of: versions)?.content)
+                continue
             case .package?:
                 return .needsPerson(reason: "\(version.deviceName)'s version is a package, not text", markedUp: nil)
             case let .file(data)?:
@@ -44,6 +41,12 @@ public struct UnionPolicy: MergePolicy {
                 }
                 texts.append(Array(data))
             }
+        }
+        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
+        if let deleted = versions.first(where: { $0.content == nil }) {
+            return .needsPerson(
+                reason: "\(deleted.deviceName) deleted the document while another device changed it",
+                markedUp: MergeInputs.current(of: versions)?.content)
         }
         return .merged(.file(Data(UnionPolicy.union(base: baseText, versions: texts))))
     }
