@@ -8,6 +8,11 @@ public enum MergePolicies {
         TextMergePolicy(favor: .current),
         TextMergePolicy(favor: .other),
         TextMergePolicy(favor: .union),
+        UnionPolicy(),
+        JSONMergePolicy(),
+        JSONMergePolicy(settlesConflictsByLatest: true),
+        PackagePolicy(),
+        AutomaticPolicy(),
     ]
 
     /// The names of ``all``.

@@ -27,7 +27,7 @@ public struct TextMergePolicy: MergePolicy {
     public var name: String { favor == .none ? "text" : "text-\(favor.rawValue)" }
 
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
-        guard versions.count >= 2 else { return .merged(versions.first?.content ?? base) }
+        let versions = MergeInputs.canonical(versions)
         let baseData: Data?
         switch base {
         case nil: baseData = nil
@@ -41,7 +41,7 @@ public struct TextMergePolicy: MergePolicy {
         for version in versions {
             switch version.content {
             case nil:
-                return .needsPerson(reason: "\(version.deviceName) deleted the document while another device edited it", markedUp: nil)
+                continue
             case .package?:
                 return .needsPerson(reason: "\(version.deviceName)'s version is a package, not text", markedUp: nil)
             case let .file(data)?:
@@ -50,6 +50,12 @@ public struct TextMergePolicy: MergePolicy {
                 }
                 texts.append((version, data))
             }
+        }
+        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
+        if let deleted = versions.first(where: { $0.content == nil }) {
+            return .needsPerson(
+                reason: "\(deleted.deviceName) deleted the document while another device edited it",
+                markedUp: MergeInputs.current(of: versions)?.content)
         }
         var merged = texts[0].1
         var label = texts[0].0.deviceName

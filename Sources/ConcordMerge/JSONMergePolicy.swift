@@ -1,0 +1,193 @@
+import Foundation
+internal import Git
+
+/// A structural three-way merge of JSON documents.
+///
+/// Objects merge member by member, recursively, so changes to different members never conflict.
+/// Arrays whose elements are all objects carrying an id (the first of ``idKeys``, then `id`,
+/// `_id` and `uuid`, holding a string or number, unique in each array) merge element by element;
+/// other arrays merge when both sides only appended (the earlier version's new elements first,
+/// an element both appended once), and otherwise count as one value. A member or element changed
+/// on both sides to different values needs a person, or, with ``settlesConflictsByLatest``, takes
+/// the value of the latest version.
+///
+/// The output keeps the current version's member order (members another version added go to
+/// their sorted place when both sides keep their members sorted, else after the member before
+/// them) and its layout: indentation (spaces, tabs or none), spacing, line breaks; unchanged
+/// parts are copied byte for byte. Three or more versions merge by folding the others, in
+/// canonical order, into the current version.
+///
+/// When it needs a person, the marked-up content is the merged document with git-style conflict
+/// markers around each conflicting member or element (one side's lines, then the other's), every
+/// change that did merge already applied; for a document on one line, git's line merge of the
+/// texts; when a version is not valid JSON, git's line merge of the texts if they are UTF-8 text.
+/// A deletion racing an edit needs a person, with the current version as the marked-up content.
+public struct JSONMergePolicy: MergePolicy {
+    /// The member names tried first, before `id`, `_id` and `uuid`, to identify array elements.
+    public var idKeys: [String]
+    /// True to settle each conflicting member by latest-wins instead of asking a person.
+    public var settlesConflictsByLatest: Bool
+
+    /// Creates the policy.
+    /// - Parameters:
+    ///   - settlesConflictsByLatest: settle each conflicting member by latest-wins ("json-latest").
+    ///   - idKeys: member names that identify array elements, tried before `id`, `_id`, `uuid`.
+    public init(settlesConflictsByLatest: Bool = false, idKeys: [String] = []) {
+        self.settlesConflictsByLatest = settlesConflictsByLatest
+        self.idKeys = idKeys
+    }
+
+    public var name: String { settlesConflictsByLatest ? "json-latest" : "json" }
+
+    private var allIDKeys: [String] {
+        var keys = idKeys
+        for key in ["id", "_id", "uuid"] where !keys.contains(key) { keys.append(key) }
+        return keys
+    }
+
+    private struct Parsed {
+        var version: MergeVersion
+        var source: JSONWriter.Source
+        var style: JSONStyle
+    }
+
+    public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
+        let versions = MergeInputs.canonical(versions)
+        var baseValue: JSONValue?
+        switch base {
+        case nil: break
+        case .package?: return .needsPerson(reason: "the common ancestor is a package, not JSON", markedUp: nil)
+        case let .file(data)?:
+            switch parse(data, owner: "the common ancestor") {
+            case let .success(source): baseValue = source.syntax.value
+            case let .failure(problem): return needsPerson(problem.reason, base: base, versions: versions)
+            }
+        }
+        var parsed: [Parsed] = []
+        for version in versions {
+            switch version.content {
+            case nil: continue
+            case .package?:
+                return .needsPerson(reason: "\(version.deviceName)'s version is a package, not JSON", markedUp: nil)
+            case let .file(data)?:
+                switch parse(data, owner: "\(version.deviceName)'s version") {
+                case let .success(source):
+                    parsed.append(Parsed(version: version, source: source, style: JSONStyle(detectingIn: source.bytes)))
+                case let .failure(problem): return needsPerson(problem.reason, base: base, versions: versions)
+                }
+            }
+        }
+        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
+        guard let current = MergeInputs.current(of: versions) else { return .merged(base) }
+        if let deleted = versions.first(where: { $0.content == nil }) {
+            let editor = versions.first { $0.content != nil }?.deviceName ?? "another device"
+            return .needsPerson(
+                reason: "\(deleted.deviceName) deleted the document while \(editor) changed it",
+                markedUp: current.content)
+        }
+        guard let currentIndex = parsed.firstIndex(where: { $0.version == current }) else { return .merged(base) }
+        let first = parsed[currentIndex]
+        var merged = first.source.syntax.value
+        var latestFolded = currentIndex
+        for (index, other) in parsed.enumerated() where index != currentIndex {
+            let merger = JSONMerger(
+                idKeys: allIDKeys,
+                latestSide: settlesConflictsByLatest ? (index > latestFolded ? .theirs : .ours) : nil,
+                oursFirst: currentIndex < index)
+            let (value, conflicts) = merger.merge(base: baseValue, ours: merged, theirs: other.source.syntax.value)
+            latestFolded = max(latestFolded, index)
+            if !conflicts.isEmpty {
+                return needsPerson(
+                    value: value ?? merged, conflicts: conflicts, ours: merged, oursLabel: first.version.deviceName,
+                    other: other, parsed: parsed, currentIndex: currentIndex, base: base)
+            }
+            merged = value ?? merged
+        }
+        let output = write(merged, parsed: parsed, currentIndex: currentIndex, conflicts: [:], labels: ("", ""))
+        guard (try? JSONParser.parse(output)) != nil else {
+            return .needsPerson(reason: "the merged JSON did not parse (a bug in Concord)", markedUp: current.content)
+        }
+        return .merged(.file(Data(output)))
+    }
+
+    private struct Problem: Error {
+        var reason: String
+    }
+
+    private func parse(_ data: Data, owner: String) -> Result<JSONWriter.Source, Problem> {
+        let bytes = Array(data)
+        guard String(validating: bytes, as: UTF8.self) != nil, !bytes.contains(0) else {
+            return .failure(Problem(reason: "\(owner) is binary, not JSON text"))
+        }
+        do {
+            return .success(JSONWriter.Source(bytes: bytes, syntax: try JSONParser.parse(bytes)))
+        } catch {
+            return .failure(Problem(reason: "\(owner) is not valid JSON: \(error)"))
+        }
+    }
+
+    /// The merged value written like the current version: its bytes before and after the value
+    /// kept, unchanged parts copied from every version laid out the same way.
+    private func write(
+        _ value: JSONValue, parsed: [Parsed], currentIndex: Int,
+        conflicts: [JSONPath: JSONWriter.Conflict], labels: (String, String)
+    ) -> [UInt8] {
+        let current = parsed[currentIndex]
+        var sources = [current.source]
+        for (index, other) in parsed.enumerated() where index != currentIndex && other.style == current.style {
+            sources.append(other.source)
+        }
+        var writer = JSONWriter(style: current.style)
+        writer.idKeys = allIDKeys
+        writer.conflicts = conflicts
+        writer.oursLabel = labels.0
+        writer.theirsLabel = labels.1
+        writer.write(value, sources: sources)
+        let range = current.source.syntax.range
+        return Array(current.source.bytes[..<range.lowerBound]) + writer.output
+            + Array(current.source.bytes[range.upperBound...])
+    }
+
+    private func needsPerson(
+        value: JSONValue, conflicts: [JSONMerger.Conflict], ours: JSONValue, oursLabel: String,
+        other: Parsed, parsed: [Parsed], currentIndex: Int, base: DocumentContent?
+    ) -> MergeOutcome {
+        let paths = conflicts.map(\.path.description)
+        var reason = "both sides changed \(paths.prefix(5).joined(separator: ", "))"
+        if paths.count > 5 { reason += " and \(paths.count - 5) more" }
+        reason += " to different values"
+        let current = parsed[currentIndex]
+        let labels = (oursLabel, other.version.deviceName)
+        if conflicts.contains(where: { $0.path.components.isEmpty }) || current.style.indent == nil {
+            return .needsPerson(reason: reason, markedUp: textMarkup(
+                base: base, ours: current.source.bytes, theirs: other.source.bytes, labels: labels))
+        }
+        var table: [JSONPath: JSONWriter.Conflict] = [:]
+        for conflict in conflicts { table[conflict.path] = JSONWriter.Conflict(ours: conflict.ours, theirs: conflict.theirs) }
+        let marked = write(value, parsed: parsed, currentIndex: currentIndex, conflicts: table, labels: labels)
+        return .needsPerson(reason: reason, markedUp: .file(Data(marked)))
+    }
+
+    private func needsPerson(_ reason: String, base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
+        guard let current = MergeInputs.current(of: versions) else { return .needsPerson(reason: reason, markedUp: nil) }
+        guard let other = versions.last(where: { $0 != current }),
+              case let .file(ours)? = current.content, case let .file(theirs)? = other.content else {
+            return .needsPerson(reason: reason, markedUp: current.content)
+        }
+        return .needsPerson(reason: reason, markedUp: textMarkup(
+            base: base, ours: Array(ours), theirs: Array(theirs), labels: (current.deviceName, other.deviceName)))
+    }
+
+    /// Git's line merge of two texts, or the current text when either is not UTF-8 text.
+    private func textMarkup(base: DocumentContent?, ours: [UInt8], theirs: [UInt8], labels: (String, String)) -> DocumentContent {
+        let baseData = base?.fileData
+        let texts = [Data(ours), Data(theirs)] + (baseData.map { [$0] } ?? [])
+        guard texts.allSatisfy(TextMergePolicy.isText),
+              let result = try? MergeFile.merge(
+                base: baseData, ours: Data(ours), theirs: Data(theirs),
+                labels: .init(base: "base", ours: labels.0, theirs: labels.1)) else {
+            return .file(Data(ours))
+        }
+        return .file(result.content)
+    }
+}

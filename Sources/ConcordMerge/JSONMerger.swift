@@ -1,0 +1,198 @@
+/// The structural three-way merge of two JSON values against their common ancestor.
+///
+/// Objects merge member by member, recursively; arrays of objects that carry an id merge element
+/// by element; other arrays merge only when both sides appended; anything else changed on both
+/// sides to different values is a conflict, settled by `latestSide` when one is given.
+struct JSONMerger {
+    enum Side {
+        case ours
+        case theirs
+    }
+
+    /// A conflict at a path, relative to the value being merged.
+    struct Conflict {
+        var path: JSONPath
+        var ours: JSONValue?
+        var theirs: JSONValue?
+    }
+
+    /// Member names that identify the objects of an array, in order of preference.
+    var idKeys: [String]
+    /// The side whose value settles a conflict; nil to report conflicts.
+    var latestSide: Side?
+    /// True when ours comes before theirs in canonical order: its appended elements go first.
+    var oursFirst: Bool
+
+    /// The merged value (nil: absent) and the conflicts found. On a conflict that is not settled,
+    /// the value holds our side's value where we have one, else theirs.
+    func merge(base: JSONValue?, ours: JSONValue?, theirs: JSONValue?) -> (value: JSONValue?, conflicts: [Conflict]) {
+        if ours == theirs { return (ours, []) }
+        if base == ours { return (theirs, []) }
+        if base == theirs { return (ours, []) }
+        switch (ours, theirs) {
+        case let (.object(oursMembers)?, .object(theirsMembers)?):
+            var baseMembers: [JSONMember] = []
+            if case let .object(members)? = base { baseMembers = members }
+            let sorted = JSONMerger.isSorted(oursMembers.map(\.key)) && JSONMerger.isSorted(theirsMembers.map(\.key))
+            let (entries, conflicts) = mergeKeyed(
+                base: baseMembers.map { ($0.key, $0.value) },
+                ours: oursMembers.map { ($0.key, $0.value) },
+                theirs: theirsMembers.map { ($0.key, $0.value) },
+                sortedKeys: sorted
+            ) { key, _ in .key(key) }
+            return (.object(entries.map { JSONMember(key: $0.0, value: $0.1) }), conflicts)
+        case let (.array(oursElements)?, .array(theirsElements)?):
+            var baseElements: [JSONValue] = []
+            if case let .array(elements)? = base { baseElements = elements }
+            if let key = JSONMerger.idKey(in: [baseElements, oursElements, theirsElements], candidates: idKeys) {
+                func keyed(_ elements: [JSONValue]) -> [(JSONValue, JSONValue)] {
+                    elements.map { ($0[key] ?? .null, $0) }
+                }
+                let (entries, conflicts) = mergeKeyed(
+                    base: keyed(baseElements), ours: keyed(oursElements), theirs: keyed(theirsElements),
+                    sortedKeys: false
+                ) { _, index in .index(index) }
+                return (.array(entries.map(\.1)), conflicts)
+            }
+            if oursElements.starts(with: baseElements), theirsElements.starts(with: baseElements) {
+                let oursAdded = oursElements.dropFirst(baseElements.count)
+                let theirsAdded = theirsElements.dropFirst(baseElements.count)
+                let (first, second) = oursFirst ? (oursAdded, theirsAdded) : (theirsAdded, oursAdded)
+                var counts: [JSONValue: Int] = [:]
+                for element in first { counts[element, default: 0] += 1 }
+                var result = baseElements + first
+                for element in second {
+                    if let count = counts[element], count > 0 {
+                        counts[element] = count - 1
+                    } else {
+                        result.append(element)
+                    }
+                }
+                return (.array(result), [])
+            }
+            return conflict(ours: ours, theirs: theirs)
+        default:
+            return conflict(ours: ours, theirs: theirs)
+        }
+    }
+
+    private func conflict(ours: JSONValue?, theirs: JSONValue?) -> (value: JSONValue?, conflicts: [Conflict]) {
+        switch latestSide {
+        case .ours?: (ours, [])
+        case .theirs?: (theirs, [])
+        case nil: (ours ?? theirs, [Conflict(path: JSONPath(), ours: ours, theirs: theirs)])
+        }
+    }
+
+    /// Merges two keyed sequences (object members, or array elements by id). Our order is kept;
+    /// entries only theirs has go at their sorted place when every key list is sorted, else
+    /// right after the entry that precedes them on their side.
+    private func mergeKeyed<Key: Hashable>(
+        base: [(Key, JSONValue)], ours: [(Key, JSONValue)], theirs: [(Key, JSONValue)],
+        sortedKeys: Bool, component: (Key, Int) -> JSONPath.Component
+    ) -> (entries: [(Key, JSONValue)], conflicts: [Conflict]) {
+        let baseValues = Dictionary(base, uniquingKeysWith: { first, _ in first })
+        let oursValues = Dictionary(ours, uniquingKeysWith: { first, _ in first })
+        let theirsValues = Dictionary(theirs, uniquingKeysWith: { first, _ in first })
+        let order = sortedKeys
+            ? JSONMerger.sortedOrder(ours: ours.map(\.0), theirs: theirs.map(\.0), oursFirst: oursFirst)
+            : JSONMerger.anchoredOrder(ours: ours.map(\.0), theirs: theirs.map(\.0), oursFirst: oursFirst)
+        var entries: [(Key, JSONValue)] = []
+        var conflicts: [Conflict] = []
+        for key in order {
+            let (value, found) = merge(base: baseValues[key], ours: oursValues[key], theirs: theirsValues[key])
+            guard let value else { continue }
+            let prefix = JSONPath(components: [component(key, entries.count)])
+            for var conflict in found {
+                conflict.path = conflict.path.prefixed(by: prefix)
+                conflicts.append(conflict)
+            }
+            entries.append((key, value))
+        }
+        return (entries, conflicts)
+    }
+
+    /// Our keys, then each key only theirs has right after the key before it on their side.
+    /// Where both sides added keys at the same place, the earlier version's come first.
+    private static func anchoredOrder<Key: Hashable>(ours: [Key], theirs: [Key], oursFirst: Bool) -> [Key] {
+        let oursKeys = Set(ours)
+        let theirsKeys = Set(theirs)
+        var runs: [Key?: [Key]] = [:]
+        var anchor: Key?
+        for key in theirs {
+            if oursKeys.contains(key) {
+                anchor = key
+            } else {
+                runs[anchor, default: []].append(key)
+            }
+        }
+        var order: [Key] = []
+        var pending = runs[nil] ?? []
+        if !oursFirst {
+            order.append(contentsOf: pending)
+            pending = []
+        }
+        for key in ours {
+            guard theirsKeys.contains(key) else {
+                order.append(key)
+                continue
+            }
+            order.append(contentsOf: pending)
+            order.append(key)
+            pending = runs[key] ?? []
+            if !oursFirst {
+                order.append(contentsOf: pending)
+                pending = []
+            }
+        }
+        order.append(contentsOf: pending)
+        return order
+    }
+
+    /// Our keys, with each key only theirs has inserted at its sorted place (both lists sorted).
+    private static func sortedOrder<Key: Hashable>(ours: [Key], theirs: [Key], oursFirst: Bool) -> [Key] {
+        guard let ourStrings = ours as? [String], let theirStrings = theirs as? [String] else {
+            return anchoredOrder(ours: ours, theirs: theirs, oursFirst: oursFirst)
+        }
+        var merged = ourStrings
+        let oursKeys = Set(ourStrings)
+        for key in theirStrings where !oursKeys.contains(key) {
+            let position = merged.firstIndex { key.utf8.lexicographicallyPrecedes($0.utf8) } ?? merged.count
+            merged.insert(key, at: position)
+        }
+        return merged.compactMap { $0 as? Key }
+    }
+
+    private static func isSorted(_ keys: [String]) -> Bool {
+        zip(keys, keys.dropFirst()).allSatisfy { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The member that identifies the elements of every array given: each element an object with
+    /// that member holding a string or a number, unique within its array. Nil when none does.
+    static func idKey(in arrays: [[JSONValue]], candidates: [String]) -> String? {
+        guard arrays.contains(where: { !$0.isEmpty }) else { return nil }
+        candidateLoop: for key in candidates {
+            for array in arrays {
+                var seen: Set<JSONValue> = []
+                for element in array {
+                    switch element[key] {
+                    case let id? where id.isIdentifier:
+                        guard seen.insert(id).inserted else { continue candidateLoop }
+                    default: continue candidateLoop
+                    }
+                }
+            }
+            return key
+        }
+        return nil
+    }
+}
+
+extension JSONValue {
+    fileprivate var isIdentifier: Bool {
+        switch self {
+        case .string, .number: true
+        default: false
+        }
+    }
+}

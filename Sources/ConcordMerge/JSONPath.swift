@@ -1,0 +1,44 @@
+/// Where a value sits inside a JSON document: the member names and array indices leading to it.
+struct JSONPath: Hashable, Sendable, CustomStringConvertible {
+    enum Component: Hashable, Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    var components: [Component] = []
+
+    func appending(_ component: Component) -> JSONPath {
+        JSONPath(components: components + [component])
+    }
+
+    /// This path below `prefix`.
+    func prefixed(by prefix: JSONPath) -> JSONPath {
+        JSONPath(components: prefix.components + components)
+    }
+
+    func starts(with prefix: JSONPath) -> Bool {
+        components.starts(with: prefix.components)
+    }
+
+    /// The path as people write it in JavaScript: `$.scripts.test`, `$.files[2]`, `$["a b"]`.
+    var description: String {
+        var text = "$"
+        for component in components {
+            switch component {
+            case let .index(index): text += "[\(index)]"
+            case let .key(key):
+                let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
+                    $0.properties.isAlphabetic || $0 == "_" || $0 == "$" || ("0"..."9").contains($0)
+                } && !("0"..."9").contains(key.unicodeScalars.first ?? "0")
+                if plain {
+                    text += ".\(key)"
+                } else {
+                    var writer = JSONWriter(style: .standard)
+                    writer.write(.string(key), sources: [])
+                    text += "[\(String(decoding: writer.output, as: UTF8.self))]"
+                }
+            }
+        }
+        return text
+    }
+}

@@ -1,0 +1,75 @@
+/// A JSON value that keeps what a round trip should keep: the order of object members and the
+/// exact text of numbers.
+///
+/// Two values are equal when they mean the same JSON: objects compare member by member whatever
+/// their order, numbers compare by their text (`1` and `1.0` differ, as a person editing the file
+/// would see them differ).
+public enum JSONValue: Sendable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number, as written (for example `1.50` or `-2e10`).
+    case number(String)
+    /// A string, unescaped.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object: its members in order, each key once.
+    case object([JSONMember])
+
+    /// The member named `key` of an object; nil for other values or when there is none.
+    public subscript(key: String) -> JSONValue? {
+        guard case let .object(members) = self else { return nil }
+        return members.first { $0.key == key }?.value
+    }
+}
+
+/// One member of a JSON object.
+public struct JSONMember: Sendable, Hashable {
+    /// The member's name.
+    public var key: String
+    /// The member's value.
+    public var value: JSONValue
+
+    /// Creates a member.
+    public init(key: String, value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+extension JSONValue: Hashable {
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.number(a), .number(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.object(a), .object(b)): JSONValue.sameMembers(a, b)
+        default: false
+        }
+    }
+
+    private static func sameMembers(_ lhs: [JSONMember], _ rhs: [JSONMember]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        if lhs == rhs { return true }
+        var values: [String: JSONValue] = [:]
+        for member in lhs { values[member.key] = member.value }
+        return rhs.allSatisfy { values[$0.key] == $0.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case let .bool(value): hasher.combine(1); hasher.combine(value)
+        case let .number(text): hasher.combine(2); hasher.combine(text)
+        case let .string(text): hasher.combine(3); hasher.combine(text)
+        case let .array(elements): hasher.combine(4); hasher.combine(elements)
+        case let .object(members):
+            hasher.combine(5)
+            hasher.combine(members.reduce(0) { $0 &+ $1.hashValue })
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Merges package documents (folders handled as one document) file by file.
+///
+/// A file added, changed or removed by one version only is taken as that version has it; a file
+/// changed by several versions differently merges with the policy ``PolicyRules`` selects for
+/// its path (the package's path, a slash, the file's path inside the package). The package
+/// needs a person when one of its files does; the marked-up package then holds every merged
+/// file, and for each file that needs a person its marked-up content (the current version's
+/// file when the file's policy offers none).
+public struct PackagePolicy: MergePolicy {
+    /// The name that selects this policy.
+    public static let policyName = "package"
+
+    /// The rules that select each file's policy.
+    public var rules: PolicyRules
+    /// The package's path in the container; empty when unknown.
+    public var path: String
+
+    /// Creates the policy.
+    public init(rules: PolicyRules = PolicyRules(), path: String = "") {
+        self.rules = rules
+        self.path = path
+    }
+
+    public var name: String { PackagePolicy.policyName }
+
+    public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
+        let versions = MergeInputs.canonical(versions)
+        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
+        let current = MergeInputs.current(of: versions)
+        if let deleted = versions.first(where: { $0.content == nil }) {
+            return .needsPerson(
+                reason: "\(deleted.deviceName) deleted the package while another device changed it",
+                markedUp: current?.content)
+        }
+        var baseFiles: [String: Data] = [:]
+        switch base {
+        case nil: break
+        case let .package(files)?: baseFiles = files
+        case .file?: return .needsPerson(reason: "the common ancestor is a file, not a package", markedUp: nil)
+        }
+        var sides: [[String: Data]] = []
+        for version in versions {
+            guard case let .package(files)? = version.content else {
+                return .needsPerson(reason: "\(version.deviceName)'s version is a file, not a package", markedUp: nil)
+            }
+            sides.append(files)
+        }
+        var names = Set(baseFiles.keys)
+        for side in sides { names.formUnion(side.keys) }
+        var merged: [String: Data] = [:]
+        var markedUp: [String: Data] = [:]
+        var problems: [String] = []
+        for name in names.sorted() {
+            let componentBase = baseFiles[name].map { DocumentContent.file($0) }
+            let componentVersions = zip(versions, sides).map { version, files -> MergeVersion in
+                var component = version
+                component.content = files[name].map { DocumentContent.file($0) }
+                return component
+            }
+            let outcome = MergeInputs.trivialOutcome(base: componentBase, versions: componentVersions)
+                ?? rules.policy(for: path.isEmpty ? name : "\(path)/\(name)", versions: componentVersions)
+                    .merge(base: componentBase, versions: componentVersions)
+            switch outcome {
+            case let .merged(content):
+                if let data = content?.fileData {
+                    merged[name] = data
+                    markedUp[name] = data
+                }
+            case let .needsPerson(reason, marked):
+                problems.append("\(name): \(reason)")
+                let currentFile = componentVersions.first { $0.isCurrent }?.content?.fileData
+                if let data = marked?.fileData ?? currentFile { markedUp[name] = data }
+            }
+        }
+        if problems.isEmpty { return .merged(.package(merged)) }
+        return .needsPerson(reason: problems.joined(separator: "; "), markedUp: .package(markedUp))
+    }
+}

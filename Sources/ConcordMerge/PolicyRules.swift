@@ -1,0 +1,105 @@
+/// Which merge policy each document uses, from the text of a container's `.concord/policies`.
+///
+/// Each line is `PATTERN POLICY-NAME`; blank lines and lines starting with `#` are skipped. The
+/// patterns are ``GlobPattern``s, like `.gitattributes`; the first rule whose pattern matches
+/// the document's path wins. Without a matching rule, the defaults apply: a package merges
+/// component by component (`package`), `*.json` merges structurally (`json`), other UTF-8 text
+/// line by line (`text`), anything else keeps the latest version (`latest`).
+///
+/// ```
+/// # .concord/policies
+/// *.log           union
+/// settings/*.json json-latest
+/// *.sketch        latest
+/// ```
+///
+/// The policy name `auto` in a rule means "the defaults".
+public struct PolicyRules: Sendable {
+    /// One line of the file.
+    public struct Rule: Sendable, Hashable {
+        /// The pattern paths are matched against.
+        public var pattern: GlobPattern
+        /// The policy it selects (a name from ``MergePolicies/names``, or `auto`).
+        public var policyName: String
+        /// Its line number in the file, from 1.
+        public var line: Int
+
+        /// Creates a rule.
+        public init(pattern: GlobPattern, policyName: String, line: Int) {
+            self.pattern = pattern
+            self.policyName = policyName
+            self.line = line
+        }
+    }
+
+    /// A line of `.concord/policies` that cannot be used.
+    public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The line number, from 1.
+        public var line: Int
+        /// The line's text.
+        public var text: String
+        /// What is wrong with it.
+        public var message: String
+
+        public var description: String { ".concord/policies line \(line): \(message): \(text)" }
+    }
+
+    /// The rules, in the order they are tried.
+    public var rules: [Rule]
+
+    /// The name that selects the defaults in a rule.
+    public static let automaticName = "auto"
+
+    /// Rules that only apply the defaults.
+    public init() {
+        rules = []
+    }
+
+    /// Parses the text of a `.concord/policies` file.
+    /// - Throws: ``SyntaxError`` for a line that is not `PATTERN POLICY-NAME` or names an unknown policy.
+    public init(text: String) throws(SyntaxError) {
+        rules = []
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(rawLine)
+            if line.hasSuffix("\r") { line = line.dropLast() }
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let first = fields.first, !first.hasPrefix("#") else { continue }
+            let lineText = String(line)
+            guard fields.count == 2 else {
+                throw SyntaxError(line: index + 1, text: lineText, message: fields.count == 1
+                    ? "a pattern needs a policy name after it" : "expected PATTERN POLICY-NAME, found \(fields.count) fields")
+            }
+            let name = String(fields[1])
+            guard name == PolicyRules.automaticName || MergePolicies.named(name) != nil else {
+                let known = (MergePolicies.names + [PolicyRules.automaticName]).joined(separator: ", ")
+                throw SyntaxError(line: index + 1, text: lineText, message: "unknown policy \"\(name)\" (known: \(known))")
+            }
+            rules.append(Rule(pattern: GlobPattern(String(first)), policyName: name, line: index + 1))
+        }
+    }
+
+    /// The rule that selects the policy for `path`; nil when the defaults apply.
+    public func rule(for path: String) -> Rule? {
+        rules.first { $0.pattern.matches(path) }
+    }
+
+    /// The policy for the document at `path` (relative to the container root) whose versions are
+    /// `versions`: the first matching rule's, else the default for the versions' content.
+    public func policy(for path: String, versions: [MergeVersion]) -> any MergePolicy {
+        if let rule = rule(for: path), rule.policyName != PolicyRules.automaticName {
+            if rule.policyName == PackagePolicy.policyName { return PackagePolicy(rules: self, path: path) }
+            if let policy = MergePolicies.named(rule.policyName) { return policy }
+        }
+        return defaultPolicy(for: path, contents: versions.map(\.content))
+    }
+
+    /// The default policy for a document at `path` with these contents (nil: deleted).
+    public func defaultPolicy(for path: String, contents: [DocumentContent?]) -> any MergePolicy {
+        if contents.contains(where: { if case .package? = $0 { true } else { false } }) {
+            return PackagePolicy(rules: self, path: path)
+        }
+        if GlobPattern("*.json").matches(path) { return JSONMergePolicy() }
+        let allText = contents.allSatisfy { content in content?.fileData.map(TextMergePolicy.isText) ?? true }
+        return allText ? TextMergePolicy() : LatestWinsPolicy()
+    }
+}

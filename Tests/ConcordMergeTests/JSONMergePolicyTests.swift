@@ -1,0 +1,166 @@
+import ConcordMerge
+import Foundation
+import Testing
+
+struct JSONMergePolicyTests {
+    let policy = JSONMergePolicy()
+
+    @Test func differentMembersMergeKeepingLayout() {
+        let base = "{\n    \"name\": \"app\",\n    \"version\": \"1.0.0\",\n    \"private\": true\n}\n"
+        let mac = "{\n    \"name\": \"app\",\n    \"version\": \"1.1.0\",\n    \"private\": true\n}\n"
+        let ipad = "{\n    \"name\": \"app\",\n    \"version\": \"1.0.0\",\n    \"private\": false\n}\n"
+        let outcome = Fixtures.merge(policy, base: base, mac, ipad)
+        #expect(Fixtures.text(outcome) == "{\n    \"name\": \"app\",\n    \"version\": \"1.1.0\",\n    \"private\": false\n}\n")
+    }
+
+    @Test func addedDependenciesGoToTheirSortedPlace() {
+        let base = #"{"dependencies": {"b": "1", "d": "1"}}"#
+        let mac = #"{"dependencies": {"b": "1", "c": "2", "d": "1"}}"#
+        let ipad = #"{"dependencies": {"a": "3", "b": "1", "d": "1", "e": "4"}}"#
+        let outcome = Fixtures.merge(policy, base: base, mac, ipad)
+        #expect(Fixtures.text(outcome) == #"{"dependencies": {"a": "3", "b": "1", "c": "2", "d": "1", "e": "4"}}"#)
+    }
+
+    @Test func unsortedMembersFollowTheMemberBeforeThem() {
+        let base = "{\n\t\"z\": 1,\n\t\"a\": 2\n}"
+        let mac = "{\n\t\"z\": 1,\n\t\"a\": 2,\n\t\"m\": 3\n}"
+        let ipad = "{\n\t\"z\": 1,\n\t\"k\": {\"x\": [1, 2]},\n\t\"a\": 2\n}"
+        let outcome = Fixtures.merge(policy, base: base, mac, ipad)
+        #expect(Fixtures.text(outcome) == "{\n\t\"z\": 1,\n\t\"k\": {\"x\": [1, 2]},\n\t\"a\": 2,\n\t\"m\": 3\n}")
+    }
+
+    @Test func nestedChangesMerge() {
+        let base = #"{"a":{"x":1,"y":2},"b":[1]}"#
+        let mac = #"{"a":{"x":10,"y":2},"b":[1]}"#
+        let ipad = #"{"a":{"x":1,"y":2,"z":3},"b":[1]}"#
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, ipad)) == #"{"a":{"x":10,"y":2,"z":3},"b":[1]}"#)
+    }
+
+    @Test func memberRemovedOnOneSide() {
+        let base = #"{"a": 1, "b": 2, "c": 3}"#
+        let outcome = Fixtures.merge(policy, base: base, #"{"a": 1, "c": 3}"#, #"{"a": 1, "b": 2, "c": 4}"#)
+        #expect(Fixtures.text(outcome) == #"{"a": 1, "c": 4}"#)
+    }
+
+    @Test func arraysAppendedOnBothSidesKeepBoth() {
+        let base = #"{"log": ["a"]}"#
+        let outcome = Fixtures.merge(policy, base: base, #"{"log": ["a", "m"]}"#, #"{"log": ["a", "i", "m"]}"#)
+        #expect(Fixtures.text(outcome) == #"{"log": ["a", "m", "i"]}"#)
+    }
+
+    @Test func arraysOfIdentifiedObjectsMergeByElement() {
+        let base = #"{"items": [{"id": 1, "n": "a"}, {"id": 2, "n": "b"}, {"id": 3, "n": "c"}]}"#
+        let mac = #"{"items": [{"id": 1, "n": "A"}, {"id": 3, "n": "c"}]}"#
+        let ipad = #"{"items": [{"id": 1, "n": "a"}, {"id": 2, "n": "b"}, {"id": 4, "n": "d"}, {"id": 3, "n": "C"}]}"#
+        let outcome = Fixtures.merge(policy, base: base, mac, ipad)
+        #expect(Fixtures.text(outcome) == #"{"items": [{"id": 1, "n": "A"}, {"id": 4, "n": "d"}, {"id": 3, "n": "C"}]}"#)
+    }
+
+    @Test func configuredIdentifierKey() {
+        let policy = JSONMergePolicy(idKeys: ["name"])
+        let base = #"[{"name": "x", "v": 1}, {"name": "y", "v": 1}]"#
+        let outcome = Fixtures.merge(policy, base: base, #"[{"name": "x", "v": 2}, {"name": "y", "v": 1}]"#,
+                                     #"[{"name": "x", "v": 1}, {"name": "y", "v": 3}]"#)
+        #expect(Fixtures.text(outcome) == #"[{"name": "x", "v": 2}, {"name": "y", "v": 3}]"#)
+    }
+
+    @Test func otherArrayChangesConflict() {
+        let outcome = Fixtures.merge(policy, base: #"{"a": [1, 2]}"#, #"{"a": [2]}"#, #"{"a": [1, 2, 3]}"#)
+        guard case let .needsPerson(reason, _) = outcome else { Issue.record("merged"); return }
+        #expect(reason.contains("$.a"))
+    }
+
+    @Test func sameMemberChangedTwiceNeedsAPersonWithMarkers() {
+        let base = "{\n  \"v\": 1,\n  \"w\": 1,\n  \"x\": 1\n}\n"
+        let outcome = Fixtures.merge(policy, base: base, "{\n  \"v\": 2,\n  \"w\": 1,\n  \"x\": 1\n}\n",
+                                     "{\n  \"v\": 3,\n  \"w\": 1,\n  \"x\": 5\n}\n")
+        guard case let .needsPerson(reason, markedUp) = outcome else { Issue.record("merged"); return }
+        #expect(reason == "both sides changed $.v to different values")
+        let marked = markedUp?.fileData.map { String(decoding: $0, as: UTF8.self) }
+        #expect(marked == """
+            {
+            <<<<<<< mac
+              "v": 2,
+            =======
+              "v": 3,
+            >>>>>>> ipad
+              "w": 1,
+              "x": 5
+            }
+
+            """)
+    }
+
+    @Test func latestSettlesEachConflictingMember() {
+        let policy = JSONMergePolicy(settlesConflictsByLatest: true)
+        let base = #"{"v": 1, "w": 1}"#
+        let outcome = Fixtures.merge(policy, base: base, #"{"v": 2, "w": 7}"#, #"{"v": 3, "w": 1}"#)
+        #expect(Fixtures.text(outcome) == #"{"v": 3, "w": 7}"#)
+        let older = [
+            Fixtures.version(#"{"v": 2, "w": 7}"#, device: "mac", clock: 9, current: true),
+            Fixtures.version(#"{"v": 3, "w": 1}"#, device: "ipad", clock: 2),
+        ]
+        #expect(Fixtures.text(policy.merge(base: .file(Data(base.utf8)), versions: older)) == #"{"v": 2, "w": 7}"#)
+    }
+
+    @Test func unchangedPartsAreCopiedAsWritten() {
+        let base = "{\n  \"a\": [1,2,  3],\n  \"s\": \"\\u00e9\",\n  \"n\": 1.50\n}"
+        let mac = "{\n  \"a\": [1,2,  3],\n  \"s\": \"\\u00e9\",\n  \"n\": 1.50,\n  \"new\": \"\\t\"\n}"
+        let ipad = "{\n  \"a\": [1,2,  3],\n  \"s\": \"\\u00e9\",\n  \"n\": 2\n}"
+        let outcome = Fixtures.merge(policy, base: base, mac, ipad)
+        #expect(Fixtures.text(outcome) == "{\n  \"a\": [1,2,  3],\n  \"s\": \"\\u00e9\",\n  \"n\": 2,\n  \"new\": \"\\t\"\n}")
+    }
+
+    @Test func invalidJSONNeedsAPersonNamingTheProblem() {
+        let outcome = Fixtures.merge(policy, base: "{}", "{\"a\": 1}", "{\"a\": 1,\n \"b\": }")
+        guard case let .needsPerson(reason, _) = outcome else { Issue.record("merged"); return }
+        #expect(reason == "ipad's version is not valid JSON: line 2, column 7: expected a value, found '}'")
+    }
+
+    @Test func binaryNeedsAPerson() {
+        let versions = [
+            MergeVersion(content: .file(Data([0xFF, 0xFE, 0])), id: "1", deviceName: "mac", deviceID: "m", clock: .zero),
+            Fixtures.version("{}", device: "ipad", clock: 1),
+        ]
+        guard case let .needsPerson(reason, _) = policy.merge(base: .file(Data("[]".utf8)), versions: versions) else {
+            Issue.record("merged"); return
+        }
+        #expect(reason == "mac's version is binary, not JSON text")
+    }
+
+    @Test func duplicateMembersAreInvalid() {
+        #expect(throws: JSONParseError.self) { try JSONValue(parsing: Data(#"{"a":1,"a":2}"#.utf8)) }
+    }
+
+    @Test func deletionNeedsAPersonUnlessAllAgree() {
+        #expect(Fixtures.needsPerson(Fixtures.merge(policy, base: "{}", nil, #"{"a":1}"#)))
+        #expect(Fixtures.merge(policy, base: "{}", nil, "{}") == .merged(nil))
+        #expect(Fixtures.merge(policy, base: "{}", nil, nil) == .merged(nil))
+    }
+
+    @Test func threeVersionsFold() {
+        let base = #"{"a": 1, "b": 1, "c": 1}"#
+        let versions = [
+            Fixtures.version(#"{"a": 2, "b": 1, "c": 1}"#, device: "mac", clock: 1, current: true),
+            Fixtures.version(#"{"a": 1, "b": 2, "c": 1}"#, device: "ipad", clock: 2),
+            Fixtures.version(#"{"a": 1, "b": 1, "c": 2}"#, device: "phone", clock: 3),
+        ]
+        #expect(Fixtures.text(policy.merge(base: .file(Data(base.utf8)), versions: versions)) == #"{"a": 2, "b": 2, "c": 2}"#)
+    }
+
+    @Test func detectsStyles() {
+        #expect(JSONStyle(detectingIn: Array("{\n\t\"a\": 1\n}".utf8)).indent == "\t")
+        #expect(JSONStyle(detectingIn: Array("[\n    1,\n    2\n]".utf8)).indent == "    ")
+        let compact = JSONStyle(detectingIn: Array(#"{"a":1,"b":2}"#.utf8))
+        #expect(compact.indent == nil && compact.colon == ":" && compact.comma == ",")
+        #expect(JSONStyle(detectingIn: Array("{\r\n  \"a\" : 1\r\n}".utf8)).newline == "\r\n")
+    }
+
+    @Test func newValuesAreWrittenInTheCurrentStyle() {
+        let base = "{\n    \"a\": 1\n}"
+        let mac = "{\n    \"a\": 2\n}"
+        let ipad = "{\n  \"a\": 1,\n  \"b\": {\n    \"c\": [\n      true\n    ]\n  }\n}"
+        let outcome = Fixtures.merge(policy, base: base, mac, ipad)
+        #expect(Fixtures.text(outcome) == "{\n    \"a\": 2,\n    \"b\": {\n        \"c\": [\n            true\n        ]\n    }\n}")
+    }
+}

@@ -1,0 +1,80 @@
+import ConcordMerge
+import Foundation
+import Testing
+
+struct PolicyRulesTests {
+    @Test(arguments: [
+        ("*.json", "a.json", true), ("*.json", "dir/sub/a.json", true), ("*.json", "a.json5", false),
+        ("docs/*.md", "docs/a.md", true), ("docs/*.md", "docs/x/a.md", false), ("docs/*.md", "x/docs/a.md", false),
+        ("/docs/*.md", "docs/a.md", true), ("docs/**/*.md", "docs/a.md", true), ("docs/**/*.md", "docs/x/y/a.md", true),
+        ("**/logs/*.log", "logs/a.log", true), ("**/logs/*.log", "x/logs/a.log", true), ("logs/**", "logs/x/y", true),
+        ("logs/**", "other/x", false), ("?.txt", "a.txt", true), ("?.txt", "ab.txt", false), ("a\\*b", "a*b", true),
+        ("a\\*b", "axb", false), ("Notes.note", "x/Notes.note", true), ("*", "anything/at/all", true),
+    ])
+    func globs(pattern: String, path: String, matches: Bool) {
+        #expect(GlobPattern(pattern).matches(path) == matches)
+    }
+
+    @Test func firstMatchWins() throws {
+        let rules = try PolicyRules(text: """
+            # comment
+
+            *.log      union
+            special.json\tjson-latest
+            *.json     text
+            data/**    latest
+            """)
+        #expect(rules.policy(for: "a/b.log", versions: []).name == "union")
+        #expect(rules.policy(for: "special.json", versions: []).name == "json-latest")
+        #expect(rules.policy(for: "x/other.json", versions: []).name == "text")
+        #expect(rules.policy(for: "data/x.txt", versions: []).name == "latest")
+        #expect(rules.rules.map(\.line) == [3, 4, 5, 6])
+    }
+
+    @Test func defaults() {
+        let rules = PolicyRules()
+        let text = [Fixtures.version("hello\n", device: "mac", clock: 1)]
+        let binary = [MergeVersion(content: .file(Data([0, 255])), id: "1", deviceName: "d", deviceID: "d", clock: .zero)]
+        let package = [MergeVersion(content: .package([:]), id: "1", deviceName: "d", deviceID: "d", clock: .zero)]
+        #expect(rules.policy(for: "a.json", versions: text).name == "json")
+        #expect(rules.policy(for: "a.txt", versions: text).name == "text")
+        #expect(rules.policy(for: "a.png", versions: binary).name == "latest")
+        #expect(rules.policy(for: "a.note", versions: package).name == "package")
+        #expect(rules.policy(for: "a.txt", versions: [Fixtures.version(nil, device: "m", clock: 1)]).name == "text")
+    }
+
+    @Test func autoMeansDefaults() throws {
+        let rules = try PolicyRules(text: "*.json auto\n* latest\n")
+        #expect(rules.policy(for: "a.json", versions: []).name == "json")
+        #expect(rules.policy(for: "a.txt", versions: []).name == "latest")
+    }
+
+    @Test func unknownPolicyNamesTheLine() {
+        #expect {
+            try PolicyRules(text: "*.txt text\n*.json jsonn\n")
+        } throws: { error in
+            let error = error as? PolicyRules.SyntaxError
+            return error?.line == 2 && error?.description.contains("unknown policy \"jsonn\"") == true
+        }
+    }
+
+    @Test func malformedLineIsRefused() {
+        #expect(throws: PolicyRules.SyntaxError.self) { try PolicyRules(text: "*.txt\n") }
+        #expect(throws: PolicyRules.SyntaxError.self) { try PolicyRules(text: "*.txt text extra\n") }
+    }
+
+    @Test func everyPolicyIsNamedOnce() {
+        #expect(Set(MergePolicies.names).count == MergePolicies.names.count)
+        for name in ["latest", "current", "text", "text-current", "text-other", "text-union", "union", "json",
+                     "json-latest", "package", "auto"] {
+            #expect(MergePolicies.named(name)?.name == name)
+        }
+    }
+
+    @Test func automaticPolicyLooksAtContent() {
+        let json = Fixtures.pair(#"{"a": 2, "b": 1}"#, #"{"a": 1, "b": 2}"#)
+        #expect(Fixtures.text(AutomaticPolicy().merge(base: .file(Data(#"{"a": 1, "b": 1}"#.utf8)), versions: json))
+            == #"{"a": 2, "b": 2}"#)
+        #expect(AutomaticPolicy().chosen(base: nil, versions: Fixtures.pair("a", "b")).name == "text")
+    }
+}
