@@ -482,7 +482,7 @@ class Timeline:
         self.offline.clear()
         step_w = max(6, min(40, 1600 // max(1, self.x + 1)))
         left, top, lane_h = 110, 50, 46
-        width = left + (self.x + 2) * step_w + 20
+        width = max(left + (self.x + 2) * step_w + 20, 1180)
         height = top + lane_h * len(self.devices) + 60
         out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
                f'font-family="sans-serif" font-size="12">',
@@ -617,6 +617,7 @@ def scenario(args) -> int:
         say(None, f"cloud ready at {world.cloud.url}; devices iPhone and iPad joined")
         step()
         do_save(iphone, base, "first version")
+        step()
         do_sync(iphone)
         step()
         do_sync(ipad)
@@ -674,8 +675,15 @@ def scenario(args) -> int:
         for v in report["removed"]:
             print(f"           removed  {v['id'][:7]}  {v['device']}  {v['modified']}  (stays in the history)")
         timeline.add(iphone.index, "resolve", f"resolve: {report['explanation']}")
-        check(len(report["removed"]) == 1, "the resolution removed the one conflict version it no longer needs")
-        world.devices[0].saved.setdefault("note.txt", {})  # the resolution's content is checked below
+        removed = {v["id"] for v in report["removed"]}
+        conflict_ids = {v["id"] for v in versions if v["conflict"]}
+        if args.policy == "merge":
+            check(removed == {v["id"] for v in versions},
+                  "the merge replaced both versions: both were removed from the document's versions")
+        else:
+            check(removed == conflict_ids, "the resolution removed the conflict version it no longer needs")
+        after = world.versions(iphone, "note.txt")
+        check(len(after) == 1 and after[0]["current"], "iPhone: note.txt has one version left, the current one")
 
         step()
         do_sync(iphone)
