@@ -225,9 +225,16 @@ class World:
             env["CONCORD_CLOCK_OFFSET"] = f"{self.device_time(dev) - time.time():.3f}"
         if env_extra:
             env.update(env_extra)
-        p = subprocess.run(argv, input=stdin if stdin is not None else None,
-                           stdin=None if stdin is not None else subprocess.DEVNULL,
-                           capture_output=True, env=env, cwd=cwd or self.root, timeout=300)
+        for attempt in range(50):
+            try:
+                p = subprocess.run(argv, input=stdin if stdin is not None else None,
+                                   stdin=None if stdin is not None else subprocess.DEVNULL,
+                                   capture_output=True, env=env, cwd=cwd or self.root, timeout=300)
+                break
+            except OSError as error:  # the binary is being rewritten by a build: wait for it
+                if error.errno != 26 or attempt == 49:
+                    raise
+                time.sleep(0.2)
         self.calls += 1
         result = Result(argv, p.returncode, p.stdout, p.stderr.decode("utf-8", "replace"))
         who = dev.name if dev else "-"

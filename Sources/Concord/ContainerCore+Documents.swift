@@ -183,18 +183,19 @@ extension ContainerCore {
         let patterns = try packagePatterns(in: headTree)
         let inConflict = Set(try conflictRecords(in: headTree).map(\.document))
         let busy = ContainerLock.isHeld(gitDirectory: repository.gitDirectory)
+        let glob = pattern.map(GlobPattern.init)
         var result: [DocumentInfo] = []
         func visit(_ tree: OID, _ prefix: String) throws {
             let entries = try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: tree) }
             for entry in entries {
                 let path = prefix.isEmpty ? entry.name : "\(prefix)/\(entry.name)"
                 if path == ".concord" { continue }
-                let isPackage = entry.kind == .tree && patterns.contains { Glob.matches($0, entry.name) }
+                let isPackage = entry.kind == .tree && patterns.contains { GlobPattern($0).matches(entry.name) }
                 if entry.kind == .tree && !isPackage {
                     try visit(entry.id, path)
                     continue
                 }
-                if let pattern, !Glob.matches(pattern, path, pathname: true), !Glob.matches(pattern, entry.name) { continue }
+                if let glob, !glob.matches(path) { continue }
                 let document = DocumentPath(unchecked: path)
                 let state: DocumentState = inConflict.contains(document) ? .inConflict : (busy ? .editingDisabled : .normal)
                 result.append(DocumentInfo(path: document, isPackage: isPackage, state: state, contentID: entry.id.hex))

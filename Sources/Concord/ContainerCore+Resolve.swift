@@ -168,13 +168,19 @@ extension ContainerCore {
         }
     }
 
-    /// The policy for `--merge` without a name: text for UTF-8 files, latest-wins otherwise.
+    /// The policy for `--merge` without a name: the first matching line of the tracked
+    /// `.concord/policies`, else the defaults (JSON for `*.json`, text for UTF-8, latest-wins for binary).
     private func selectPolicy(for document: DocumentPath, versions: [MergeVersion], tree: OID?) throws -> any MergePolicy {
-        let allText = versions.allSatisfy { version in
-            guard case let .file(data)? = version.content else { return version.content == nil }
-            return TextMergePolicy.isText(data)
+        var rules = PolicyRules()
+        if let entry = try entry(Self.policiesFile, in: tree) {
+            let data = try ConcordError.wrap("cannot read \(Self.policiesFile)") { try repository.blob(entry.id) }
+            do {
+                rules = try PolicyRules(text: String(decoding: data, as: UTF8.self))
+            } catch {
+                throw ConcordError.failed("\(error)")
+            }
         }
-        return allText ? TextMergePolicy() : LatestWinsPolicy()
+        return rules.policy(for: document.value, versions: versions)
     }
 
     static func format(_ date: Date) -> String {

@@ -108,7 +108,7 @@ final class ContainerCore {
         if path == ".concord" || path.hasPrefix(".concord/") { return nil }
         let components = path.split(separator: "/")
         for index in components.indices {
-            if patterns.contains(where: { Glob.matches($0, String(components[index])) }) {
+            if patterns.contains(where: { GlobPattern($0).matches(String(components[index])) }) {
                 return (DocumentPath(unchecked: components[...index].joined(separator: "/")), true)
             }
         }
@@ -126,15 +126,3 @@ final class ContainerCore {
         return isPackage
     }
 }
-
-/// Shell-style glob matching (`*`, `?`, `[...]`), by the C library's fnmatch.
-enum Glob {
-    /// True when `name` matches `pattern`; with `pathname`, `*` does not cross `/`.
-    static func matches(_ pattern: String, _ name: String, pathname: Bool = false) -> Bool {
-        fnmatch(pattern, name, pathname ? FNM_PATHNAME : 0) == 0
-    }
-}
-
-#if canImport(Glibc)
-internal import Glibc
-#endif
