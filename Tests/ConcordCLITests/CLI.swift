@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// Runs the built `concord` binary as a user would.
+struct CLI {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The `concord` executable beside the test bundle.
+    static let binary: String = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("concord").path
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("concord").path
+    }()
+
+    let folder: String
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "concord-cli-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    }
+
+    func remove() { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// Runs `concord` with `arguments` in the fixture folder, with `input` on stdin (or /dev/null).
+    @discardableResult
+    func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        if let input {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            try process.run()
+            pipe.fileHandleForWriting.write(Data(input.utf8))
+            try pipe.fileHandleForWriting.close()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Runs and requires exit 0.
+    @discardableResult
+    func ok(_ arguments: [String], input: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let result = try run(arguments, input: input)
+        #expect(result.status == 0, "concord \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
+        return result.stdout
+    }
+
+    /// Parses a JSON array printed by `--json`.
+    func json(_ arguments: [String]) throws -> [[String: Any]] {
+        let output = try ok(arguments)
+        return (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    /// The tree id of a device's main.
+    func tree(_ device: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = ["-C", "\(folder)/\(device)", "rev-parse", "main^{tree}"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

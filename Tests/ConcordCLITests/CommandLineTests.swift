@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+
+@Suite struct CommandLineTests {
+    @Test func helpAndVersion() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let help = try cli.ok(["--help"])
+        for command in ["init", "clone", "save", "rm", "ls", "sync", "airplane", "conflicts", "versions", "show", "resolve", "log", "merge-file"] {
+            #expect(help.contains("  \(command) "), "help lists \(command)")
+        }
+        #expect(try cli.ok(["--version"]).trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
+        #expect(try cli.ok(["resolve", "--help"]).contains("--dry-run"))
+    }
+
+    @Test func badUsageExitsTwo() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        #expect(try cli.run(["versions"]).status == 2)
+        #expect(try cli.run(["resolve", "note.txt", "--latest", "--merge"]).status == 2)
+        #expect(try cli.run(["resolve", "--all", "--keep", "abc"]).status == 2)
+        #expect(try cli.run(["airplane", "sideways"]).status == 2)
+        #expect(try cli.run(["no-such-command"]).status == 2)
+    }
+
+    /// The seed scenario, driven through the binary, over a local-path cloud and over git daemon.
+    @Test(arguments: ["local", "git-daemon"])
+    func airplaneScenario(cloud kind: String) throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        var daemon: GitDaemon?
+        defer { daemon?.stop() }
+        var url = "cloud.git"
+        if kind == "git-daemon" {
+            let bare = Process()
+            bare.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+            bare.arguments = ["init", "--quiet", "--bare", "--initial-branch=main", "\(cli.folder)/cloud.git"]
+            try bare.run()
+            bare.waitUntilExit()
+            daemon = try GitDaemon(base: cli.folder)
+            url = daemon!.url("cloud.git")
+        }
+        try cli.ok(["init", "phone", "--device", "iPhone", "--remote", url])
+        try cli.ok(["clone", url, "tablet", "--device", "iPad"])
+        try cli.ok(["-C", "phone", "save", "note.txt"], input: "hello\n")
+        try cli.ok(["-C", "phone", "sync"])
+        try cli.ok(["-C", "tablet", "sync"])
+        try cli.ok(["-C", "phone", "airplane", "on"])
+        try cli.ok(["-C", "phone", "save", "note.txt"], input: "hello from the phone\n")
+        let offline = try cli.run(["-C", "phone", "sync"])
+        #expect(offline.status == 1)
+        #expect(offline.stderr.contains("offline (airplane mode)") && offline.stderr.contains("1 local version waits"))
+        try cli.ok(["-C", "tablet", "save", "note.txt"], input: "hello from the tablet\n")
+        try cli.ok(["-C", "tablet", "sync"])
+        try cli.ok(["-C", "phone", "airplane", "off"])
+        let report = try JSONSerialization.jsonObject(with: Data(try cli.ok(["-C", "phone", "sync", "--json"]).utf8)) as? [String: Any]
+        #expect(report?["newConflicts"] as? [String] == ["note.txt"])
+        try cli.ok(["-C", "tablet", "sync"])
+        for device in ["phone", "tablet"] {
+            let conflicts = try cli.json(["-C", device, "conflicts", "--json"])
+            #expect(conflicts.count == 1)
+            #expect(conflicts.first?["document"] as? String == "note.txt")
+            #expect(conflicts.first?["versions"] as? Int == 2)
+            let versions = try cli.json(["-C", device, "versions", "note.txt", "--json"])
+            #expect(versions.count == 2)
+            #expect(versions.first?["current"] as? Bool == true)
+            #expect(Set(versions.compactMap { $0["device"] as? String }) == ["iPhone", "iPad"])
+            #expect(versions.allSatisfy { $0["id"] is String && $0["modified"] is String && $0["deleted"] as? Bool == false })
+            for version in versions {
+                let content = try cli.ok(["-C", device, "show", "note.txt", "--version", version["id"] as! String])
+                #expect(["hello from the phone\n", "hello from the tablet\n"].contains(content))
+            }
+        }
+        #expect(try cli.tree("phone") == cli.tree("tablet"))
+        let resolved = try cli.ok(["-C", "tablet", "resolve", "note.txt", "--latest"])
+        #expect(resolved.contains("kept") && resolved.contains("removed"))
+        try cli.ok(["-C", "tablet", "sync"])
+        try cli.ok(["-C", "phone", "sync"])
+        #expect(try cli.json(["-C", "phone", "conflicts", "--json"]).isEmpty)
+        #expect(try cli.json(["-C", "phone", "versions", "note.txt", "--json"]).count == 1)
+        let history = try cli.ok(["-C", "phone", "log", "note.txt"])
+        #expect(history.split(separator: "\n").count == 4)
+        #expect(try cli.tree("phone") == cli.tree("tablet"))
+    }
+
+    @Test func mergeThatNeedsAPersonExitsThreeThenFileFinishes() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+        try cli.ok(["-C", "a", "save", "n.txt"], input: "line\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "a", "save", "n.txt"], input: "line from A\n")
+        try cli.ok(["-C", "b", "save", "n.txt"], input: "line from B\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        let before = try cli.tree("b")
+        let merge = try cli.run(["-C", "b", "resolve", "n.txt", "--merge", "--output", "marked.txt"])
+        #expect(merge.status == 3)
+        #expect(try cli.tree("b") == before)
+        let marked = try String(contentsOfFile: "\(cli.folder)/b/marked.txt", encoding: .utf8)
+        #expect(marked.contains("<<<<<<< ") && marked.contains(">>>>>>> ") && marked.contains("A") && marked.contains("B"))
+        try cli.ok(["-C", "b", "resolve", "n.txt", "--file", "marked.txt"])
+        #expect(try cli.json(["-C", "b", "conflicts", "--json"]).isEmpty)
+    }
+
+    /// Each refusal: exit 1, one line on stderr, and main unchanged.
+    @Test func badInputIsOneLineAndChangesNothing() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "dev", "--device", "D", "--remote", "cloud.git"])
+        try cli.ok(["-C", "dev", "save", "a.txt"], input: "a\n")
+        let before = try cli.tree("dev")
+        let cases: [[String]] = [
+            ["-C", "dev", "save", "/etc/passwd", "--file", "dev/a.txt"],
+            ["-C", "dev", "save", "../escape.txt", "--file", "dev/a.txt"],
+            ["-C", "dev", "save", ".git/config", "--file", "dev/a.txt"],
+            ["-C", "dev", "save", ".concord/conflicts/x", "--file", "dev/a.txt"],
+            ["-C", "dev", "save", "absent.txt"],
+            ["-C", "dev", "save", "b.txt", "--file", "no-such-file"],
+            ["-C", "dev", "show", "a.txt", "--version", "0123456789abcdef0123456789abcdef01234567"],
+            ["-C", "dev", "show", "missing.txt"],
+            ["-C", "dev", "rm", "missing.txt"],
+            ["-C", "dev", "resolve", "a.txt", "--latest"],
+            ["-C", "dev", "resolve", "missing.txt", "--latest"],
+            ["-C", "dev", "resolve", "a.txt", "--merge", "--policy", "no-such-policy"],
+            ["-C", cli.folder, "ls"],
+            ["clone", "git://127.0.0.1:9/nothing.git", "dev2"],
+        ]
+        for arguments in cases {
+            let result = try cli.run(arguments)
+            #expect(result.status == 1, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("concord: ") && result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
+            #expect(try cli.tree("dev") == before)
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/dev2"))
+    }
+
+    @Test func aDocumentPathThatIsNotUTF8IsRefused() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "dev", "--device", "D"])
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "\"$0\" -C dev save \"$(printf 'bad\\377name')\" </dev/null 2>err.txt", CLI.binary]
+        shell.currentDirectoryURL = URL(fileURLWithPath: cli.folder)
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 1)
+        let message = try String(contentsOfFile: "\(cli.folder)/err.txt", encoding: .utf8)
+        #expect(message.contains("not valid UTF-8"))
+    }
+
+    @Test func initRefusesACloudThatAlreadyHoldsAContainer() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "one", "--remote", "cloud.git"])
+        let second = try cli.run(["init", "two", "--remote", "cloud.git"])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("concord clone"))
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/two"))
+    }
+}
