@@ -60,6 +60,7 @@ public struct JSONStyle: Sendable, Hashable {
             }
         }
         if !indentFound { indent = nil }
+        if !sawComma { comma = colon == ": " ? ", " : "," }
         if indent != nil { comma = "," }
     }
 }

@@ -1,0 +1,80 @@
+import ArgumentParser
+import ConcordMerge
+import Foundation
+
+/// `concord merge-file`: merges three versions of a file with a Concord policy, with the exit
+/// status of a git merge driver.
+struct MergeFileCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge-file",
+        abstract: "Merge three versions of a file with a Concord policy (usable as a git merge driver).",
+        discussion: """
+            Writes the result into CURRENT. Exits 0 when merged, 1 when a person must finish the \
+            merge (CURRENT then holds conflict markers, as git merge-file writes them), 2 on bad usage \
+            or when a file cannot be read or written. An empty BASE means no common ancestor. With \
+            latest-wins (`latest`, `json-latest`), OTHER counts as the later version.
+
+            As a git merge driver:
+              git config merge.concord-json.driver 'concord merge-file --policy json --path %P %O %A %B'
+              echo '*.json merge=concord-json' >> .gitattributes
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The merge policy (default: chosen from the file's name and content).", valueName: "name"))
+    var policy: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The document's path, to choose the default policy (git: %P; default: CURRENT).", valueName: "path"))
+    var path: String?
+
+    @Option(name: .long, help: "The name conflict markers give the current version.")
+    var currentLabel = "current"
+
+    @Option(name: .long, help: "The name conflict markers give the other version.")
+    var otherLabel = "other"
+
+    @Argument(help: "The common ancestor's content.")
+    var base: String
+
+    @Argument(help: "The current version's content, replaced by the result.")
+    var current: String
+
+    @Argument(help: "The other version's content.")
+    var other: String
+
+    func validate() throws {
+        if let policy, MergePolicies.named(policy) == nil {
+            throw ValidationError("unknown policy \"\(policy)\" (known: \(MergePolicies.names.joined(separator: ", ")))")
+        }
+    }
+
+    func run() throws {
+        let contents: [Data]
+        do {
+            contents = try [base, current, other].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        } catch {
+            FileHandle.standardError.write(Data("concord merge-file: \(error.localizedDescription)\n".utf8))
+            throw ExitCode(2)
+        }
+        let merge = FileMerge(policy: selectedPolicy(current: contents[1], other: contents[2]),
+                              currentLabel: currentLabel, otherLabel: otherLabel)
+        let result = merge.merge(base: contents[0], current: contents[1], other: contents[2])
+        do {
+            try result.content.write(to: URL(fileURLWithPath: current))
+        } catch {
+            FileHandle.standardError.write(Data("concord merge-file: cannot write \(current): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(2)
+        }
+        if let reason = result.reason {
+            FileHandle.standardError.write(Data("concord merge-file: \(path ?? current): \(reason)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    private func selectedPolicy(current: Data, other: Data) -> any MergePolicy {
+        if let policy, let named = MergePolicies.named(policy) { return named }
+        let versions = FileMerge(policy: LatestWinsPolicy()).versions(current: current, other: other)
+        return PolicyRules().policy(for: path ?? self.current, versions: versions)
+    }
+}
