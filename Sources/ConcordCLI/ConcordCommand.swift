@@ -19,7 +19,7 @@ public struct ConcordCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, CloneCommand.self, SaveCommand.self, RemoveCommand.self, ListCommand.self,
             SyncCommand.self, AirplaneCommand.self, ConflictsCommand.self, VersionsCommand.self,
-            ShowCommand.self, ResolveCommand.self, LogCommand.self,
+            ShowCommand.self, ResolveCommand.self, LogCommand.self, MergeFileCommand.self,
         ]
     )
 
