@@ -66,3 +66,12 @@ extension Container {
         return try withCore { try $0.sync(progress: progress) }
     }
 }
+
+extension Container {
+    /// Saves every document added, changed or removed in the work tree, in one commit (see
+    /// `SaveAllResult`). Symbolic links and invalid names are skipped and reported, never followed.
+    @discardableResult
+    public func saveAll() throws -> SaveAllResult {
+        try withCore { try $0.saveAll() }
+    }
+}

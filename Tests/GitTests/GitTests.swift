@@ -1,1 +1,74 @@
+import Foundation
+import Git
 import Testing
+
+@Suite struct GitTests {
+    let folder = NSTemporaryDirectory() + "concord-git-" + UUID().uuidString
+
+    @Test func oidRoundTripsThroughHex() throws {
+        let hex = "0123456789abcdef0123456789abcdef01234567"
+        #expect(OID(hex: hex)?.hex == hex)
+        #expect(OID(hex: hex)?.short == "0123456")
+        #expect(OID(hex: "xyz") == nil)
+        #expect(OID(hex: String(repeating: "g", count: 40)) == nil)
+    }
+
+    @Test func failuresBecomeGitErrorsNamingTheCall() throws {
+        #expect { try Repository.open(at: folder + "/absent") } throws: { error in
+            guard let error = error as? GitError else { return false }
+            return error.function == "git_repository_open_ext" && error.isNotFound && !error.message.isEmpty
+        }
+    }
+
+    @Test func blobsTreesAndCommitsWithoutAWorkTree() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: true)
+        let blob = try repository.writeBlob(Data("hello\n".utf8))
+        #expect(blob == (try Repository.blobID(of: Data("hello\n".utf8))))
+        #expect(try repository.blob(blob) == Data("hello\n".utf8))
+        let tree = try repository.updateTree(nil, [
+            .upsert(path: "a/b/c.txt", id: blob, mode: TreeEntry.fileMode),
+            .upsert(path: "d.txt", id: blob, mode: TreeEntry.fileMode),
+        ])
+        #expect(try repository.entry(at: "a/b/c.txt", in: tree)?.id == blob)
+        #expect(try repository.entry(at: "nope", in: tree) == nil)
+        let pruned = try repository.updateTree(tree, [.remove(path: "a/b/c.txt")])
+        #expect(try repository.entries(ofTree: pruned).map(\.name) == ["d.txt"])
+        let changes = try repository.diff(tree, pruned)
+        #expect(changes.map(\.path) == ["a/b/c.txt"] && changes[0].new == nil)
+        let signature = Signature(name: "t", email: "t@example.invalid", time: Date(timeIntervalSince1970: 1_700_000_000))
+        let first = try repository.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "one\n", updateReference: "refs/heads/main")
+        let second = try repository.createCommit(tree: pruned, parents: [first], author: signature, committer: signature, message: "two\n", updateReference: "refs/heads/main")
+        #expect(try repository.resolve("refs/heads/main") == second)
+        #expect(try repository.commit(second).parents == [first])
+        #expect(try repository.isDescendant(second, of: first))
+        #expect(try repository.mergeBase(first, second) == first)
+        // The reference moved on: a commit whose first parent is not the tip is refused.
+        #expect { try repository.createCommit(tree: tree, parents: [first], author: signature, committer: signature, message: "stale\n", updateReference: "refs/heads/main") } throws: { error in
+            (error as? GitError)?.function == "git_commit_create"
+        }
+        #expect(throws: GitError.self) { try repository.setReference("refs/heads/main", to: first, expected: first, message: "cas") }
+    }
+
+    @Test func mergeFileMergesSeparateEditsAndMarksOverlaps() throws {
+        let base = Data("a\nb\nc\nd\ne\n".utf8)
+        let clean = try MergeFile.merge(base: base, ours: Data("A\nb\nc\nd\ne\n".utf8), theirs: Data("a\nb\nc\nd\nE\n".utf8))
+        #expect(clean.automergeable && clean.content == Data("A\nb\nc\nd\nE\n".utf8))
+        let overlap = try MergeFile.merge(base: base, ours: Data("X\nb\nc\nd\ne\n".utf8), theirs: Data("Y\nb\nc\nd\ne\n".utf8),
+                                          labels: .init(ours: "iPhone", theirs: "iPad"))
+        #expect(!overlap.automergeable)
+        let text = String(decoding: overlap.content, as: UTF8.self)
+        #expect(text.contains("<<<<<<< iPhone") && text.contains(">>>>>>> iPad"))
+    }
+
+    @Test func configIsTheRepositorysOwn() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: false)
+        #expect(try repository.config("concord.deviceId") == nil)
+        try repository.setConfig("concord.deviceId", "abc")
+        #expect(try repository.config("concord.deviceId") == "abc")
+        try repository.setConfig("concord.deviceId", nil)
+        #expect(try repository.config("concord.deviceId") == nil)
+        #expect(try repository.config("user.name") == nil, "the user's global configuration is ignored")
+    }
+}

@@ -8,7 +8,8 @@ struct SaveCommand: AsyncParsableCommand {
         commandName: "save",
         abstract: "Save a version of a document.",
         discussion: """
-            The content comes from --file SRC ('-' for standard input), else from standard input when it \
+            With --all, every document added, changed or removed in the work tree is saved in one \
+            commit (atomic, and an import of a large folder stays one commit). Otherwise the content comes from --file SRC ('-' for standard input), else from standard input when it \
             is a pipe or a file, else from the document's file in the work tree. The version is one \
             commit that changes only that document.
             """
@@ -17,14 +18,26 @@ struct SaveCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The document's path, relative to the container root.")
-    var document: String
+    var document: String?
+
+    @Flag(help: "Save every document added, changed or removed in the work tree, in one commit.")
+    var all = false
 
     @Option(help: ArgumentHelp("Read the content from SRC ('-' for standard input).", valueName: "SRC"))
     var file: String?
 
+    func validate() throws {
+        if all {
+            guard document == nil, file == nil else { throw ValidationError("--all saves the whole work tree: give no document and no --file") }
+        } else if document == nil {
+            throw ValidationError("give the document to save, or --all")
+        }
+    }
+
     func run() async throws {
         try await Output.guarding {
-            let path = try Output.document(document)
+            if all { return try saveAll() }
+            let path = try Output.document(document!)
             let container = try global.openContainer()
             let result: SaveResult
             if let file {
@@ -40,6 +53,18 @@ struct SaveCommand: AsyncParsableCommand {
                 print("\(path) is unchanged")
             }
         }
+    }
+
+    private func saveAll() throws {
+        let container = try global.openContainer()
+        let result = try container.saveAll()
+        for skipped in result.skipped { Output.printError("concord: skipped \(skipped.path): \(skipped.reason)") }
+        guard let version = result.version else {
+            print("Nothing to save")
+            return
+        }
+        let count = result.added.count + result.changed.count + result.removed.count
+        print("Saved \(count) document\(count == 1 ? "" : "s") in one version \(version.prefix(7)) on \(container.device.name): \(result.added.count) added, \(result.changed.count) changed, \(result.removed.count) removed")
     }
 
     /// True when standard input is a pipe or a regular file (not a terminal, not /dev/null).

@@ -1,0 +1,88 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+/// `save --all`: every document added, changed or removed in the work tree, saved together.
+///
+/// One commit for all of them, not one per document: the batch is atomic (an interrupted save
+/// leaves all or nothing), an import of a large folder stays one commit, and each document
+/// still gets a version (the commit changes its content).
+extension ContainerCore {
+    func saveAll() throws -> SaveAllResult {
+        try writing {
+            let head = try head()
+            let headTree = try tree(of: head)
+            let patterns = try packagePatterns(in: headTree)
+            var scan = Scan()
+            try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true)
+            var result = SaveAllResult(version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
+                                       removed: scan.removed.sorted(), skipped: scan.skipped.sorted { $0.path < $1.path })
+            guard !scan.updates.isEmpty else { return result }
+            let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, scan.updates) }
+            let count = scan.added.count + scan.changed.count + scan.removed.count
+            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())
+            result.version = id.hex
+            return result
+        }
+    }
+
+    private struct Scan {
+        var updates: [TreeUpdate] = []
+        var added: [DocumentPath] = []
+        var changed: [DocumentPath] = []
+        var removed: [DocumentPath] = []
+        var skipped: [SaveAllResult.Skipped] = []
+    }
+
+    private func scanFolder(_ folder: String, tree: OID?, patterns: [String], scan: inout Scan, isRoot: Bool = false) throws {
+        let entries = try tree.map { id in try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: id) } } ?? []
+        var inTree = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: workTree.absolute(folder).replacingOccurrences(of: "//", with: "/"))) ?? []
+        for name in names.sorted() {
+            if name.hasPrefix(".concord-tmp-") { continue }
+            if isRoot && (name == ".git" || name == ".concord") {
+                inTree[name] = nil
+                continue
+            }
+            let path = folder.isEmpty ? name : "\(folder)/\(name)"
+            guard let document = try? DocumentPath(path) else {
+                scan.skipped.append(.init(path: path.debugDescription, reason: "not a valid document name (not UTF-8, or a control character)"))
+                inTree[name] = nil
+                continue
+            }
+            let old = inTree.removeValue(forKey: name)
+            let isPackage = patterns.contains { GlobPattern($0).matches(name) }
+            switch workTree.kind(path) {
+            case .directory where !isPackage:
+                try scanFolder(path, tree: old?.kind == .tree ? old?.id : nil, patterns: patterns, scan: &scan)
+                if let old, old.kind != .tree { scan.updates.append(.remove(path: path)); scan.removed.append(document) }
+            case .directory, .file:
+                let entry: TreeEntry?
+                do {
+                    entry = try entryFromWorkTree(document, isPackage: isPackage)
+                } catch let error as ConcordError {
+                    scan.skipped.append(.init(path: path, reason: error.description))
+                    continue
+                }
+                guard let entry else { continue }
+                if old?.id == entry.id && old?.mode == entry.mode { continue }
+                if let old, old.kind == .tree, !isPackage { scan.updates.append(.remove(path: path)) }
+                scan.updates.append(.upsert(path: path, id: entry.id, mode: entry.mode))
+                if old == nil { scan.added.append(document) } else { scan.changed.append(document) }
+            case .symlink:
+                scan.skipped.append(.init(path: path, reason: "a symbolic link; links are never followed"))
+            case .other, .missing:
+                scan.skipped.append(.init(path: path, reason: "not a regular file"))
+            }
+        }
+        for (name, entry) in inTree {
+            let path = folder.isEmpty ? name : "\(folder)/\(name)"
+            scan.updates.append(.remove(path: path))
+            if entry.kind == .tree, !patterns.contains(where: { GlobPattern($0).matches(name) }) {
+                try visitFiles(tree: entry.id, prefix: path) { file, _ in scan.removed.append(DocumentPath(unchecked: file)) }
+            } else {
+                scan.removed.append(DocumentPath(unchecked: path))
+            }
+        }
+    }
+}
