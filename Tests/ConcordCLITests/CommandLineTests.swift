@@ -125,6 +125,7 @@ import Testing
             ["-C", "dev", "resolve", "a.txt", "--latest"],
             ["-C", "dev", "resolve", "missing.txt", "--latest"],
             ["-C", "dev", "resolve", "a.txt", "--merge", "--policy", "no-such-policy"],
+            ["-C", "dev", "resolve", "a.txt", "--file", "no-such-file"],
             ["-C", cli.folder, "ls"],
             ["clone", "git://127.0.0.1:9/nothing.git", "dev2"],
         ]
@@ -160,5 +161,32 @@ import Testing
         #expect(second.status == 1)
         #expect(second.stderr.contains("concord clone"))
         #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/two"))
+    }
+
+    /// Several processes saving in one container at once: the lock serialises them, every save lands.
+    @Test func concurrentWritersNeverLoseASave() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "dev", "--device", "D"])
+        let processes = try (0..<6).map { index -> Process in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CLI.binary)
+            process.arguments = ["-C", "\(cli.folder)/dev", "save", "doc\(index).txt", "--file", "-"]
+            let pipe = Pipe()
+            process.standardInput = pipe
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            pipe.fileHandleForWriting.write(Data("content \(index)\n".utf8))
+            try pipe.fileHandleForWriting.close()
+            return process
+        }
+        for process in processes {
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        for index in 0..<6 {
+            #expect(try cli.ok(["-C", "dev", "show", "doc\(index).txt"]) == "content \(index)\n")
+        }
+        #expect(try cli.json(["-C", "dev", "ls", "--json"]).count == 6)
     }
 }
