@@ -25,6 +25,7 @@ import html
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -40,6 +41,7 @@ WORDS = ("apple bread cloud delta echo fig grape harbor island juniper kite lemo
          "olive pepper quince river salt tulip umber violet walnut yarrow zest").split()
 SKEWS = [0, 0, 0, 90, -90, 3600, -3600, 86400, -86400, 7 * 86400]
 SUMMARY_PASS = "invariants hold"
+PROFILE = {}  # subcommand -> (calls, seconds), printed on stderr with --profile
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,6 +190,7 @@ class Device:
         self.skew = 0.0          # seconds this device's clock runs ahead (negative: behind)
         self.saved = {}          # doc -> {content_key: description} saved here with exit 0
         self.unchecked = set()   # docs whose versions must be checked again on this device
+        self.conflicts = set()   # docs in conflict, as this device's last sync or resolution said
 
 
 class World:
@@ -225,6 +228,7 @@ class World:
             env["CONCORD_CLOCK_OFFSET"] = f"{self.device_time(dev) - time.time():.3f}"
         if env_extra:
             env.update(env_extra)
+        started = time.monotonic()
         for attempt in range(50):
             try:
                 p = subprocess.run(argv, input=stdin if stdin is not None else None,
@@ -236,6 +240,10 @@ class World:
                     raise
                 time.sleep(0.2)
         self.calls += 1
+        elapsed = time.monotonic() - started
+        name = str(args[0]) if args else "?"
+        count, total = PROFILE.get(name, (0, 0.0))
+        PROFILE[name] = (count + 1, total + elapsed)
         result = Result(argv, p.returncode, p.stdout, p.stderr.decode("utf-8", "replace"))
         who = dev.name if dev else "-"
         self.transcript.append(f"{who}: concord {' '.join(str(a) for a in args)} -> {p.returncode}"
@@ -264,10 +272,19 @@ class World:
     def setup(self):
         self.cloud.start()
         first = self.devices[0]
+        # Device ids are random per clone, and latest-wins breaks ties between equal clocks by
+        # device id; a fixed id per device (when the command line honours CONCORD_DEVICE_ID)
+        # makes a seed replay exactly.
         self.expect(self.run(None, "init", first.path, "--device", first.name, "--remote", self.cloud.url,
-                             "--package", "*.note"), what="init")
+                             "--package", "*.note", env_extra={"CONCORD_DEVICE_ID": self.device_id(first)}),
+                    what="init")
         for dev in self.devices[1:]:
-            self.expect(self.run(None, "clone", self.cloud.url, dev.path, "--device", dev.name), what="clone")
+            self.expect(self.run(None, "clone", self.cloud.url, dev.path, "--device", dev.name,
+                                 env_extra={"CONCORD_DEVICE_ID": self.device_id(dev)}), what="clone")
+
+    @staticmethod
+    def device_id(dev: Device) -> str:
+        return f"00000000-0000-4000-8000-{dev.index + 1:012d}"
 
     def close(self):
         self.cloud.stop()
@@ -765,6 +782,13 @@ class Stats:
         return f"{self.saves} saves, {self.syncs} syncs, {self.conflicts} conflicts, {self.resolutions} resolutions"
 
 
+def sanitize(text: str) -> str:
+    """Removes what legitimately differs between two runs of one seed: commit ids, clocks, dates."""
+    text = re.sub(r"\b[0-9a-f]{7,40}\b", "<id>", text)
+    text = re.sub(r"clock [0-9]+(\.[0-9]+)?", "clock <hlc>", text)
+    return re.sub(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z", "<date>", text)
+
+
 def short_step(step, names) -> str:
     op = step["op"]
     who = names[step["dev"]] if "dev" in step else ""
@@ -869,52 +893,55 @@ class Simulation:
         devs = self.world.devices
         dev = rng.choice(devs)
         r = rng.random()
-        if r < 0.34:
-            docs = self.world.work_tree_docs(dev)
-            files = sorted(d for d in docs if not d.endswith(".note"))
-            pkgs = sorted(d for d in docs if d.endswith(".note"))
-            if r < 0.05 or not docs:
-                missing = [d for d in TEXT_DOCS + PACKAGE_DOCS if d not in docs]
-                if missing:
-                    doc = rng.choice(missing)
-                    content = self.new_package(doc) if doc.endswith(".note") else self.new_text(doc)
-                    return {"op": "save", "dev": dev.index, "doc": doc, **encode_content(content)}
-            if pkgs and (r < 0.09 or not files):
-                doc = rng.choice(pkgs)
-                return {"op": "save", "dev": dev.index, "doc": doc, **encode_content(self.edit_package(docs[doc]))}
-            if files:
-                doc = rng.choice(files)
-                return {"op": "save", "dev": dev.index, "doc": doc, **encode_content(self.edit_text(docs[doc]))}
-            return {"op": "sync", "dev": dev.index}
-        if r < 0.38:
+        if r < 0.36:
+            return self.choose_save(dev, r)
+        if r < 0.40:
             docs = sorted(self.world.work_tree_docs(dev))
             if docs:
                 return {"op": "rm", "dev": dev.index, "doc": rng.choice(docs)}
-            return {"op": "sync", "dev": dev.index}
+            return self.choose_save(dev, 0.5)
         if r < 0.62:
             return {"op": "sync", "dev": dev.index}
-        if r < 0.72:
+        if r < 0.71:
             return {"op": "airplane", "dev": dev.index, "on": not dev.airplane}
-        if r < 0.75:
+        if r < 0.74:
             return {"op": "skew", "dev": dev.index, "skew": rng.choice(SKEWS)}
-        if r < 0.94:
-            conflicts = sorted(c["document"] for c in self.world.conflicts(dev))
+        if r < 0.93:
+            # the documents in conflict as this device's last sync or resolution reported them
+            conflicts = sorted(dev.conflicts)
             if not conflicts:
-                return {"op": "sync", "dev": dev.index}
+                return self.choose_save(dev, 0.5)
             if rng.random() < 0.08:
                 return {"op": "resolve-all", "dev": dev.index, "how": rng.choice(["--latest", "--merge"])}
             doc = rng.choice(conflicts)
             return {"op": "resolve", "dev": dev.index, "doc": doc, "how": self.choose_how(doc)}
         # concurrent resolutions: two devices resolve the same conflict differently, then sync
-        others = [d for d in devs if d is not dev]
-        other = rng.choice(others)
-        shared = sorted(set(c["document"] for c in self.world.conflicts(dev))
-                        & set(c["document"] for c in self.world.conflicts(other)))
+        other = rng.choice([d for d in devs if d is not dev])
+        shared = sorted(dev.conflicts & other.conflicts)
         if not shared:
-            return {"op": "sync", "dev": dev.index}
+            return self.choose_save(dev, 0.5)
         doc = rng.choice(shared)
         return {"op": "resolve2", "devs": [dev.index, other.index], "doc": doc,
                 "how": [self.choose_how(doc), self.choose_how(doc)]}
+
+    def choose_save(self, dev, r):
+        rng = self.rng
+        docs = self.world.work_tree_docs(dev)
+        files = sorted(d for d in docs if not d.endswith(".note"))
+        pkgs = sorted(d for d in docs if d.endswith(".note"))
+        if r < 0.05 or not docs:
+            missing = [d for d in TEXT_DOCS + PACKAGE_DOCS if d not in docs]
+            if missing:
+                doc = rng.choice(missing)
+                content = self.new_package(doc) if doc.endswith(".note") else self.new_text(doc)
+                return {"op": "save", "dev": dev.index, "doc": doc, **encode_content(content)}
+        if pkgs and (r < 0.09 or not files):
+            doc = rng.choice(pkgs)
+            return {"op": "save", "dev": dev.index, "doc": doc, **encode_content(self.edit_package(docs[doc]))}
+        if files:
+            doc = rng.choice(files)
+            return {"op": "save", "dev": dev.index, "doc": doc, **encode_content(self.edit_text(docs[doc]))}
+        return {"op": "sync", "dev": dev.index}
 
     def choose_how(self, doc):
         rng = self.rng
@@ -949,14 +976,14 @@ class Simulation:
             world.expect(result, what=f"{dev.name} save {step['doc']}")
             self.stats.saves += 1
             self.timeline.add(dev.index, "save", short_step(step, self.names))
-            self.say(f"{index:4d} {short_step(step, self.names)}: {result.text.strip()}")
+            self.say(f"{index:4d} {short_step(step, self.names)}" + (": unchanged" if "unchanged" in result.text else ""))
         elif op == "rm":
             if step["doc"] not in world.work_tree_docs(dev):
                 return False
             result = world.expect(world.run(dev, "rm", step["doc"]), what=f"{dev.name} rm {step['doc']}")
             self.stats.deletions += 1
             self.timeline.add(dev.index, "delete", short_step(step, self.names))
-            self.say(f"{index:4d} {short_step(step, self.names)}: {result.text.strip()}")
+            self.say(f"{index:4d} {short_step(step, self.names)}")
         elif op == "sync":
             self.do_sync(dev, index)
         elif op == "airplane":
@@ -970,9 +997,6 @@ class Simulation:
         elif op == "resolve":
             return self.resolve(dev, step["doc"], step["how"], index) is not None
         elif op == "resolve-all":
-            conflicts = world.conflicts(dev)
-            if not conflicts:
-                return False
             args = ["resolve", "--all", "--json"] + step["how"].split()
             result = world.run(dev, *args)
             if result.rc == 3 and step["how"] == "--merge":
@@ -981,7 +1005,11 @@ class Simulation:
                 return True
             world.expect(result, what=f"{dev.name} resolve --all {step['how']}")
             reports = result.json()
+            if not reports:
+                dev.conflicts.clear()
+                return False
             self.record_resolutions(dev, reports)
+            dev.conflicts -= {r["document"] for r in reports}
             self.stats.resolutions += len(reports)
             self.timeline.add(dev.index, "resolve", short_step(step, self.names))
             self.say(f"{index:4d} {short_step(step, self.names)}: resolved {len(reports)}")
@@ -1006,6 +1034,7 @@ class Simulation:
             return None
         world.expect(result, what=f"{dev.name} sync")
         dev.unchecked.update(report["updated"])
+        dev.conflicts = set(report["conflicts"])
         if report["outcome"] == "integrated":
             self.stats.conflicts += len(report["newConflicts"])
         self.timeline.add(dev.index, "sync", f"{dev.name} sync: {report['outcome']}")
@@ -1063,18 +1092,19 @@ class Simulation:
     def resolve(self, dev, doc, how, index, label=None):
         """Resolves one document; returns the content key of the result (or "" when nothing changed)."""
         world = self.world
-        conflicts = {c["document"]: c for c in world.conflicts(dev)}
-        if doc not in conflicts:
-            return None
         args = ["resolve", doc, "--json"]
         if how.startswith("--keep #"):
             versions = world.versions(dev, doc)
+            if not any(v["conflict"] for v in versions):
+                dev.conflicts.discard(doc)
+                return None
             # a stable order, whatever the commit ids: current first, then by device and clock
             ordered = versions[:1] + sorted(versions[1:], key=lambda v: (v["device"], v["clock"]))
             pick = ordered[int(how.split("#")[1]) % len(ordered)]
             args += ["--keep", pick["id"]]
         elif how == "--file <person>":
-            current = world.run(dev, "show", doc).out
+            file = os.path.join(dev.path, doc)
+            current = open(file, "rb").read() if os.path.isfile(file) else b""
             typed = current + f"resolved by hand on {dev.name}\n".encode()
             args += ["--file", world.tmpfile(typed)]
         else:
@@ -1085,6 +1115,12 @@ class Simulation:
             os.makedirs(os.path.dirname(output), exist_ok=True)
             args += ["--output", output]
         result = world.run(dev, *args)
+        if result.rc == 1 and "is not in conflict" in result.err:
+            dev.conflicts.discard(doc)  # a replay without the steps that made this conflict
+            return None
+        if result.rc == 1 and "no document" in result.err and how == "--file <person>":
+            dev.conflicts.discard(doc)
+            return None
         text = label or f"{dev.name} resolve {doc} {how}"
         if result.rc == 3:
             self.stats.needs_person += 1
@@ -1102,9 +1138,10 @@ class Simulation:
         world.expect(result, what=text)
         report = result.json()
         self.record_resolutions(dev, [report])
+        dev.conflicts.discard(doc)
         self.stats.resolutions += 1
         self.timeline.add(dev.index, "resolve", text + ": " + report.get("explanation", ""))
-        self.say(f"{index:4d} {text}: {report.get('explanation', '')}; removed {len(report.get('removed', []))}")
+        self.say(f"{index:4d} {text}: {sanitize(report.get('explanation', ''))}; removed {len(report.get('removed', []))}")
         after = world.version_content_key(dev, doc, {"id": report["version"], "deleted": report.get("deleted"),
                                                      "package": doc.endswith(".note")}) if report.get("version") else ""
         return after
@@ -1161,6 +1198,9 @@ class Simulation:
                                            f"'{report['outcome']}': there were no new edits")
         self.timeline.quiet.append((x0, x0))
         tree, conflicts = world.check_converged()
+        if getattr(self.args, "inject_fault", False) and any(c[1] >= 3 for c in conflicts):
+            # a fake invariant, only to exercise the shortening of failures (--inject-fault)
+            raise InvariantFailure("injected fault", "a document has 3 versions in contention")
         # nothing lost, across devices: every device now holds every version any device saved
         checker = world.devices[index % len(world.devices)]
         world.check_nothing_lost(checker, saved_by=world.devices)
@@ -1330,10 +1370,20 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", help="several seeds, e.g. 1-1000 or 3,7,9 (a soak); stops at the first failure")
     p.add_argument("--replay", help="replay a step list written by a failed run")
     p.add_argument("--quiet-every", type=int, default=25, help="a quiet round every N steps (default 25)")
-    p.add_argument("--check-every", type=int, default=10, help="check 'nothing lost' every N steps (default 10)")
+    p.add_argument("--check-every", type=int, default=20, help="check 'nothing lost' every N steps (default 20)")
     p.add_argument("--shrink-seconds", type=float, default=180, help="time bound for shortening a failure (0: none)")
     p.add_argument("--verbose", "-v", action="store_true", help="one line per step")
+    p.add_argument("--inject-fault", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--profile", action="store_true", help="print time spent per subcommand on stderr")
     args = p.parse_args(argv)
+    if args.profile:
+        import atexit
+
+        def report():
+            for name, (count, total) in sorted(PROFILE.items(), key=lambda kv: -kv[1][1]):
+                print(f"profile: {name:<10} {count:6d} calls {total:8.1f}s {1000 * total / count:7.1f}ms each",
+                      file=sys.stderr)
+        atexit.register(report)
     args.quiet_seeds = False
     if args.devices < 2:
         p.error("--devices must be at least 2")
