@@ -210,6 +210,7 @@ class World:
         self.version_cache = {}  # (doc, version id) -> content key
         self.calls = 0
         self.tmp_count = 0
+        self.outage = False      # true while the cloud cannot be reached
         self.ignore = set()      # failure kinds reported as a count instead (--ignore KIND)
         self.ignored = {}
 
@@ -493,6 +494,15 @@ class World:
 
     # -- determinism: the same integration, done again from a copy
 
+    def set_outage(self, on: bool):
+        """The cloud becomes unreachable (its folder moves away) or comes back."""
+        down = self.cloud.dir + ".down"
+        if on and not self.outage:
+            os.rename(self.cloud.dir, down)
+        elif not on and self.outage:
+            os.rename(down, self.cloud.dir)
+        self.outage = on
+
     def diverged_from_cloud(self, dev: Device) -> bool:
         local = run_git("-C", dev.path, "rev-parse", "main", check=False)
         remote = run_git("--git-dir", self.cloud.dir, "rev-parse", "--verify", "--quiet", "main", check=False)
@@ -512,7 +522,7 @@ class World:
 class Timeline:
     COLORS = {"save": "#2b7bb9", "delete": "#7a4b9c", "sync": "#555555", "offline": "#bbbbbb",
               "conflict": "#d62728", "resolve": "#2ca02c", "quiet": "#f0e6b4", "skew": "#ff9f1c",
-              "failure": "#000000"}
+              "failure": "#000000", "outage": "#8c564b"}
 
     def __init__(self, devices):
         self.devices = [d.name for d in devices]
@@ -537,7 +547,7 @@ class Timeline:
         self.offline.clear()
         step_w = max(6, min(40, 1600 // max(1, self.x + 1)))
         left, top, lane_h = 110, 50, 46
-        width = max(left + (self.x + 2) * step_w + 20, 1180)
+        width = max(left + (self.x + 2) * step_w + 20, 1350)
         height = top + lane_h * len(self.devices) + 60
         out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
                f'font-family="sans-serif" font-size="12">',
@@ -580,6 +590,9 @@ class Timeline:
             elif kind == "resolve":
                 out.append(f'<path d="M{X} {Y - r - 2} L{X + r + 2} {Y} L{X} {Y + r + 2} L{X - r - 2} {Y} Z" '
                            f'fill="{color}">{tip}</path>')
+            elif kind == "outage":
+                out.append(f'<line x1="{X}" y1="{Y - 16}" x2="{X}" y2="{Y + 16}" stroke="{color}" '
+                           f'stroke-width="2" stroke-dasharray="3,2">{tip}</line>')
             elif kind == "skew":
                 out.append(f'<rect x="{X - r}" y="{Y + 8}" width="{2 * r}" height="{r}" fill="{color}">{tip}</rect>')
             elif kind == "failure":
@@ -587,7 +600,7 @@ class Timeline:
                            f'stroke-width="2">{tip}</line>')
         ly = height - 25
         legend = [("save", "save"), ("delete", "delete"), ("sync", "sync"), ("offline", "sync refused (offline)"),
-                  ("conflict", "new conflict"), ("resolve", "resolution"), ("skew", "clock skew change")]
+                  ("conflict", "new conflict"), ("resolve", "resolution"), ("skew", "clock skew change"), ("outage", "cloud outage")]
         lx = left
         for kind, text in legend:
             out.append(f'<circle cx="{lx}" cy="{ly - 4}" r="5" fill="{self.COLORS[kind]}"/>'
@@ -840,6 +853,8 @@ def short_step(step, names) -> str:
     if op == "resolve2":
         a, b = names[step["devs"][0]], names[step["devs"][1]]
         return f"{a} and {b} resolve {step['doc']} concurrently: {step['how'][0]} / {step['how'][1]}"
+    if op == "outage":
+        return "the cloud becomes unreachable" if step["on"] else "the cloud is reachable again"
     if op == "quiet":
         return "quiet round (every device syncs twice) + convergence check"
     return json.dumps(step)
@@ -936,8 +951,10 @@ class Simulation:
             return {"op": "sync", "dev": dev.index}
         if r < 0.71:
             return {"op": "airplane", "dev": dev.index, "on": not dev.airplane}
-        if r < 0.74:
+        if r < 0.73:
             return {"op": "skew", "dev": dev.index, "skew": rng.choice(SKEWS)}
+        if r < 0.75:
+            return {"op": "outage", "on": not self.world.outage}
         if r < 0.93:
             # the documents in conflict as this device's last sync or resolution reported them
             conflicts = sorted(dev.conflicts)
@@ -1001,6 +1018,12 @@ class Simulation:
             return True
         if op == "resolve2":
             return self.resolve_concurrently(step, index)
+        if op == "outage":
+            world.set_outage(step["on"])
+            for lane in range(len(world.devices)):
+                self.timeline.add(lane, "outage", "cloud unreachable" if step["on"] else "cloud back")
+            self.say(f"{index:4d} {short_step(step, self.names)}")
+            return True
         dev = world.devices[step["dev"]]
         if op == "save":
             content = decode_content(step)
@@ -1051,7 +1074,7 @@ class Simulation:
 
     def do_sync(self, dev, index, quiet=False):
         world = self.world
-        twin = self.twins and not dev.airplane and world.diverged_from_cloud(dev)
+        twin = self.twins and not dev.airplane and not world.outage and world.diverged_from_cloud(dev)
         if twin:
             snapshot = self.snapshot(dev)
         result, report = world.sync(dev)
@@ -1063,6 +1086,15 @@ class Simulation:
             self.stats.offline += 1
             self.timeline.add(dev.index, "offline", "sync refused: airplane mode")
             self.say(f"{index:4d} {dev.name} sync: offline")
+            return None
+        if world.outage:
+            if result.rc != 1 or "offline" not in result.err:
+                raise InvariantFailure("unreachable cloud", f"{dev.name}: sync with the cloud unreachable exited "
+                                       f"{result.rc} ({result.first_error_line() or 'no message'}), expected exit 1 "
+                                       f"'offline (...)'")
+            self.stats.offline += 1
+            self.timeline.add(dev.index, "offline", "sync refused: " + result.first_error_line())
+            self.say(f"{index:4d} {dev.name} sync: offline (cloud unreachable)")
             return None
         world.expect(result, what=f"{dev.name} sync")
         dev.unchecked.update(report["updated"])
@@ -1217,6 +1249,10 @@ class Simulation:
         world = self.world
         self.stats.quiet += 1
         saved_airplane = [d.airplane for d in world.devices]
+        if world.outage:
+            world.set_outage(False)
+            for lane in range(len(world.devices)):
+                self.timeline.add(lane, "outage", "cloud back")
         for dev in world.devices:
             if dev.airplane:
                 world.set_airplane(dev, False)
