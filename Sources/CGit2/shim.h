@@ -10,4 +10,38 @@ static inline int concord_git_set_search_path(int level, const char *path) {
 static inline int concord_git_enable_fsync(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
 }
+
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+/*
+ * 1 when the file holds one complete zlib stream, 0 when it is truncated or damaged, -1 when it
+ * cannot be read. libgit2 1.5 loops forever reading a truncated loose object (libgit2 issue
+ * 7342, fixed upstream in 2026), so the Git wrapper checks a loose object's file before reading it.
+ */
+static inline int concord_zlib_file_is_complete(const char *path) {
+    FILE *file = fopen(path, "rb");
+    if (!file) return -1;
+    z_stream stream;
+    memset(&stream, 0, sizeof stream);
+    if (inflateInit(&stream) != Z_OK) { fclose(file); return -1; }
+    unsigned char input[16384], output[65536];
+    int status = Z_OK;
+    while (status != Z_STREAM_END) {
+        stream.avail_in = (uInt)fread(input, 1, sizeof input, file);
+        if (ferror(file) || stream.avail_in == 0) break;
+        stream.next_in = input;
+        do {
+            stream.avail_out = sizeof output;
+            stream.next_out = output;
+            status = inflate(&stream, Z_NO_FLUSH);
+            if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) goto done;
+        } while (stream.avail_out == 0 && status != Z_STREAM_END);
+    }
+done:
+    inflateEnd(&stream);
+    fclose(file);
+    return status == Z_STREAM_END ? 1 : 0;
+}
 #endif

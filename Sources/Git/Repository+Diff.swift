@@ -16,9 +16,9 @@ extension Repository {
     /// No rename detection; a type change is reported as one change.
     /// - Throws: ``GitError`` when a tree cannot be read.
     public func diff(_ old: OID?, _ new: OID?) throws -> [TreeChange] {
-        let oldTree = try lookupTree(old)
+        let oldTree = try old.map(lookupTree) ?? nil
         defer { git_tree_free(oldTree) }
-        let newTree = try lookupTree(new)
+        let newTree = try new.map(lookupTree) ?? nil
         defer { git_tree_free(newTree) }
         var options = git_diff_options()
         try check("git_diff_options_init", git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
@@ -37,14 +37,6 @@ extension Repository {
             changes.append(TreeChange(path: path, old: oldEntry, new: newEntry))
         }
         return changes
-    }
-
-    private func lookupTree(_ id: OID?) throws -> OpaquePointer? {
-        guard let id else { return nil }
-        var raw = id.raw
-        var tree: OpaquePointer?
-        try check("git_tree_lookup", git_tree_lookup(&tree, pointer, &raw))
-        return tree
     }
 }
 

@@ -50,6 +50,7 @@ extension Repository {
 
     /// The size in bytes of a blob, read from its header.
     public func blobSize(_ id: OID) throws -> Int {
+        try ensureReadable(id, "git_odb_read_header")
         var odb: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&odb, pointer))
         defer { git_odb_free(odb) }
@@ -62,6 +63,7 @@ extension Repository {
 
     /// Calls `body` with the bytes of a blob, without copying them.
     public func withBlob<T>(_ id: OID, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        try ensureReadable(id, "git_blob_lookup")
         var raw = id.raw
         var blob: OpaquePointer?
         try check("git_blob_lookup", git_blob_lookup(&blob, pointer, &raw))
@@ -85,27 +87,42 @@ extension Repository {
     /// The entry at a slash-separated `path` inside the tree `tree`; nil when there is none.
     /// - Throws: ``GitError`` when the tree cannot be read.
     public func entry(at path: String, in tree: OID) throws -> TreeEntry? {
-        var raw = tree.raw
-        var treePointer: OpaquePointer?
-        try check("git_tree_lookup", git_tree_lookup(&treePointer, pointer, &raw))
-        defer { git_tree_free(treePointer) }
-        var entry: OpaquePointer?
-        let result = git_tree_entry_bypath(&entry, treePointer, path)
-        if result == GIT_ENOTFOUND.rawValue {
-            git_error_clear()
-            return nil
+        let components = path.split(separator: "/", omittingEmptySubsequences: true)
+        var current = tree
+        for (index, component) in components.enumerated() {
+            let treePointer = try lookupTree(current)
+            defer { git_tree_free(treePointer) }
+            guard let found = git_tree_entry_byname(treePointer, String(component)) else { return nil }
+            let entry = TreeEntry(copying: found)
+            if index == components.count - 1 { return entry }
+            guard entry.kind == .tree else { return nil }
+            current = entry.id
         }
-        try check("git_tree_entry_bypath", result)
-        defer { git_tree_entry_free(entry) }
-        return TreeEntry(copying: entry!)
+        return nil
+    }
+
+    /// Looks a tree up after checking its object is readable; the caller frees it.
+    func lookupTree(_ id: OID) throws -> OpaquePointer? {
+        try ensureReadable(id, "git_tree_lookup")
+        var raw = id.raw
+        var tree: OpaquePointer?
+        try check("git_tree_lookup", git_tree_lookup(&tree, pointer, &raw))
+        return tree
+    }
+
+    /// Looks a commit up after checking its object is readable; the caller frees it.
+    func lookupCommit(_ id: OID) throws -> OpaquePointer? {
+        try ensureReadable(id, "git_commit_lookup")
+        var raw = id.raw
+        var commit: OpaquePointer?
+        try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
+        return commit
     }
 
     /// The entries of the tree `tree`, in git's order.
     /// - Throws: ``GitError`` when the tree cannot be read.
     public func entries(ofTree tree: OID) throws -> [TreeEntry] {
-        var raw = tree.raw
-        var treePointer: OpaquePointer?
-        try check("git_tree_lookup", git_tree_lookup(&treePointer, pointer, &raw))
+        let treePointer = try lookupTree(tree)
         defer { git_tree_free(treePointer) }
         let count = git_tree_entrycount(treePointer)
         var result: [TreeEntry] = []
@@ -139,9 +156,7 @@ extension Repository {
     public func updateTree(_ base: OID?, _ updates: [TreeUpdate]) throws -> OID {
         let baseID = try base ?? writeTree([])
         if updates.isEmpty { return baseID }
-        var raw = baseID.raw
-        var baseTree: OpaquePointer?
-        try check("git_tree_lookup", git_tree_lookup(&baseTree, pointer, &raw))
+        let baseTree = try lookupTree(baseID)
         defer { git_tree_free(baseTree) }
         // Keep every path's C string alive for the whole call.
         let paths = updates.map { strdup($0.path) }
@@ -170,9 +185,7 @@ extension Repository {
     /// The commit with this id, copied out.
     /// - Throws: ``GitError`` when there is no such commit.
     public func commit(_ id: OID) throws -> Commit {
-        var raw = id.raw
-        var commit: OpaquePointer?
-        try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
+        let commit = try lookupCommit(id)
         defer { git_commit_free(commit) }
         let parentCount = git_commit_parentcount(commit)
         var parents: [OID] = []
@@ -192,18 +205,14 @@ extension Repository {
 
     /// The id of a commit's root tree.
     public func treeID(ofCommit id: OID) throws -> OID {
-        var raw = id.raw
-        var commit: OpaquePointer?
-        try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
+        let commit = try lookupCommit(id)
         defer { git_commit_free(commit) }
         return OID(git_commit_tree_id(commit).pointee)
     }
 
     /// The ids of a commit's parents, first parent first.
     public func parents(ofCommit id: OID) throws -> [OID] {
-        var raw = id.raw
-        var commit: OpaquePointer?
-        try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
+        let commit = try lookupCommit(id)
         defer { git_commit_free(commit) }
         return (0..<git_commit_parentcount(commit)).compactMap { index in
             git_commit_parent_id(commit, index).map { OID($0.pointee) }
@@ -218,17 +227,12 @@ extension Repository {
         tree: OID, parents: [OID], author: Signature, committer: Signature,
         message: String, updateReference: String? = nil
     ) throws -> OID {
-        var treeRaw = tree.raw
-        var treePointer: OpaquePointer?
-        try check("git_tree_lookup", git_tree_lookup(&treePointer, pointer, &treeRaw))
+        let treePointer = try lookupTree(tree)
         defer { git_tree_free(treePointer) }
         var parentPointers: [OpaquePointer?] = []
         defer { parentPointers.forEach { git_commit_free($0) } }
         for parent in parents {
-            var raw = parent.raw
-            var commit: OpaquePointer?
-            try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
-            parentPointers.append(commit)
+            parentPointers.append(try lookupCommit(parent))
         }
         let authorPointer = try author.makeSignature()
         defer { git_signature_free(authorPointer) }

@@ -67,4 +67,79 @@ import Testing
         #expect(!result.stderr.contains("s3cret") && !result.stdout.contains("s3cret"))
         #expect(result.stderr.contains("user:***@"))
     }
+
+    @Test func aTruncatedObjectOrACorruptRefIsAClearErrorNotAHang() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "dev", "--device", "D"])
+        try cli.ok(["-C", "dev", "save", "a.txt"], input: "hello\n")
+        let git = { (arguments: [String]) throws -> String in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+            process.arguments = ["-C", "\(cli.folder)/dev"] + arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let blob = try git(["rev-parse", "main:a.txt"])
+        let object = "\(cli.folder)/dev/.git/objects/\(blob.prefix(2))/\(blob.dropFirst(2))"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: object))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: object)
+        try bytes.prefix(10).write(to: URL(fileURLWithPath: object))
+        let shown = try cli.run(["-C", "dev", "show", "a.txt"])
+        #expect(shown.status == 1)
+        #expect(shown.stderr.contains("\(blob) is damaged"))
+        let main = "\(cli.folder)/dev/.git/refs/heads/main"
+        let before = try String(contentsOfFile: main, encoding: .utf8)
+        try "garbage\n".write(toFile: main, atomically: true, encoding: .utf8)
+        let saved = try cli.run(["-C", "dev", "save", "b.txt"], input: "b\n")
+        #expect(saved.status == 1)
+        #expect(saved.stderr.contains("refs/heads/main"))
+        #expect(try String(contentsOfFile: main, encoding: .utf8) == "garbage\n")
+        #expect(!before.isEmpty)
+    }
+
+    /// A container whose configuration and attributes ask for hooks, filters and merge drivers:
+    /// none of them ever runs.
+    @Test func hooksFiltersAndDriversFromAContainerNeverRun() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "one", "--device", "one", "--remote", "cloud.git"])
+        let marker = "\(cli.folder)/pwned"
+        let evil = "\(cli.folder)/evil.sh"
+        try "#!/bin/sh\ntouch \(marker)\ncat\n".write(toFile: evil, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: evil)
+        let config = "\(cli.folder)/one/.git/config"
+        let extra = "[core]\n\thooksPath = \(cli.folder)/hooks\n[filter \"evil\"]\n\tclean = \(evil)\n\tsmudge = \(evil)\n[merge \"evil\"]\n\tdriver = \(evil)\n"
+        try (String(contentsOfFile: config, encoding: .utf8) + extra).write(toFile: config, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: "\(cli.folder)/hooks", withIntermediateDirectories: true)
+        for hook in ["pre-commit", "post-commit", "pre-push", "post-checkout", "post-merge"] {
+            try FileManager.default.copyItem(atPath: evil, toPath: "\(cli.folder)/hooks/\(hook)")
+        }
+        try cli.ok(["-C", "one", "save", ".gitattributes"], input: "* filter=evil merge=evil\n")
+        try cli.ok(["-C", "one", "save", "a.txt"], input: "a\n")
+        try cli.ok(["-C", "one", "sync"])
+        try cli.ok(["clone", "cloud.git", "two", "--device", "two"])
+        try cli.ok(["-C", "two", "save", "a.txt"], input: "two\n")
+        try cli.ok(["-C", "one", "save", "a.txt"], input: "one\n")
+        try cli.ok(["-C", "one", "sync"])
+        try cli.ok(["-C", "two", "sync"])
+        try cli.ok(["-C", "two", "resolve", "a.txt", "--latest"])
+        #expect(!FileManager.default.fileExists(atPath: marker))
+    }
+
+    @Test func anEmptyDocumentIsADocument() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "dev", "--device", "D", "--remote", "cloud.git"])
+        try cli.ok(["-C", "dev", "save", "empty.txt"], input: "")
+        #expect(try cli.ok(["-C", "dev", "show", "empty.txt"]) == "")
+        try cli.ok(["-C", "dev", "sync"])
+        let versions = try cli.json(["-C", "dev", "versions", "empty.txt", "--json"])
+        #expect(versions.first?["size"] as? Int == 0)
+        #expect(versions.first?["deleted"] as? Bool == false)
+    }
 }
