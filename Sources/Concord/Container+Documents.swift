@@ -8,13 +8,13 @@ extension Container {
     /// - Throws: ``ConcordError/missingInput(_:)`` when the work tree lacks it, ``ConcordError/busy(_:)``.
     @discardableResult
     public func save(_ document: DocumentPath) throws -> SaveResult {
-        try withCore { try $0.save(document, content: nil) }
+        try notifying { try withCore { try $0.save(document, content: nil) } }
     }
 
     /// Writes `content` to the work tree (atomically) and saves it as a version of `document`.
     @discardableResult
     public func save(_ document: DocumentPath, content: DocumentContent) throws -> SaveResult {
-        try withCore { try $0.save(document, content: content) }
+        try notifying { try withCore { try $0.save(document, content: content) } }
     }
 
     /// Saves the deletion of `document` as a version, and removes it from the work tree.
@@ -22,7 +22,7 @@ extension Container {
     ///   the work-tree file holds changes that were never saved.
     @discardableResult
     public func remove(_ document: DocumentPath) throws -> SaveResult {
-        try withCore { try $0.remove(document) }
+        try notifying { try withCore { try $0.remove(document) } }
     }
 
     /// The documents in the container (optionally those whose path or name matches a glob), with their states.
@@ -63,7 +63,9 @@ extension Container {
     @discardableResult
     public func sync() async throws -> SyncReport {
         let progress = options.progress
-        return try withCore { try $0.sync(progress: progress) }
+        let report = try await offload { try $0.sync(progress: progress) }
+        observer.check()
+        return report
     }
 }
 
@@ -72,6 +74,15 @@ extension Container {
     /// `SaveAllResult`). Symbolic links and invalid names are skipped and reported, never followed.
     @discardableResult
     public func saveAll() throws -> SaveAllResult {
-        try withCore { try $0.saveAll() }
+        try notifying { try withCore { try $0.saveAll() } }
+    }
+}
+
+extension Container {
+    /// Runs a write, then tells open documents and queries that `main` may have moved.
+    func notifying<T>(_ body: () throws -> T) rethrows -> T {
+        let result = try body()
+        observer.check()
+        return result
     }
 }

@@ -8,6 +8,6 @@ extension Container {
     ///   ``NeedsPersonError`` when a merge needs a person (nothing changed).
     @discardableResult
     public func resolve(_ document: DocumentPath, using resolution: Resolution, dryRun: Bool = false) throws -> ResolveReport {
-        try withCore { try $0.resolve(document, using: resolution, dryRun: dryRun) }
+        try notifying { try withCore { try $0.resolve(document, using: resolution, dryRun: dryRun) } }
     }
 }

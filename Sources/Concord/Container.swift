@@ -17,6 +17,8 @@ public final class Container: Sendable {
         public var lockTimeout: Double
         /// Called with transfer counts while a sync or clone moves objects.
         public var progress: (@Sendable (SyncProgress) -> Void)?
+        /// How often open documents and queries look for changes made by other processes.
+        public var watchInterval: Duration = .milliseconds(250)
 
         /// Creates options; by default the system clock and a 5-second wait.
         public init(now: @escaping @Sendable () -> Date = { Date() }, lockTimeout: Double = 5, progress: (@Sendable (SyncProgress) -> Void)? = nil) {
@@ -31,18 +33,41 @@ public final class Container: Sendable {
     /// This clone's device.
     public let device: Device
     let options: Options
-    private let core: Mutex<ContainerCore>
+    private let core: Locked<ContainerCore>
+    /// Tells documents and queries when `main` moves.
+    let observer: MainObserver
 
     init(core: sending ContainerCore, options: Options) {
         root = core.workTree.root
         device = core.device
         self.options = options
-        self.core = Mutex(core)
+        let locked = Locked(core)
+        self.core = locked
+        observer = MainObserver(interval: options.watchInterval) {
+            (try? locked.withLock { try $0.head()?.hex }) ?? nil
+        }
     }
 
     /// Runs `body` with the core, one caller at a time.
     func withCore<T: Sendable>(_ body: (ContainerCore) throws -> T) throws -> T {
         try core.withLock { core throws -> T in try body(core) }
+    }
+
+    /// Runs `body` with the core on a global queue, so that the caller's executor never blocks on git or disk.
+    func offload<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
+        let core = core
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try core.withLock { try body($0) } })
+            }
+        }
+    }
+
+    /// Opens a handle on one document, to follow its state and changes.
+    /// - Throws: ``ConcordError/noSuchDocument(_:)`` when it is neither in `main` nor in conflict.
+    public func openDocument(_ path: DocumentPath) throws -> Document {
+        guard try withCore({ try $0.info(of: path) }) != nil else { throw ConcordError.noSuchDocument(path.value) }
+        return try Document(container: self, path: path)
     }
 
     /// Opens the container whose work tree is exactly `path`.

@@ -1,0 +1,46 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+extension ContainerCore {
+    /// What a document is in `main` now: its content id and whether it is in conflict.
+    func snapshot(of document: DocumentPath) throws -> (contentID: String?, inConflict: Bool) {
+        let headTree = try tree(of: head())
+        let entry = try entry(document.value, in: headTree)
+        let record = try self.entry(ConflictRecord.path(of: document), in: headTree)
+        return (entry?.id.hex, record != nil)
+    }
+
+    /// The documents whose content or conflict record differs between two commits (by id).
+    func changedDocuments(from old: String?, to new: String?) throws -> Set<DocumentPath> {
+        let oldTree = try tree(of: old.flatMap(OID.init(hex:)))
+        let newTree = try tree(of: new.flatMap(OID.init(hex:)))
+        let patterns = try packagePatterns(in: newTree)
+        let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(oldTree, newTree) }
+        var result = Set<DocumentPath>()
+        for change in changes {
+            if change.path.hasPrefix(ConflictRecord.folder + "/") {
+                if let document = ConflictRecord.document(fromName: String(change.path.dropFirst(ConflictRecord.folder.count + 1))) {
+                    result.insert(document)
+                }
+            } else if let (document, _) = document(containing: change.path, patterns: patterns) {
+                result.insert(document)
+            }
+        }
+        return result
+    }
+
+    /// The listing entry of one document in `main`; nil when it is neither there nor in conflict.
+    /// With `lockState`, a container held by another process shows as `editingDisabled`.
+    func info(of document: DocumentPath, lockState: Bool = true) throws -> DocumentInfo? {
+        let headTree = try tree(of: head())
+        let entry = try entry(document.value, in: headTree)
+        let inConflict = try self.entry(ConflictRecord.path(of: document), in: headTree) != nil
+        guard entry != nil || inConflict else { return nil }
+        let busy = lockState && ContainerLock.isHeld(gitDirectory: repository.gitDirectory)
+        let state: DocumentState = inConflict ? .inConflict : (busy ? .editingDisabled : .normal)
+        return DocumentInfo(path: document, isPackage: entry?.kind == .tree, state: state, contentID: entry?.id.hex ?? "")
+    }
+
+    var isLockedByAnotherProcess: Bool { ContainerLock.isHeld(gitDirectory: repository.gitDirectory) }
+}

@@ -1,0 +1,114 @@
+import Concord
+import ConcordMerge
+import Foundation
+import Testing
+
+/// Waits for the next element of a stream, at most `seconds`.
+func next<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: Double = 10) async -> Element? {
+    await withTaskGroup(of: Element?.self) { group in
+        group.addTask {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+/// Collects elements until `done` holds, at most `seconds`.
+func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: Double = 10, until done: @escaping @Sendable ([Element]) -> Bool) async -> [Element] {
+    await withTaskGroup(of: [Element]?.self) { group in
+        group.addTask {
+            var seen: [Element] = []
+            for await element in stream {
+                seen.append(element)
+                if done(seen) { return seen }
+            }
+            return seen
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first ?? []
+    }
+}
+
+@Suite struct ObservationTests {
+    @Test func anOpenDocumentIsToldOfAConflictAndOfItsResolution() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("note.txt"), content: text("base"))
+        try await fixture.syncAll(rounds: 1)
+        let document = try fixture[2].openDocument(doc("note.txt"))
+        #expect(document.state == .normal)
+        let changes = document.changes()
+        try fixture[1].save(doc("note.txt"), content: text("one"))
+        try await fixture[1].sync()
+        try await document.save(text("two"))
+        try await fixture[2].sync()
+        let seen = await collect(changes) { $0.contains { $0.state == .inConflict } }
+        #expect(seen.contains { $0.state == .inConflict })
+        #expect(document.state == .inConflict)
+        #expect(try await document.versions().count == 2)
+
+        try await fixture[1].sync()
+        try fixture[1].resolve(doc("note.txt"), using: .latest)
+        try await fixture[1].sync()
+        try await fixture[2].sync()
+        let after = await collect(changes) { $0.contains { $0.state == .normal } }
+        #expect(after.contains { $0.state == .normal })
+        #expect(try await document.read() != nil)
+        document.close()
+        #expect(document.state == .closed)
+    }
+
+    @Test func aSaveInAnotherProcessReachesAnOpenDocument() async throws {
+        let fixture = try Fixture(devices: 1)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        let other = try Container.open(at: fixture[1].root)
+        let document = try fixture[1].openDocument(doc("a.txt"))
+        let changes = document.changes()
+        try other.save(doc("a.txt"), content: text("changed elsewhere"))
+        let change = await next(changes)
+        #expect(change?.contentChanged == true)
+        #expect(try string(await document.read()) == "changed elsewhere")
+    }
+
+    @Test func aFailedSaveShowsSavingError() async throws {
+        let fixture = try Fixture(devices: 1, packages: ["*.note"])
+        try fixture[1].save(doc("x.note"), content: .package(["a": Data("a".utf8)]))
+        let document = try fixture[1].openDocument(doc("x.note"))
+        await #expect(throws: ConcordError.self) { try await document.save(text("a file is not a package")) }
+        #expect(document.state == .savingError)
+    }
+
+    @Test func aQueryGathersThenFollowsAddsChangesConflictsAndRemovals() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("notes/a.txt"), content: text("a"))
+        try fixture[1].save(doc("other.md"), content: text("m"))
+        try await fixture.syncAll(rounds: 1)
+        let events = fixture[2].query(matching: "*.txt")
+        let gathered = await next(events)
+        #expect(gathered == .gathered(try fixture[2].documents(matching: "*.txt")))
+        try fixture[2].save(doc("notes/b.txt"), content: text("b"))
+        try fixture[2].save(doc("notes/a.txt"), content: text("a2"))
+        try fixture[2].save(doc("ignored.md"), content: text("not matched"))
+        try fixture[1].save(doc("notes/b.txt"), content: text("b from 1"))
+        try await fixture[1].sync()
+        try await fixture[2].sync()
+        try fixture[2].remove(doc("notes/a.txt"))
+        let seen = await collect(events) { $0.contains { if case .removed = $0 { true } else { false } } }
+        #expect(seen.contains { if case let .added(info) = $0 { info.path == doc("notes/b.txt") } else { false } })
+        #expect(seen.contains { if case let .changed(info) = $0 { info.path == doc("notes/a.txt") } else { false } })
+        #expect(seen.contains { if case let .stateChanged(info) = $0 { info.path == doc("notes/b.txt") && info.state == .inConflict } else { false } })
+        #expect(seen.contains(.removed(doc("notes/a.txt"))))
+        #expect(!seen.contains { if case let .added(info) = $0 { info.path == doc("ignored.md") } else { false } })
+    }
+}
