@@ -11,11 +11,14 @@ internal import Git
 /// on both sides to different values needs a person, or, with ``settlesConflictsByLatest``, takes
 /// the value of the latest version.
 ///
-/// The output keeps the current version's member order (members another version added go to
-/// their sorted place when both sides keep their members sorted, else after the member before
-/// them) and its layout: indentation (spaces, tabs or none), spacing, line breaks; unchanged
-/// parts are copied byte for byte. Three or more versions merge by folding the others, in
-/// canonical order, into the current version.
+/// When git's line merge of the texts merges cleanly into the same JSON value, its bytes are the
+/// result, so that layout changes made on one side are kept as people would see them merged.
+/// Otherwise the output keeps the current version's member order (members another version added
+/// go to their sorted place when both sides keep their members sorted, else after the member
+/// before them) and its layout: indentation (spaces, tabs or none), spacing, line breaks, the
+/// bytes around the value; where only another version changed the layout from the ancestor's,
+/// that version's. Unchanged parts are copied byte for byte. Three or more versions merge by
+/// folding the others, in canonical order, into the current version.
 ///
 /// When it needs a person, the marked-up content is the merged document with git-style conflict
 /// markers around each conflicting member or element (one side's lines, then the other's), every
@@ -53,13 +56,13 @@ public struct JSONMergePolicy: MergePolicy {
 
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         let versions = MergeInputs.canonical(versions)
-        var baseValue: JSONValue?
+        var baseSource: JSONWriter.Source?
         switch base {
         case nil: break
         case .package?: return .needsPerson(reason: "the common ancestor is a package, not JSON", markedUp: nil)
         case let .file(data)?:
             switch parse(data, owner: "the common ancestor") {
-            case let .success(source): baseValue = source.syntax.value
+            case let .success(source): baseSource = source
             case let .failure(problem): return needsPerson(problem.reason, base: base, versions: versions)
             }
         }
@@ -94,18 +97,22 @@ public struct JSONMergePolicy: MergePolicy {
                 idKeys: allIDKeys,
                 latestSide: settlesConflictsByLatest ? (index > latestFolded ? .theirs : .ours) : nil,
                 oursFirst: currentIndex < index)
-            let (value, conflicts) = merger.merge(base: baseValue, ours: merged, theirs: other.source.syntax.value)
+            let (value, conflicts) = merger.merge(base: baseSource?.syntax.value, ours: merged, theirs: other.source.syntax.value)
             latestFolded = max(latestFolded, index)
             if !conflicts.isEmpty {
                 return needsPerson(
                     value: value ?? merged, conflicts: conflicts, ours: merged, oursLabel: first.version.deviceName,
-                    other: other, parsed: parsed, currentIndex: currentIndex, base: base)
+                    other: other, parsed: parsed, currentIndex: currentIndex, base: base, baseSource: baseSource)
             }
             merged = value ?? merged
         }
-        let output = write(merged, parsed: parsed, currentIndex: currentIndex, conflicts: [:], labels: ("", ""))
+        let output = write(merged, parsed: parsed, currentIndex: currentIndex, base: baseSource, conflicts: [:], labels: ("", ""))
         guard (try? JSONParser.parse(output)) != nil else {
             return .needsPerson(reason: "the merged JSON did not parse (a bug in Concord)", markedUp: current.content)
+        }
+        if case let .merged(.file(lineMerged)?) = TextMergePolicy().merge(base: base, versions: versions),
+           let lineValue = try? JSONValue(parsing: lineMerged), lineValue == merged {
+            return .merged(.file(lineMerged))
         }
         return .merged(.file(Data(output)))
     }
@@ -126,31 +133,40 @@ public struct JSONMergePolicy: MergePolicy {
         }
     }
 
-    /// The merged value written like the current version: its bytes before and after the value
-    /// kept, unchanged parts copied from every version laid out the same way.
+    /// The merged value written like the current version (like another version when only that
+    /// one changed the layout): its bytes before and after the value, its indentation and
+    /// spacing, and the unchanged parts copied from every version laid out the same way.
     private func write(
-        _ value: JSONValue, parsed: [Parsed], currentIndex: Int,
+        _ value: JSONValue, parsed: [Parsed], currentIndex: Int, base: JSONWriter.Source?,
         conflicts: [JSONPath: JSONWriter.Conflict], labels: (String, String)
     ) -> [UInt8] {
-        let current = parsed[currentIndex]
-        var sources = [current.source]
-        for (index, other) in parsed.enumerated() where index != currentIndex && other.style == current.style {
-            sources.append(other.source)
-        }
-        var writer = JSONWriter(style: current.style)
+        let others = parsed.indices.filter { $0 != currentIndex }.map { parsed[$0] }
+        let ordered = [parsed[currentIndex]] + others
+        let baseStyle = base.map { JSONStyle(detectingIn: $0.bytes) }
+        let primary = JSONMergePolicy.changed(from: baseStyle, in: ordered.map(\.style)).map { ordered[$0] } ?? ordered[0]
+        let sources = ordered.filter { $0.style == primary.style }.map(\.source)
+        func prefix(_ source: JSONWriter.Source) -> ArraySlice<UInt8> { source.bytes[..<source.syntax.range.lowerBound] }
+        func suffix(_ source: JSONWriter.Source) -> ArraySlice<UInt8> { source.bytes[source.syntax.range.upperBound...] }
+        let prefixIndex = JSONMergePolicy.changed(from: base.map(prefix), in: ordered.map { prefix($0.source) }) ?? 0
+        let suffixIndex = JSONMergePolicy.changed(from: base.map(suffix), in: ordered.map { suffix($0.source) }) ?? 0
+        var writer = JSONWriter(style: primary.style)
         writer.idKeys = allIDKeys
         writer.conflicts = conflicts
         writer.oursLabel = labels.0
         writer.theirsLabel = labels.1
-        writer.write(value, sources: sources)
-        let range = current.source.syntax.range
-        return Array(current.source.bytes[..<range.lowerBound]) + writer.output
-            + Array(current.source.bytes[range.upperBound...])
+        writer.write(value, sources: sources, base: baseStyle == primary.style ? base : nil)
+        return Array(prefix(ordered[prefixIndex].source)) + writer.output + Array(suffix(ordered[suffixIndex].source))
+    }
+
+    /// The index of the first item that differs from `base`; nil when none does or there is no base.
+    private static func changed<T: Equatable>(from base: T?, in items: [T]) -> Int? {
+        guard let base else { return nil }
+        return items.firstIndex { $0 != base }
     }
 
     private func needsPerson(
         value: JSONValue, conflicts: [JSONMerger.Conflict], ours: JSONValue, oursLabel: String,
-        other: Parsed, parsed: [Parsed], currentIndex: Int, base: DocumentContent?
+        other: Parsed, parsed: [Parsed], currentIndex: Int, base: DocumentContent?, baseSource: JSONWriter.Source?
     ) -> MergeOutcome {
         let paths = conflicts.map(\.path.description)
         var reason = "both sides changed \(paths.prefix(5).joined(separator: ", "))"
@@ -164,7 +180,7 @@ public struct JSONMergePolicy: MergePolicy {
         }
         var table: [JSONPath: JSONWriter.Conflict] = [:]
         for conflict in conflicts { table[conflict.path] = JSONWriter.Conflict(ours: conflict.ours, theirs: conflict.theirs) }
-        let marked = write(value, parsed: parsed, currentIndex: currentIndex, conflicts: table, labels: labels)
+        let marked = write(value, parsed: parsed, currentIndex: currentIndex, base: baseSource, conflicts: table, labels: labels)
         return .needsPerson(reason: reason, markedUp: .file(Data(marked)))
     }
 

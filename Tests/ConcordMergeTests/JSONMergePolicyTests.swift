@@ -43,9 +43,31 @@ struct JSONMergePolicyTests {
     }
 
     @Test func arraysAppendedOnBothSidesKeepBoth() {
-        let base = #"{"log": ["a"]}"#
-        let outcome = Fixtures.merge(policy, base: base, #"{"log": ["a", "m"]}"#, #"{"log": ["a", "i", "m"]}"#)
-        #expect(Fixtures.text(outcome) == #"{"log": ["a", "m", "i"]}"#)
+        let base = #"{"log": ["z"]}"#
+        let outcome = Fixtures.merge(policy, base: base, #"{"log": ["z", "m"]}"#, #"{"log": ["z", "i", "m"]}"#)
+        #expect(Fixtures.text(outcome) == #"{"log": ["z", "m", "i"]}"#)
+    }
+
+    @Test func insertionsIntoSortedArraysStaySorted() {
+        let base = #"{"words": ["b", "d", "f"]}"#
+        let outcome = Fixtures.merge(policy, base: base, #"{"words": ["a", "b", "c", "d", "f"]}"#,
+                                     #"{"words": ["b", "cc", "d", "e", "f", "g"]}"#)
+        #expect(Fixtures.text(outcome) == #"{"words": ["a", "b", "c", "cc", "d", "e", "f", "g"]}"#)
+    }
+
+    @Test func insertionsAtDifferentPlacesMerge() {
+        let base = #"[3, 1, 2]"#
+        let outcome = Fixtures.merge(policy, base: base, #"[9, 3, 1, 2]"#, #"[3, 1, 8, 2, 7]"#)
+        #expect(Fixtures.text(outcome) == #"[9, 3, 1, 8, 2, 7]"#)
+    }
+
+    @Test func layoutChangedOnOneSideOnlyIsKept() {
+        let base = "{\n    \"a\": 1,\n    \"b\": [1, 2]\n}"
+        let mac = "{\n    \"a\": 2,\n    \"b\": [1, 2]\n}"
+        let ipad = "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2\n  ]\n}\n"
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, ipad)) == "{\n  \"a\": 2,\n  \"b\": [\n    1,\n    2\n  ]\n}\n")
+        let spaced = "{\n    \"a\": 1,\n    \"b\": [ 1, 2 ]\n}"
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, spaced)) == "{\n    \"a\": 2,\n    \"b\": [ 1, 2 ]\n}")
     }
 
     @Test func arraysOfIdentifiedObjectsMergeByElement() {
@@ -157,7 +179,7 @@ struct JSONMergePolicyTests {
     }
 
     @Test func newValuesAreWrittenInTheCurrentStyle() {
-        let base = "{\n    \"a\": 1\n}"
+        let base = "{\n  \"a\": 1\n}"
         let mac = "{\n    \"a\": 2\n}"
         let ipad = "{\n  \"a\": 1,\n  \"b\": {\n    \"c\": [\n      true\n    ]\n  }\n}"
         let outcome = Fixtures.merge(policy, base: base, mac, ipad)
