@@ -101,7 +101,7 @@ public struct JSONMergePolicy: MergePolicy {
             latestFolded = max(latestFolded, index)
             if !conflicts.isEmpty {
                 return needsPerson(
-                    value: value ?? merged, conflicts: conflicts, ours: merged, oursLabel: first.version.deviceName,
+                    value: value ?? merged, conflicts: conflicts, oursLabel: first.version.deviceName,
                     other: other, parsed: parsed, currentIndex: currentIndex, base: base, baseSource: baseSource)
             }
             merged = value ?? merged
@@ -122,10 +122,10 @@ public struct JSONMergePolicy: MergePolicy {
     }
 
     private func parse(_ data: Data, owner: String) -> Result<JSONWriter.Source, Problem> {
-        let bytes = Array(data)
-        guard String(validating: bytes, as: UTF8.self) != nil, !bytes.contains(0) else {
+        guard TextMergePolicy.isText(data) else {
             return .failure(Problem(reason: "\(owner) is binary, not JSON text"))
         }
+        let bytes = Array(data)
         do {
             return .success(JSONWriter.Source(bytes: bytes, syntax: try JSONParser.parse(bytes)))
         } catch {
@@ -165,7 +165,7 @@ public struct JSONMergePolicy: MergePolicy {
     }
 
     private func needsPerson(
-        value: JSONValue, conflicts: [JSONMerger.Conflict], ours: JSONValue, oursLabel: String,
+        value: JSONValue, conflicts: [JSONMerger.Conflict], oursLabel: String,
         other: Parsed, parsed: [Parsed], currentIndex: Int, base: DocumentContent?, baseSource: JSONWriter.Source?
     ) -> MergeOutcome {
         let paths = conflicts.map(\.path.description)
