@@ -5,9 +5,12 @@ internal import Git
 ///
 /// Objects merge member by member, recursively, so changes to different members never conflict.
 /// Arrays whose elements are all objects carrying an id (the first of ``idKeys``, then `id`,
-/// `_id` and `uuid`, holding a string or number, unique in each array) merge element by element;
-/// other arrays merge when both sides only appended (the earlier version's new elements first,
-/// an element both appended once), and otherwise count as one value. A member or element changed
+/// `_id` and `uuid`, holding a string or number, unique in each array) merge element by element
+/// (in the current version's order, an element another version added after the one before it);
+/// other arrays merge when both sides only inserted elements, appending included (where both
+/// inserted at the same place: in sorted order when both arrays are sorted strings, else the
+/// earlier version's first; an element both inserted there once), and otherwise count as one
+/// value. A member or element changed
 /// on both sides to different values needs a person, or, with ``settlesConflictsByLatest``, takes
 /// the value of the latest version.
 ///
