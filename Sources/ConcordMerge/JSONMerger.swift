@@ -239,6 +239,7 @@ struct JSONMerger {
         candidateLoop: for key in candidates {
             for array in arrays {
                 var seen: Set<JSONValue> = []
+                seen.reserveCapacity(array.count)
                 for element in array {
                     switch element[key] {
                     case let id? where id.isIdentifier:

@@ -114,6 +114,7 @@ struct JSONWriter {
         let sourceElements = syntax.children
         if let key = JSONMerger.idKey(in: [elements, sourceElements.map(\.value)], candidates: idKeys) {
             var byID: [JSONValue: JSONSyntax] = [:]
+            byID.reserveCapacity(sourceElements.count)
             for child in sourceElements { if let id = child.value[key] { byID[id] = child } }
             return elements.map { element in element[key].flatMap { byID[$0] } }
         }
