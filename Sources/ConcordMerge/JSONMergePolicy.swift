@@ -21,7 +21,9 @@ internal import Git
 /// before them) and its layout: indentation (spaces, tabs or none), spacing, line breaks, the
 /// bytes around the value; where only another version changed the layout from the ancestor's,
 /// that version's. Unchanged parts are copied byte for byte. Three or more versions merge by
-/// folding the others, in canonical order, into the current version.
+/// folding the others into the current version: first those before it in canonical order,
+/// nearest first, then those after it, so that elements appended by several versions come out
+/// in canonical order.
 ///
 /// When it needs a person, the marked-up content is the merged document with git-style conflict
 /// markers around each conflicting member or element (one side's lines, then the other's), every
@@ -95,7 +97,9 @@ public struct JSONMergePolicy: MergePolicy {
         let first = parsed[currentIndex]
         var merged = first.source.syntax.value
         var latestFolded = currentIndex
-        for (index, other) in parsed.enumerated() where index != currentIndex {
+        let foldOrder = Array(parsed.indices.prefix(currentIndex).reversed()) + Array(parsed.indices.suffix(from: currentIndex + 1))
+        for index in foldOrder {
+            let other = parsed[index]
             let merger = JSONMerger(
                 idKeys: allIDKeys,
                 latestSide: settlesConflictsByLatest ? (index > latestFolded ? .theirs : .ours) : nil,

@@ -170,6 +170,16 @@ struct JSONMergePolicyTests {
         #expect(Fixtures.text(policy.merge(base: .file(Data(base.utf8)), versions: versions)) == #"{"a": 2, "b": 2, "c": 2}"#)
     }
 
+    @Test(arguments: 0..<4)
+    func appendsFromThreeVersionsComeInCanonicalOrder(current: Int) {
+        let base = #"{"log": ["z"]}"#
+        let versions = (0..<4).map { index in
+            Fixtures.version(#"{"log": ["z", "v\#(index)"]}"#, device: "d\(index)", clock: Int64(index), current: index == current)
+        }
+        let outcome = policy.merge(base: .file(Data(base.utf8)), versions: versions)
+        #expect(Fixtures.text(outcome) == #"{"log": ["z", "v0", "v1", "v2", "v3"]}"#)
+    }
+
     @Test func detectsStyles() {
         #expect(JSONStyle(detectingIn: Array("{\n\t\"a\": 1\n}".utf8)).indent == "\t")
         #expect(JSONStyle(detectingIn: Array("[\n    1,\n    2\n]".utf8)).indent == "    ")
