@@ -5,17 +5,25 @@ internal import Git
 ///
 /// Objects merge member by member, recursively, so changes to different members never conflict.
 /// Arrays whose elements are all objects carrying an id (the first of ``idKeys``, then `id`,
-/// `_id` and `uuid`, holding a string or number, unique in each array) merge element by element;
-/// other arrays merge when both sides only appended (the earlier version's new elements first,
-/// an element both appended once), and otherwise count as one value. A member or element changed
+/// `_id` and `uuid`, holding a string or number, unique in each array) merge element by element
+/// (in the current version's order, an element another version added after the one before it);
+/// other arrays merge when both sides only inserted elements, appending included (where both
+/// inserted at the same place: in sorted order when both arrays are sorted strings, else the
+/// earlier version's first; an element both inserted there once), and otherwise count as one
+/// value. A member or element changed
 /// on both sides to different values needs a person, or, with ``settlesConflictsByLatest``, takes
 /// the value of the latest version.
 ///
-/// The output keeps the current version's member order (members another version added go to
-/// their sorted place when both sides keep their members sorted, else after the member before
-/// them) and its layout: indentation (spaces, tabs or none), spacing, line breaks; unchanged
-/// parts are copied byte for byte. Three or more versions merge by folding the others, in
-/// canonical order, into the current version.
+/// When git's line merge of the texts merges cleanly into the same JSON value, its bytes are the
+/// result, so that layout changes made on one side are kept as people would see them merged.
+/// Otherwise the output keeps the current version's member order (members another version added
+/// go to their sorted place when both sides keep their members sorted, else after the member
+/// before them) and its layout: indentation (spaces, tabs or none), spacing, line breaks, the
+/// bytes around the value; where only another version changed the layout from the ancestor's,
+/// that version's. Unchanged parts are copied byte for byte. Three or more versions merge by
+/// folding the others into the current version: first those before it in canonical order,
+/// nearest first, then those after it, so that elements appended by several versions come out
+/// in canonical order.
 ///
 /// When it needs a person, the marked-up content is the merged document with git-style conflict
 /// markers around each conflicting member or element (one side's lines, then the other's), every
@@ -53,13 +61,13 @@ public struct JSONMergePolicy: MergePolicy {
 
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         let versions = MergeInputs.canonical(versions)
-        var baseValue: JSONValue?
+        var baseSource: JSONWriter.Source?
         switch base {
         case nil: break
         case .package?: return .needsPerson(reason: "the common ancestor is a package, not JSON", markedUp: nil)
         case let .file(data)?:
             switch parse(data, owner: "the common ancestor") {
-            case let .success(source): baseValue = source.syntax.value
+            case let .success(source): baseSource = source
             case let .failure(problem): return needsPerson(problem.reason, base: base, versions: versions)
             }
         }
@@ -89,23 +97,29 @@ public struct JSONMergePolicy: MergePolicy {
         let first = parsed[currentIndex]
         var merged = first.source.syntax.value
         var latestFolded = currentIndex
-        for (index, other) in parsed.enumerated() where index != currentIndex {
+        let foldOrder = Array(parsed.indices.prefix(currentIndex).reversed()) + Array(parsed.indices.suffix(from: currentIndex + 1))
+        for index in foldOrder {
+            let other = parsed[index]
             let merger = JSONMerger(
                 idKeys: allIDKeys,
                 latestSide: settlesConflictsByLatest ? (index > latestFolded ? .theirs : .ours) : nil,
                 oursFirst: currentIndex < index)
-            let (value, conflicts) = merger.merge(base: baseValue, ours: merged, theirs: other.source.syntax.value)
+            let (value, conflicts) = merger.merge(base: baseSource?.syntax.value, ours: merged, theirs: other.source.syntax.value)
             latestFolded = max(latestFolded, index)
             if !conflicts.isEmpty {
                 return needsPerson(
-                    value: value ?? merged, conflicts: conflicts, ours: merged, oursLabel: first.version.deviceName,
-                    other: other, parsed: parsed, currentIndex: currentIndex, base: base)
+                    value: value ?? merged, conflicts: conflicts, oursLabel: first.version.deviceName,
+                    other: other, parsed: parsed, currentIndex: currentIndex, base: base, baseSource: baseSource)
             }
             merged = value ?? merged
         }
-        let output = write(merged, parsed: parsed, currentIndex: currentIndex, conflicts: [:], labels: ("", ""))
+        let output = write(merged, parsed: parsed, currentIndex: currentIndex, base: baseSource, conflicts: [:], labels: ("", ""))
         guard (try? JSONParser.parse(output)) != nil else {
             return .needsPerson(reason: "the merged JSON did not parse (a bug in Concord)", markedUp: current.content)
+        }
+        if case let .merged(.file(lineMerged)?) = TextMergePolicy().merge(base: base, versions: versions),
+           let lineValue = try? JSONValue(parsing: lineMerged), lineValue == merged {
+            return .merged(.file(lineMerged))
         }
         return .merged(.file(Data(output)))
     }
@@ -115,10 +129,10 @@ public struct JSONMergePolicy: MergePolicy {
     }
 
     private func parse(_ data: Data, owner: String) -> Result<JSONWriter.Source, Problem> {
-        let bytes = Array(data)
-        guard String(validating: bytes, as: UTF8.self) != nil, !bytes.contains(0) else {
+        guard TextMergePolicy.isText(data) else {
             return .failure(Problem(reason: "\(owner) is binary, not JSON text"))
         }
+        let bytes = Array(data)
         do {
             return .success(JSONWriter.Source(bytes: bytes, syntax: try JSONParser.parse(bytes)))
         } catch {
@@ -126,31 +140,40 @@ public struct JSONMergePolicy: MergePolicy {
         }
     }
 
-    /// The merged value written like the current version: its bytes before and after the value
-    /// kept, unchanged parts copied from every version laid out the same way.
+    /// The merged value written like the current version (like another version when only that
+    /// one changed the layout): its bytes before and after the value, its indentation and
+    /// spacing, and the unchanged parts copied from every version laid out the same way.
     private func write(
-        _ value: JSONValue, parsed: [Parsed], currentIndex: Int,
+        _ value: JSONValue, parsed: [Parsed], currentIndex: Int, base: JSONWriter.Source?,
         conflicts: [JSONPath: JSONWriter.Conflict], labels: (String, String)
     ) -> [UInt8] {
-        let current = parsed[currentIndex]
-        var sources = [current.source]
-        for (index, other) in parsed.enumerated() where index != currentIndex && other.style == current.style {
-            sources.append(other.source)
-        }
-        var writer = JSONWriter(style: current.style)
+        let others = parsed.indices.filter { $0 != currentIndex }.map { parsed[$0] }
+        let ordered = [parsed[currentIndex]] + others
+        let baseStyle = base.map { JSONStyle(detectingIn: $0.bytes) }
+        let primary = JSONMergePolicy.changed(from: baseStyle, in: ordered.map(\.style)).map { ordered[$0] } ?? ordered[0]
+        let sources = ordered.filter { $0.style == primary.style }.map(\.source)
+        func prefix(_ source: JSONWriter.Source) -> ArraySlice<UInt8> { source.bytes[..<source.syntax.range.lowerBound] }
+        func suffix(_ source: JSONWriter.Source) -> ArraySlice<UInt8> { source.bytes[source.syntax.range.upperBound...] }
+        let prefixIndex = JSONMergePolicy.changed(from: base.map(prefix), in: ordered.map { prefix($0.source) }) ?? 0
+        let suffixIndex = JSONMergePolicy.changed(from: base.map(suffix), in: ordered.map { suffix($0.source) }) ?? 0
+        var writer = JSONWriter(style: primary.style)
         writer.idKeys = allIDKeys
         writer.conflicts = conflicts
         writer.oursLabel = labels.0
         writer.theirsLabel = labels.1
-        writer.write(value, sources: sources)
-        let range = current.source.syntax.range
-        return Array(current.source.bytes[..<range.lowerBound]) + writer.output
-            + Array(current.source.bytes[range.upperBound...])
+        writer.write(value, sources: sources, base: baseStyle == primary.style ? base : nil)
+        return Array(prefix(ordered[prefixIndex].source)) + writer.output + Array(suffix(ordered[suffixIndex].source))
+    }
+
+    /// The index of the first item that differs from `base`; nil when none does or there is no base.
+    private static func changed<T: Equatable>(from base: T?, in items: [T]) -> Int? {
+        guard let base else { return nil }
+        return items.firstIndex { $0 != base }
     }
 
     private func needsPerson(
-        value: JSONValue, conflicts: [JSONMerger.Conflict], ours: JSONValue, oursLabel: String,
-        other: Parsed, parsed: [Parsed], currentIndex: Int, base: DocumentContent?
+        value: JSONValue, conflicts: [JSONMerger.Conflict], oursLabel: String,
+        other: Parsed, parsed: [Parsed], currentIndex: Int, base: DocumentContent?, baseSource: JSONWriter.Source?
     ) -> MergeOutcome {
         let paths = conflicts.map(\.path.description)
         var reason = "both sides changed \(paths.prefix(5).joined(separator: ", "))"
@@ -164,7 +187,7 @@ public struct JSONMergePolicy: MergePolicy {
         }
         var table: [JSONPath: JSONWriter.Conflict] = [:]
         for conflict in conflicts { table[conflict.path] = JSONWriter.Conflict(ours: conflict.ours, theirs: conflict.theirs) }
-        let marked = write(value, parsed: parsed, currentIndex: currentIndex, conflicts: table, labels: labels)
+        let marked = write(value, parsed: parsed, currentIndex: currentIndex, base: baseSource, conflicts: table, labels: labels)
         return .needsPerson(reason: reason, markedUp: .file(Data(marked)))
     }
 

@@ -54,13 +54,35 @@ struct JSONMerger {
                 ) { _, index in .index(index) }
                 return (.array(entries.map(\.1)), conflicts)
             }
-            if oursElements.starts(with: baseElements), theirsElements.starts(with: baseElements) {
-                let oursAdded = oursElements.dropFirst(baseElements.count)
-                let theirsAdded = theirsElements.dropFirst(baseElements.count)
-                let (first, second) = oursFirst ? (oursAdded, theirsAdded) : (theirsAdded, oursAdded)
+            if let merged = mergeInsertions(base: baseElements, ours: oursElements, theirs: theirsElements) {
+                return (.array(merged), [])
+            }
+            return conflict(ours: ours, theirs: theirs)
+        default:
+            return conflict(ours: ours, theirs: theirs)
+        }
+    }
+
+    /// Merges two arrays that only inserted elements into the ancestor's (the ancestor is a
+    /// subsequence of both). Where both inserted at the same place, the insertions merge in sorted
+    /// order when both arrays are sorted strings, else the earlier version's come first; an
+    /// element both inserted there appears once. Nil when a side removed or reordered elements.
+    private func mergeInsertions(base: [JSONValue], ours: [JSONValue], theirs: [JSONValue]) -> [JSONValue]? {
+        guard let oursGaps = JSONMerger.insertions(into: base, giving: ours),
+              let theirsGaps = JSONMerger.insertions(into: base, giving: theirs) else { return nil }
+        let sorted = JSONMerger.sortedStrings(ours) && JSONMerger.sortedStrings(theirs)
+        var result: [JSONValue] = []
+        result.reserveCapacity(ours.count + theirs.count)
+        for gap in 0...base.count {
+            let (first, second) = oursFirst ? (oursGaps[gap], theirsGaps[gap]) : (theirsGaps[gap], oursGaps[gap])
+            if first == second {
+                result.append(contentsOf: first)
+            } else if sorted {
+                result.append(contentsOf: JSONMerger.sortedUnion(first, second))
+            } else {
+                result.append(contentsOf: first)
                 var counts: [JSONValue: Int] = [:]
                 for element in first { counts[element, default: 0] += 1 }
-                var result = baseElements + first
                 for element in second {
                     if let count = counts[element], count > 0 {
                         counts[element] = count - 1
@@ -68,12 +90,55 @@ struct JSONMerger {
                         result.append(element)
                     }
                 }
-                return (.array(result), [])
             }
-            return conflict(ours: ours, theirs: theirs)
-        default:
-            return conflict(ours: ours, theirs: theirs)
+            if gap < base.count { result.append(base[gap]) }
         }
+        return result
+    }
+
+    /// For each place in `base` (before each element, then the end), the elements `side` inserted
+    /// there, matching the ancestor's elements as early as possible; nil when `side` is not `base`
+    /// with insertions.
+    private static func insertions(into base: [JSONValue], giving side: [JSONValue]) -> [[JSONValue]]? {
+        guard side.count >= base.count else { return nil }
+        var gaps: [[JSONValue]] = Array(repeating: [], count: base.count + 1)
+        var next = 0
+        for element in side {
+            if next < base.count, element == base[next] {
+                next += 1
+            } else {
+                gaps[next].append(element)
+            }
+        }
+        return next == base.count ? gaps : nil
+    }
+
+    private static func sortedStrings(_ elements: [JSONValue]) -> Bool {
+        var previous: String?
+        for element in elements {
+            guard case let .string(text) = element else { return false }
+            if let previous, text.utf8.lexicographicallyPrecedes(previous.utf8) { return false }
+            previous = text
+        }
+        return true
+    }
+
+    private static func sortedUnion(_ lhs: [JSONValue], _ rhs: [JSONValue]) -> [JSONValue] {
+        func text(_ value: JSONValue) -> String { if case let .string(text) = value { text } else { "" } }
+        var result: [JSONValue] = []
+        var left = 0
+        var right = 0
+        while left < lhs.count || right < rhs.count {
+            if right == rhs.count || (left < lhs.count && !text(rhs[right]).utf8.lexicographicallyPrecedes(text(lhs[left]).utf8)) {
+                if right < rhs.count, lhs[left] == rhs[right] { right += 1 }
+                result.append(lhs[left])
+                left += 1
+            } else {
+                result.append(rhs[right])
+                right += 1
+            }
+        }
+        return result
     }
 
     private func conflict(ours: JSONValue?, theirs: JSONValue?) -> (value: JSONValue?, conflicts: [Conflict]) {
@@ -174,6 +239,7 @@ struct JSONMerger {
         candidateLoop: for key in candidates {
             for array in arrays {
                 var seen: Set<JSONValue> = []
+                seen.reserveCapacity(array.count)
                 for element in array {
                     switch element[key] {
                     case let id? where id.isIdentifier:

@@ -31,8 +31,8 @@ public struct JSONStyle: Sendable, Hashable {
         var sawComma = false
         var indentFound = false
         var index = 0
-        newline = bytes.contains(UInt8(ascii: "\r")) && bytes.firstRange(of: [0x0D, 0x0A]) != nil ? "\r\n" : "\n"
-        while index < bytes.count {
+        if let lineEnd = bytes.firstIndex(of: 0x0A), lineEnd > 0, bytes[lineEnd - 1] == 0x0D { newline = "\r\n" }
+        while index < bytes.count, !(indentFound && sawColon && sawComma) {
             let byte = bytes[index]
             defer { index += 1 }
             if inString {

@@ -24,8 +24,13 @@ struct JSONWriter {
         self.style = style
     }
 
-    mutating func write(_ value: JSONValue, sources: [Source]) {
-        write(value, depth: 0, path: JSONPath(), candidates: sources.map { ($0.bytes, Optional($0.syntax)) })
+    /// Writes `value`. Where a part equals the same part in `sources`, it is copied from the first
+    /// such source, unless that copy is laid out as in `base` and another source changed only the
+    /// layout: then the changed layout is copied.
+    mutating func write(_ value: JSONValue, sources: [Source], base: Source? = nil) {
+        let baseCandidate = base.map { ($0.bytes, Optional($0.syntax)) }
+        write(value, depth: 0, path: JSONPath(), candidates: sources.map { ($0.bytes, Optional($0.syntax)) },
+              base: baseCandidate)
     }
 
     private typealias Candidate = (bytes: [UInt8], syntax: JSONSyntax?)
@@ -39,12 +44,34 @@ struct JSONWriter {
         if let indent = style.indent { for _ in 0..<depth { append(indent) } }
     }
 
-    private mutating func write(_ value: JSONValue, depth: Int, path: JSONPath, candidates: [Candidate]) {
-        for candidate in candidates {
-            if let syntax = candidate.syntax, syntax.value == value, !conflicts.keys.contains(where: { $0.starts(with: path) }) {
-                if case .object = value, !sameOrder(syntax.value, value) { continue }
-                output.append(contentsOf: candidate.bytes[syntax.range])
-                return
+    private mutating func write(_ value: JSONValue, depth: Int, path: JSONPath, candidates: [Candidate], base: Candidate?) {
+        if conflicts.isEmpty || !conflicts.keys.contains(where: { $0.starts(with: path) }) {
+            let equal = candidates.filter { candidate in
+                guard let syntax = candidate.syntax, syntax.value == value else { return false }
+                if case .object = value { return sameOrder(syntax.value, value) }
+                return true
+            }
+            if var chosen = equal.first, var chosenSyntax = chosen.syntax {
+                var copies = true
+                if let base, let baseSyntax = base.syntax {
+                    let baseText = base.bytes[baseSyntax.range]
+                    func text(_ candidate: Candidate) -> ArraySlice<UInt8>? { candidate.syntax.map { candidate.bytes[$0.range] } }
+                    if baseSyntax.value == value {
+                        if text(chosen) == baseText, let changed = equal.first(where: { text($0).map { $0 != baseText } ?? false }),
+                           let changedSyntax = changed.syntax {
+                            chosen = changed
+                            chosenSyntax = changedSyntax
+                        }
+                    } else if value.isContainer {
+                        copies = !candidates.contains { candidate in
+                            candidate.syntax?.value == baseSyntax.value && text(candidate) != baseText
+                        }
+                    }
+                }
+                if copies {
+                    output.append(contentsOf: chosen.bytes[chosenSyntax.range])
+                    return
+                }
             }
         }
         switch value {
@@ -57,17 +84,20 @@ struct JSONWriter {
             let children = candidates.map { candidate in
                 JSONWriter.elementChildren(of: candidate.syntax, matching: elements, idKeys: idKeys)
             }
+            let baseChildren = JSONWriter.elementChildren(of: base?.syntax, matching: elements, idKeys: idKeys)
             writeContainer(open: "[", close: "]", count: elements.count, depth: depth) { index in
                 let childPath = path.appending(.index(index))
                 let childCandidates = candidates.indices.map { (candidates[$0].bytes, children[$0][index]) }
-                return (nil, elements[index], childPath, childCandidates)
+                let childBase = base.map { ($0.bytes, baseChildren[index]) }
+                return (nil, elements[index], childPath, childCandidates, childBase)
             }
         case let .object(members):
             guard !members.isEmpty else { append("{}"); return }
             writeContainer(open: "{", close: "}", count: members.count, depth: depth) { index in
                 let member = members[index]
                 let childCandidates = candidates.map { ($0.bytes, $0.syntax?.child(forKey: member.key)) }
-                return (member.key, member.value, path.appending(.key(member.key)), childCandidates)
+                let childBase = base.map { ($0.bytes, $0.syntax?.child(forKey: member.key)) }
+                return (member.key, member.value, path.appending(.key(member.key)), childCandidates, childBase)
             }
         }
     }
@@ -84,6 +114,7 @@ struct JSONWriter {
         let sourceElements = syntax.children
         if let key = JSONMerger.idKey(in: [elements, sourceElements.map(\.value)], candidates: idKeys) {
             var byID: [JSONValue: JSONSyntax] = [:]
+            byID.reserveCapacity(sourceElements.count)
             for child in sourceElements { if let id = child.value[key] { byID[id] = child } }
             return elements.map { element in element[key].flatMap { byID[$0] } }
         }
@@ -95,7 +126,7 @@ struct JSONWriter {
         }
     }
 
-    private typealias Entry = (key: String?, value: JSONValue, path: JSONPath, candidates: [Candidate])
+    private typealias Entry = (key: String?, value: JSONValue, path: JSONPath, candidates: [Candidate], base: Candidate?)
 
     private mutating func writeContainer(
         open: String, close: String, count: Int, depth: Int, entry: (Int) -> Entry
@@ -148,10 +179,10 @@ struct JSONWriter {
         if plain {
             let saved = conflicts
             conflicts = [:]
-            write(value, depth: depth, path: item.path, candidates: item.candidates)
+            write(value, depth: depth, path: item.path, candidates: item.candidates, base: item.base)
             conflicts = saved
         } else {
-            write(value, depth: depth, path: item.path, candidates: item.candidates)
+            write(value, depth: depth, path: item.path, candidates: item.candidates, base: item.base)
         }
     }
 
@@ -173,5 +204,14 @@ struct JSONWriter {
             }
         }
         output.append(UInt8(ascii: "\""))
+    }
+}
+
+extension JSONValue {
+    fileprivate var isContainer: Bool {
+        switch self {
+        case .array, .object: true
+        default: false
+        }
     }
 }

@@ -1,6 +1,8 @@
 /// Which merge policy each document uses, from the text of a container's `.concord/policies`.
 ///
-/// Each line is `PATTERN POLICY-NAME`; blank lines and lines starting with `#` are skipped. The
+/// Each line is `PATTERN POLICY-NAME`; blank lines and lines starting with `#` are skipped. A
+/// `json` or `json-latest` rule may end with `id=KEY[,KEY…]`: the member names that identify
+/// the objects of arrays, tried before `id`, `_id` and `uuid`. The
 /// patterns are ``GlobPattern``s, like `.gitattributes`; the first rule whose pattern matches
 /// the document's path wins. Without a matching rule, the defaults apply: a package merges
 /// component by component (`package`), `*.json` merges structurally (`json`), other UTF-8 text
@@ -10,6 +12,7 @@
 /// # .concord/policies
 /// *.log           union
 /// settings/*.json json-latest
+/// people.json     json id=email
 /// *.sketch        latest
 /// ```
 ///
@@ -23,12 +26,26 @@ public struct PolicyRules: Sendable {
         public var policyName: String
         /// Its line number in the file, from 1.
         public var line: Int
+        /// For a JSON policy, the member names that identify array elements (`id=` on the line).
+        public var idKeys: [String]
 
         /// Creates a rule.
-        public init(pattern: GlobPattern, policyName: String, line: Int) {
+        public init(pattern: GlobPattern, policyName: String, line: Int, idKeys: [String] = []) {
             self.pattern = pattern
             self.policyName = policyName
             self.line = line
+            self.idKeys = idKeys
+        }
+
+        /// The policy the rule selects; nil for `auto`.
+        func policy(rules: PolicyRules, path: String) -> (any MergePolicy)? {
+            switch policyName {
+            case PolicyRules.automaticName: nil
+            case PackagePolicy.policyName: PackagePolicy(rules: rules, path: path)
+            case "json", "json-latest":
+                JSONMergePolicy(settlesConflictsByLatest: policyName == "json-latest", idKeys: idKeys)
+            default: MergePolicies.named(policyName)
+            }
         }
     }
 
@@ -65,16 +82,27 @@ public struct PolicyRules: Sendable {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let first = fields.first, !first.hasPrefix("#") else { continue }
             let lineText = String(line)
-            guard fields.count == 2 else {
-                throw SyntaxError(line: index + 1, text: lineText, message: fields.count == 1
-                    ? "a pattern needs a policy name after it" : "expected PATTERN POLICY-NAME, found \(fields.count) fields")
+            func failure(_ message: String) -> SyntaxError {
+                SyntaxError(line: index + 1, text: lineText, message: message)
             }
+            guard fields.count >= 2 else { throw failure("a pattern needs a policy name after it") }
             let name = String(fields[1])
             guard name == PolicyRules.automaticName || MergePolicies.named(name) != nil else {
                 let known = (MergePolicies.names + [PolicyRules.automaticName]).joined(separator: ", ")
-                throw SyntaxError(line: index + 1, text: lineText, message: "unknown policy \"\(name)\" (known: \(known))")
+                throw failure("unknown policy \"\(name)\" (known: \(known))")
             }
-            rules.append(Rule(pattern: GlobPattern(String(first)), policyName: name, line: index + 1))
+            var idKeys: [String] = []
+            for option in fields.dropFirst(2) {
+                guard option.hasPrefix("id="), name == "json" || name == "json-latest" else {
+                    throw failure(name.hasPrefix("json")
+                        ? "unknown option \"\(option)\" (a JSON policy takes id=KEY[,KEY…])"
+                        : "expected PATTERN POLICY-NAME, found more after the policy name")
+                }
+                let keys = option.dropFirst(3).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                guard !keys.contains(where: \.isEmpty) else { throw failure("id= needs member names separated by commas") }
+                idKeys += keys
+            }
+            rules.append(Rule(pattern: GlobPattern(String(first)), policyName: name, line: index + 1, idKeys: idKeys))
         }
     }
 
@@ -86,10 +114,7 @@ public struct PolicyRules: Sendable {
     /// The policy for the document at `path` (relative to the container root) whose versions are
     /// `versions`: the first matching rule's, else the default for the versions' content.
     public func policy(for path: String, versions: [MergeVersion]) -> any MergePolicy {
-        if let rule = rule(for: path), rule.policyName != PolicyRules.automaticName {
-            if rule.policyName == PackagePolicy.policyName { return PackagePolicy(rules: self, path: path) }
-            if let policy = MergePolicies.named(rule.policyName) { return policy }
-        }
+        if let policy = rule(for: path)?.policy(rules: self, path: path) { return policy }
         return defaultPolicy(for: path, contents: versions.map(\.content))
     }
 

@@ -84,7 +84,16 @@ public struct TextMergePolicy: MergePolicy {
 
     /// True when `data` is valid UTF-8 with no NUL byte.
     public static func isText(_ data: Data) -> Bool {
-        if data.contains(0) { return false }
-        return String(validating: data, as: UTF8.self) != nil
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var combined: UInt8 = 0
+            var hasNUL = false
+            for byte in bytes {
+                combined |= byte
+                hasNUL = hasNUL || byte == 0
+            }
+            if hasNUL { return false }
+            return combined < 0x80 || String(validating: bytes, as: UTF8.self) != nil
+        }
     }
 }

@@ -51,33 +51,49 @@ public struct UnionPolicy: MergePolicy {
         return .merged(.file(Data(UnionPolicy.union(base: baseText, versions: texts))))
     }
 
-    /// A line told apart from equal lines by the number of equal lines before it.
+    /// A line told apart from equal lines by the number of equal lines before it; the text is a
+    /// number standing for the line's bytes, the same in every version.
     private struct LineID: Hashable {
-        var text: ArraySlice<UInt8>
+        var text: Int
         var occurrence: Int
     }
 
-    private static func lines(_ text: [UInt8]) -> [LineID] {
-        var result: [LineID] = []
-        var seen: [ArraySlice<UInt8>: Int] = [:]
-        var start = 0
-        func add(_ line: ArraySlice<UInt8>) {
-            let occurrence = seen[line, default: 0]
-            seen[line] = occurrence + 1
-            result.append(LineID(text: line, occurrence: occurrence))
+    /// Numbers the distinct lines of all texts, so that lines compare as integers.
+    private struct Lines {
+        var numbers: [ArraySlice<UInt8>: Int] = [:]
+        var texts: [ArraySlice<UInt8>] = []
+
+        mutating func lines(_ text: [UInt8]) -> [LineID] {
+            var result: [LineID] = []
+            var occurrences: [Int: Int] = [:]
+            var start = 0
+            func add(_ line: ArraySlice<UInt8>) {
+                let number: Int
+                if let known = numbers[line] {
+                    number = known
+                } else {
+                    number = texts.count
+                    numbers[line] = number
+                    texts.append(line)
+                }
+                let occurrence = occurrences[number, default: 0]
+                occurrences[number] = occurrence + 1
+                result.append(LineID(text: number, occurrence: occurrence))
+            }
+            for index in text.indices where text[index] == UInt8(ascii: "\n") {
+                add(text[start..<index])
+                start = index + 1
+            }
+            if start < text.count { add(text[start...]) }
+            return result
         }
-        for index in text.indices where text[index] == UInt8(ascii: "\n") {
-            add(text[start..<index])
-            start = index + 1
-        }
-        if start < text.count { add(text[start...]) }
-        return result
     }
 
     static func union(base: [UInt8], versions: [[UInt8]]) -> [UInt8] {
-        let sides = versions.map(lines)
+        var numbering = Lines()
+        let sides = versions.map { numbering.lines($0) }
         let sideSets = sides.map(Set.init)
-        let baseLines = lines(base)
+        let baseLines = numbering.lines(base)
         var result = baseLines.filter { line in sideSets.allSatisfy { $0.contains(line) } }
         var present = Set(result)
         let removed = Set(baseLines).subtracting(present)
@@ -106,9 +122,9 @@ public struct UnionPolicy: MergePolicy {
         }
         let endsWithNewline = ([base] + versions).contains { $0.last == UInt8(ascii: "\n") }
         var output: [UInt8] = []
-        output.reserveCapacity(result.reduce(0) { $0 + $1.text.count + 1 })
+        output.reserveCapacity(result.reduce(0) { $0 + numbering.texts[$1.text].count + 1 })
         for (index, line) in result.enumerated() {
-            output.append(contentsOf: line.text)
+            output.append(contentsOf: numbering.texts[line.text])
             if index < result.count - 1 || endsWithNewline { output.append(UInt8(ascii: "\n")) }
         }
         return output

@@ -43,9 +43,31 @@ struct JSONMergePolicyTests {
     }
 
     @Test func arraysAppendedOnBothSidesKeepBoth() {
-        let base = #"{"log": ["a"]}"#
-        let outcome = Fixtures.merge(policy, base: base, #"{"log": ["a", "m"]}"#, #"{"log": ["a", "i", "m"]}"#)
-        #expect(Fixtures.text(outcome) == #"{"log": ["a", "m", "i"]}"#)
+        let base = #"{"log": ["z"]}"#
+        let outcome = Fixtures.merge(policy, base: base, #"{"log": ["z", "m"]}"#, #"{"log": ["z", "i", "m"]}"#)
+        #expect(Fixtures.text(outcome) == #"{"log": ["z", "m", "i"]}"#)
+    }
+
+    @Test func insertionsIntoSortedArraysStaySorted() {
+        let base = #"{"words": ["b", "d", "f"]}"#
+        let outcome = Fixtures.merge(policy, base: base, #"{"words": ["a", "b", "c", "d", "f"]}"#,
+                                     #"{"words": ["b", "cc", "d", "e", "f", "g"]}"#)
+        #expect(Fixtures.text(outcome) == #"{"words": ["a", "b", "c", "cc", "d", "e", "f", "g"]}"#)
+    }
+
+    @Test func insertionsAtDifferentPlacesMerge() {
+        let base = #"[3, 1, 2]"#
+        let outcome = Fixtures.merge(policy, base: base, #"[9, 3, 1, 2]"#, #"[3, 1, 8, 2, 7]"#)
+        #expect(Fixtures.text(outcome) == #"[9, 3, 1, 8, 2, 7]"#)
+    }
+
+    @Test func layoutChangedOnOneSideOnlyIsKept() {
+        let base = "{\n    \"a\": 1,\n    \"b\": [1, 2]\n}"
+        let mac = "{\n    \"a\": 2,\n    \"b\": [1, 2]\n}"
+        let ipad = "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2\n  ]\n}\n"
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, ipad)) == "{\n  \"a\": 2,\n  \"b\": [\n    1,\n    2\n  ]\n}\n")
+        let spaced = "{\n    \"a\": 1,\n    \"b\": [ 1, 2 ]\n}"
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, spaced)) == "{\n    \"a\": 2,\n    \"b\": [ 1, 2 ]\n}")
     }
 
     @Test func arraysOfIdentifiedObjectsMergeByElement() {
@@ -148,6 +170,16 @@ struct JSONMergePolicyTests {
         #expect(Fixtures.text(policy.merge(base: .file(Data(base.utf8)), versions: versions)) == #"{"a": 2, "b": 2, "c": 2}"#)
     }
 
+    @Test(arguments: 0..<4)
+    func appendsFromThreeVersionsComeInCanonicalOrder(current: Int) {
+        let base = #"{"log": ["z"]}"#
+        let versions = (0..<4).map { index in
+            Fixtures.version(#"{"log": ["z", "v\#(index)"]}"#, device: "d\(index)", clock: Int64(index), current: index == current)
+        }
+        let outcome = policy.merge(base: .file(Data(base.utf8)), versions: versions)
+        #expect(Fixtures.text(outcome) == #"{"log": ["z", "v0", "v1", "v2", "v3"]}"#)
+    }
+
     @Test func detectsStyles() {
         #expect(JSONStyle(detectingIn: Array("{\n\t\"a\": 1\n}".utf8)).indent == "\t")
         #expect(JSONStyle(detectingIn: Array("[\n    1,\n    2\n]".utf8)).indent == "    ")
@@ -157,7 +189,7 @@ struct JSONMergePolicyTests {
     }
 
     @Test func newValuesAreWrittenInTheCurrentStyle() {
-        let base = "{\n    \"a\": 1\n}"
+        let base = "{\n  \"a\": 1\n}"
         let mac = "{\n    \"a\": 2\n}"
         let ipad = "{\n  \"a\": 1,\n  \"b\": {\n    \"c\": [\n      true\n    ]\n  }\n}"
         let outcome = Fixtures.merge(policy, base: base, mac, ipad)

@@ -61,6 +61,19 @@ struct PolicyRulesTests {
     @Test func malformedLineIsRefused() {
         #expect(throws: PolicyRules.SyntaxError.self) { try PolicyRules(text: "*.txt\n") }
         #expect(throws: PolicyRules.SyntaxError.self) { try PolicyRules(text: "*.txt text extra\n") }
+        #expect(throws: PolicyRules.SyntaxError.self) { try PolicyRules(text: "*.json json id=\n") }
+        #expect(throws: PolicyRules.SyntaxError.self) { try PolicyRules(text: "*.json json key=x\n") }
+    }
+
+    @Test func jsonRulesNameIdentifierKeys() throws {
+        let rules = try PolicyRules(text: "people.json json id=email,login\n")
+        let policy = try #require(rules.policy(for: "people.json", versions: []) as? JSONMergePolicy)
+        #expect(policy.idKeys == ["email", "login"])
+        #expect(policy.name == "json")
+        let base = #"[{"email": "a@x", "n": 1}, {"email": "b@x", "n": 1}]"#
+        let outcome = Fixtures.merge(policy, base: base, #"[{"email": "a@x", "n": 2}, {"email": "b@x", "n": 1}]"#,
+                                     #"[{"email": "a@x", "n": 1}, {"email": "b@x", "n": 3}]"#)
+        #expect(Fixtures.text(outcome) == #"[{"email": "a@x", "n": 2}, {"email": "b@x", "n": 3}]"#)
     }
 
     @Test func everyPolicyIsNamedOnce() {

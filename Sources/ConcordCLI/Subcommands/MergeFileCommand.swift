@@ -28,6 +28,11 @@ struct MergeFileCommand: ParsableCommand {
         "The document's path, to choose the default policy (git: %P; default: CURRENT).", valueName: "path"))
     var path: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "A member name that identifies the objects of JSON arrays, tried before id, _id and uuid (repeatable).",
+        valueName: "key"))
+    var idKey: [String] = []
+
     @Option(name: .long, help: "The name conflict markers give the current version.")
     var currentLabel = "current"
 
@@ -73,8 +78,11 @@ struct MergeFileCommand: ParsableCommand {
     }
 
     private func selectedPolicy(current: Data, other: Data) -> any MergePolicy {
-        if let policy, let named = MergePolicies.named(policy) { return named }
         let versions = FileMerge(policy: LatestWinsPolicy()).versions(current: current, other: other)
-        return PolicyRules().policy(for: path ?? self.current, versions: versions)
+        let selected = policy.flatMap(MergePolicies.named) ?? PolicyRules().policy(for: path ?? self.current, versions: versions)
+        if let json = selected as? JSONMergePolicy, !idKey.isEmpty {
+            return JSONMergePolicy(settlesConflictsByLatest: json.settlesConflictsByLatest, idKeys: idKey)
+        }
+        return selected
     }
 }
