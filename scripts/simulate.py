@@ -1428,7 +1428,8 @@ def random_run(args, seed, ndev, nsteps, replay_steps=None) -> int:
           f"(then a quiet round and the final checks):")
     for i, step in enumerate(shortened, 1):
         print(f"  {i:3d}. {short_step(step, sim.names)}")
-    print(f"reproduce: scripts/airplane-mode --random --devices {ndev} --steps {nsteps} --seed {seed}")
+    if replay_steps is None:
+        print(f"reproduce: scripts/airplane-mode --random --devices {ndev} --steps {nsteps} --seed {seed}")
     print(f"replay the shortened list: scripts/airplane-mode --replay {steps_file} --verbose")
     print(f"kept {root}")
     print(f"timeline: {svg}")
