@@ -31,7 +31,7 @@ let package = Package(
         ),
         .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
         .testTarget(name: "GitTests", dependencies: ["Git"]),
-        .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge"]),
+        .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge"], exclude: ["Corpus"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git"]),
         .testTarget(
             name: "ConcordCLITests",

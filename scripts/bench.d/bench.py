@@ -1,0 +1,631 @@
+#!/usr/bin/env python3
+"""Concord's benchmarks, side by side with the git CLI doing the same work.
+
+Run through scripts/bench (which builds the release binary). For each container size N:
+
+  setup (untimed)   device 1 = `concord init` + N documents added with `git fast-import` (100 per
+                    folder, 3 levels) + `git read-tree -u --reset main` + `git push`; device 2 =
+                    `concord clone`; the git pair = two `git clone`s of a copy of that cloud.
+                    Device 1 saves 100 documents and syncs (pushes); device 2 saves 100 documents,
+                    50 of them the same as device 1's with different contents, and stays offline.
+                    The git pair does the same with files + `git commit -am` + `git push`.
+  per repetition    fresh copies (cp -a) of device 2 and its cloud and of git's device 2 (then
+                    `git update-index --refresh`, untimed, so that git does not pay for the copy's
+                    new inodes), then, alternately (the order flips every repetition):
+                      sync       concord sync            | git fetch + git merge (exits 1: 50 conflicts)
+                      conflicts  concord conflicts (x2)  | git ls-files -u (x2)
+                      resolve    concord resolve --all --latest
+                                                         | git checkout --theirs -- P + git add P + git commit
+  save              concord save DOC --file F            | git add DOC + git commit -q -m x
+                    (on device 1 of each side, after one untimed warm-up each)
+
+Wall time is measured around each process (fork to wait4); peak RSS is wait4's ru_maxrss (the
+largest of the process and the descendants it waited for). Each figure: median, min, max.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS_PER_FOLDER = 100
+EDITS = 100          # documents each device changes offline
+SHARED_EDITS = 50    # of which changed on both devices (the conflicts)
+
+
+def log(message: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+
+class Failed(RuntimeError):
+    pass
+
+
+def git_env(workdir: Path) -> dict:
+    """Plain git: no system or user configuration (Concord ignores them too), C locale."""
+    env = dict(os.environ)
+    env.update({
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": str(workdir / "gitconfig"),
+        "LC_ALL": "C",
+        "GIT_TERMINAL_PROMPT": "0",
+    })
+    return env
+
+
+ENV: dict = dict(os.environ)
+LAST_CPU = 0.0
+
+
+def run(argv, cwd=None, input: bytes | None = None, ok=(0,)) -> str:
+    """Untimed helper."""
+    p = subprocess.run(argv, cwd=cwd, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    if p.returncode not in ok:
+        raise Failed(f"{' '.join(map(str, argv))} exited {p.returncode}: {p.stderr.decode(errors='replace').strip()[-2000:]}")
+    return p.stdout.decode(errors="replace")
+
+
+def timed(argv, cwd=None, ok=(0,)) -> tuple[float, int, str]:
+    """One process: (seconds from spawn to reaped, peak RSS in KiB, stdout). Its CPU time
+    (user + system, its waited-for children included) goes to LAST_CPU."""
+    global LAST_CPU
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        p = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, env=ENV)
+        out = p.stdout.read()
+        p.stdout.close()
+        _, status, usage = os.wait4(p.pid, 0)
+        seconds = time.perf_counter() - start
+        p.returncode = os.waitstatus_to_exitcode(status)
+        LAST_CPU = usage.ru_utime + usage.ru_stime
+        if p.returncode not in ok:
+            err.seek(0)
+            raise Failed(f"{' '.join(map(str, argv))} exited {p.returncode}: {err.read().decode(errors='replace').strip()[-2000:]}")
+    return seconds, usage.ru_maxrss, out.decode(errors="replace")
+
+
+def timed_chain(steps) -> tuple[float, int, list[float], list[str]]:
+    """Several processes run one after the other (`a && b`): total seconds, peak RSS, per-step seconds, outputs."""
+    global LAST_CPU
+    total, peak, parts, outs, cpu = 0.0, 0, [], [], 0.0
+    for argv, ok in steps:
+        s, rss, out = timed(argv, ok=ok)
+        cpu += LAST_CPU
+        total += s
+        peak = max(peak, rss)
+        parts.append(s)
+        outs.append(out)
+    LAST_CPU = cpu
+    return total, peak, parts, outs
+
+
+# ---------------------------------------------------------------------------------------------
+# Containers
+
+
+def doc_path(i: int) -> str:
+    return f"f{i // 10000:02d}/g{(i // DOCS_PER_FOLDER) % 100:02d}/doc{i:06d}.txt"
+
+
+def doc_content(i: int) -> bytes:
+    return f"Document {i}\nThis is the second line of document {i}.\nA third line.\n".encode()
+
+
+def edited_content(i: int, device: str) -> bytes:
+    return f"Document {i}\nEdited offline on device {device}.\nA third line.\nAnd a fourth, from {device}.\n".encode()
+
+
+class Size:
+    """The containers of one size N and what the measurements need."""
+
+    def __init__(self, args, n: int):
+        self.args = args
+        self.n = n
+        self.root = Path(args.workdir) / f"n{n}"
+        self.cloud = self.root / "cloud.git"
+        self.dev1 = self.root / "dev1"
+        self.dev2 = self.root / "dev2"
+        self.gcloud = self.root / "gcloud.git"
+        self.g1 = self.root / "g1"
+        self.g2 = self.root / "g2"
+        self.tmp = self.root / "tmp"
+        rng = random.Random(n)
+        picked = rng.sample(range(n), SHARED_EDITS + 2 * (EDITS - SHARED_EDITS))
+        shared = picked[:SHARED_EDITS]
+        self.edits1 = shared + picked[SHARED_EDITS:EDITS]
+        self.edits2 = shared + picked[EDITS:]
+        self.conflicted = sorted(doc_path(i) for i in shared)
+        untouched = sorted(set(range(n)) - set(picked))
+        self.save_doc = doc_path(untouched[len(untouched) // 2])
+        self.setup: dict = {}
+
+    def concord(self, *args) -> list[str]:
+        return [self.args.concord, *map(str, args)]
+
+    def build(self) -> None:
+        a, n = self.args, self.n
+        if self.root.exists():
+            shutil.rmtree(self.root)
+        self.tmp.mkdir(parents=True)
+        started = time.perf_counter()
+
+        # Device 1 and its cloud; N documents in one commit on top of Concord's first commit.
+        run(self.concord("init", self.dev1, "--device", "one", "--remote", self.cloud))
+        if not a.concord_clone:
+            # Device 2 joins while the container is still empty; it receives the N documents below
+            # with git plumbing, as device 1 did (a `concord clone` of 100,000 documents takes minutes).
+            run(self.concord("clone", self.cloud, self.dev2, "--device", "two"))
+        parent = run(["git", "-C", self.dev1, "rev-parse", "refs/heads/main"]).strip()
+        stream = bytearray()
+        message = f"Add {n} documents\n".encode()
+        stream += b"commit refs/heads/main\n"
+        stream += b"author one <one@bench.invalid> 1795000000 +0000\n"
+        stream += b"committer one <one@bench.invalid> 1795000000 +0000\n"
+        stream += b"data %d\n%s" % (len(message), message)
+        stream += b"from %s\n" % parent.encode()
+        for i in range(n):
+            content = doc_content(i)
+            stream += b"M 100644 inline %s\ndata %d\n%s\n" % (doc_path(i).encode(), len(content), content)
+        stream += b"\n"
+        t = time.perf_counter()
+        run(["git", "-C", self.dev1, "fast-import", "--quiet", "--date-format=raw"], input=bytes(stream))
+        run(["git", "-C", self.dev1, "read-tree", "-u", "--reset", "main"])
+        self.setup["fast_import_and_checkout_s"] = round(time.perf_counter() - t, 3)
+        files = run(["git", "-C", self.dev1, "ls-files"]).count("\n")
+        if files != n + 1:
+            raise Failed(f"device 1's work tree holds {files} tracked files, expected {n + 1}")
+        run(["git", "-C", self.dev1, "push", "-q", "origin", "main"])
+
+        # The git pair shares the same history through its own copy of the cloud.
+        run(["cp", "-a", self.cloud, self.gcloud])
+        t = time.perf_counter()
+        for g in (self.g1, self.g2):
+            run(["git", "clone", "-q", self.gcloud, g])
+            run(["git", "-C", g, "config", "user.name", g.name])
+            run(["git", "-C", g, "config", "user.email", f"{g.name}@bench.invalid"])
+        self.setup["git_clone_s"] = round((time.perf_counter() - t) / 2, 3)
+
+        # Device 2 gets the N documents.
+        if a.concord_clone:
+            s, rss, _ = timed(self.concord("clone", self.cloud, self.dev2, "--device", "two"))
+            self.setup["concord_clone_s"] = round(s, 3)
+            self.setup["concord_clone_peak_rss_kb"] = rss
+        else:
+            t = time.perf_counter()
+            run(["git", "-C", self.dev2, "fetch", "-q", "origin"])
+            run(["git", "-C", self.dev2, "update-ref", "refs/heads/main", "refs/remotes/origin/main"])
+            run(["git", "-C", self.dev2, "read-tree", "-u", "--reset", "main"])
+            self.setup["device2_fetch_and_checkout_s"] = round(time.perf_counter() - t, 3)
+        files = run(["git", "-C", self.dev2, "ls-files"]).count("\n")
+        if files != n + 1:
+            raise Failed(f"device 2's work tree holds {files} tracked files, expected {n + 1}")
+
+        # Offline edits: 100 documents on each device, 50 of them the same.
+        save_times = []
+        for device, dev, edits in (("one", self.dev1, self.edits1), ("two", self.dev2, self.edits2)):
+            for i in edits:
+                f = self.tmp / "content"
+                f.write_bytes(edited_content(i, device))
+                s, _, _ = timed(self.concord("-C", dev, "save", doc_path(i), "--file", f))
+                save_times.append(s)
+        self.setup["concord_setup_saves_median_s"] = round(statistics.median(save_times), 4)
+        report = json.loads(timed(self.concord("-C", self.dev1, "sync", "--json"))[2])
+        if report["outcome"] != "pushed":
+            raise Failed(f"device 1's sync: {report}")
+        for device, g, edits in (("one", self.g1, self.edits1), ("two", self.g2, self.edits2)):
+            for i in edits:
+                (g / doc_path(i)).write_bytes(edited_content(i, device))
+            run(["git", "-C", g, "commit", "-q", "-am", f"{EDITS} offline edits on {device}"])
+        run(["git", "-C", self.g1, "push", "-q", "origin", "main"])
+        self.setup["total_s"] = round(time.perf_counter() - started, 1)
+        log(f"N={n}: built in {self.setup['total_s']} s {self.setup}")
+
+    # -- one repetition of the airplane round, with conflicts and resolve on its result --------
+
+    def fresh_copies(self, rep: Path) -> tuple[Path, Path]:
+        if rep.exists():
+            run(["rm", "-rf", rep])
+        rep.mkdir(parents=True)
+        cloud, dev2, g2 = rep / "cloud.git", rep / "dev2", rep / "g2"
+        run(["cp", "-a", self.cloud, cloud])
+        run(["cp", "-a", self.dev2, dev2])
+        run(["git", "-C", dev2, "remote", "set-url", "origin", cloud])
+        run(["cp", "-a", self.g2, g2])
+        # The copy has new inodes and ctimes: refresh the index so that git's timings are those of
+        # a device, not of a freshly copied folder (concord keeps no such cache).
+        run(["git", "-C", g2, "update-index", "-q", "--refresh"], ok=(0, 1))
+        run(["git", "-C", g2, "status", "--porcelain", "-uno"])
+        run(["sync"])
+        return dev2, g2
+
+    def airplane_rep(self, rep_index: int, results: "Results") -> None:
+        rep = self.root / "rep"
+        dev2, g2 = self.fresh_copies(rep)
+        concord_first = rep_index % 2 == 0
+        n = self.n
+
+        def concord_sync():
+            s, rss, out = timed(self.concord("-C", dev2, "sync", "--json"))
+            r = json.loads(out)
+            if r["outcome"] != "integrated" or len(r["newConflicts"]) != SHARED_EDITS or r["pushed"] < 1:
+                raise Failed(f"concord sync at N={n}: unexpected report {json.dumps(r)[:500]}")
+            results.add(n, "sync", "concord", s, rss)
+
+        def git_merge():
+            total, rss, parts, outs = timed_chain([
+                (["git", "-C", g2, "fetch", "-q", "origin"], (0,)),
+                (["git", "-C", g2, "merge", "-q", "--no-edit", "origin/main"], (1,)),
+            ])
+            results.add(n, "sync", "git", total, rss, parts={"fetch": parts[0], "merge": parts[1]})
+
+        for f in ((concord_sync, git_merge) if concord_first else (git_merge, concord_sync)):
+            f()
+
+        def concord_conflicts():
+            s, rss, out = timed(self.concord("-C", dev2, "conflicts", "--json"))
+            docs = sorted(c["document"] for c in json.loads(out))
+            if docs != self.conflicted:
+                raise Failed(f"concord conflicts at N={n}: {len(docs)} documents, expected {len(self.conflicted)}")
+            results.add(n, "conflicts", "concord", s, rss)
+
+        def git_conflicts():
+            s, rss, out = timed(["git", "-C", g2, "ls-files", "-u"])
+            paths = sorted({line.split("\t", 1)[1] for line in out.splitlines()})
+            if paths != self.conflicted or out.count("\n") != 3 * SHARED_EDITS:
+                raise Failed(f"git ls-files -u at N={n}: {len(paths)} paths, expected {len(self.conflicted)}")
+            results.add(n, "conflicts", "git", s, rss)
+
+        for _ in range(self.args.conflicts_per_rep):
+            for f in ((concord_conflicts, git_conflicts) if concord_first else (git_conflicts, concord_conflicts)):
+                f()
+
+        def concord_resolve():
+            s, rss, _ = timed(self.concord("-C", dev2, "resolve", "--all", "--latest"))
+            left = json.loads(run(self.concord("-C", dev2, "conflicts", "--json")))
+            if left:
+                raise Failed(f"concord resolve --all --latest at N={n} left {len(left)} conflicts")
+            results.add(n, "resolve", "concord", s, rss)
+
+        def git_resolve():
+            total, rss, parts, _ = timed_chain([
+                (["git", "-C", g2, "checkout", "--theirs", "--", *self.conflicted], (0,)),
+                (["git", "-C", g2, "add", "--", *self.conflicted], (0,)),
+                (["git", "-C", g2, "commit", "-q", "-m", "x"], (0,)),
+            ])
+            if run(["git", "-C", g2, "ls-files", "-u"]).strip():
+                raise Failed(f"git resolve at N={n} left conflicts")
+            results.add(n, "resolve", "git", total, rss, parts={"checkout": parts[0], "add": parts[1], "commit": parts[2]})
+
+        for f in ((concord_resolve, git_resolve) if concord_first else (git_resolve, concord_resolve)):
+            f()
+
+        if not self.args.keep:
+            run(["rm", "-rf", rep])
+
+    # -- save of one document -----------------------------------------------------------------
+
+    def saves(self, reps: int, results: "Results") -> None:
+        doc, n = self.save_doc, self.n
+        source = self.tmp / "save-source"
+        counter = iter(range(1_000_000))
+
+        def concord_save(record=True):
+            source.write_bytes(f"{doc}\nsaved by concord, take {next(counter)}\n".encode())
+            s, rss, _ = timed(self.concord("-C", self.dev1, "save", doc, "--file", source))
+            if record:
+                results.add(n, "save", "concord", s, rss)
+
+        def git_save(record=True):
+            (self.g1 / doc).write_bytes(f"{doc}\nsaved by git, take {next(counter)}\n".encode())
+            total, rss, parts, _ = timed_chain([
+                (["git", "-C", self.g1, "add", "--", doc], (0,)),
+                (["git", "-C", self.g1, "commit", "-q", "-m", "x"], (0,)),
+            ])
+            if record:
+                results.add(n, "save", "git", total, rss, parts={"add": parts[0], "commit": parts[1]})
+
+        concord_save(record=False)
+        git_save(record=False)
+        for r in range(reps):
+            for f in ((concord_save, git_save) if r % 2 == 0 else (git_save, concord_save)):
+                f()
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+
+
+OPS = {
+    "sync": ("airplane round: `concord sync`", "`git fetch` + `git merge` (exits 1, 50 conflicts)"),
+    "conflicts": ("`concord conflicts`", "`git ls-files -u`"),
+    "resolve": ("`concord resolve --all --latest` (50)", "`git checkout --theirs` + `git add` + `git commit` (50 paths)"),
+    "save": ("`concord save DOC --file F`", "`git add DOC` + `git commit -q -m x`"),
+}
+
+
+class Results:
+    def __init__(self):
+        self.samples: dict = {}   # (n, op, tool) -> {"s": [...], "rss": [...], "parts": {name: [...]}}
+
+    def add(self, n, op, tool, seconds, rss_kb, parts=None):
+        e = self.samples.setdefault((n, op, tool), {"s": [], "cpu": [], "rss": [], "parts": {}})
+        e["s"].append(seconds)
+        e["cpu"].append(LAST_CPU)
+        e["rss"].append(rss_kb)
+        for k, v in (parts or {}).items():
+            e["parts"].setdefault(k, []).append(v)
+
+    @staticmethod
+    def stats(values):
+        return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+    def figure(self, n, op, tool):
+        e = self.samples.get((n, op, tool))
+        if not e:
+            return None
+        f = {"reps": len(e["s"]), "seconds": self.stats(e["s"]), "samples_s": [round(x, 5) for x in e["s"]],
+             "cpu_seconds": self.stats(e["cpu"]),
+             "peak_rss_kb": max(e["rss"]), "rss_kb": e["rss"]}
+        if e["parts"]:
+            f["parts_s"] = {k: self.stats(v) for k, v in e["parts"].items()}
+        return f
+
+    def rows(self, sizes):
+        rows = []
+        for op in OPS:
+            for n in sizes:
+                c, g = self.figure(n, op, "concord"), self.figure(n, op, "git")
+                if not c or not g:
+                    continue
+                rows.append({"n": n, "op": op, "concord": c, "git": g,
+                             "ratio": c["seconds"]["median"] / g["seconds"]["median"]})
+        return rows
+
+
+def ms(x: float) -> str:
+    v = x * 1000
+    return f"{v:.1f}" if v < 100 else f"{v:.0f}"
+
+
+def fig(f) -> str:
+    s = f["seconds"]
+    return f"{ms(s['median'])} ({ms(s['min'])}–{ms(s['max'])})"
+
+
+def mb(kb: int) -> str:
+    return f"{kb / 1024:.1f} MB"
+
+
+def targets(rows):
+    by = {(r["n"], r["op"]): r for r in rows}
+    med = lambda n, op, tool: by[(n, op)][tool]["seconds"]["median"] if (n, op) in by else None
+    big, small = 100_000, 1_000
+    out = []
+
+    def target(name, value, limit, unit="×"):
+        met = None if value is None else value <= limit if unit == "×" else value < limit
+        out.append({"target": name, "value": value, "limit": limit, "unit": unit, "met": met})
+
+    def ratio(a, b):
+        return None if a is None or b is None else a / b
+
+    target("sync at 100,000 ≤ 0.25× git fetch + merge at 100,000", ratio(med(big, "sync", "concord"), med(big, "sync", "git")), 0.25)
+    target("sync at 100,000 ≤ 1.5× sync at 1,000", ratio(med(big, "sync", "concord"), med(small, "sync", "concord")), 1.5)
+    target("resolve --all --latest (50) at 100,000 ≤ 0.25× git's", ratio(med(big, "resolve", "concord"), med(big, "resolve", "git")), 0.25)
+    target("conflicts at 100,000 ≤ 1.0× git ls-files -u", ratio(med(big, "conflicts", "concord"), med(big, "conflicts", "git")), 1.0)
+    target("conflicts flat in N: at 100,000 ≤ 1.5× at 1,000", ratio(med(big, "conflicts", "concord"), med(small, "conflicts", "concord")), 1.5)
+    target("save at 100,000 ≤ 1.5× save at 1,000", ratio(med(big, "save", "concord"), med(small, "save", "concord")), 1.5)
+    target("save at 100,000 ≤ 0.5× git add + commit", ratio(med(big, "save", "concord"), med(big, "save", "git")), 0.5)
+    rss = by[(big, "sync")]["concord"]["peak_rss_kb"] / 1024 if (big, "sync") in by else None
+    target("peak RSS of a sync at 100,000 < 100 MB", rss, 100, unit="MB")
+    return out
+
+
+def markdown(data) -> str:
+    m = data["machine"]
+    lines = [
+        "# Concord benchmarks",
+        "",
+        f"{data['date']} · {m['cpu']} · {m['nproc']} cores · {m['memory']} · {m['os']}  ",
+        f"{m['swift']} · {m['git']} · libgit2 {m['libgit2']} · concord built from {data['source']}  ",
+        f"`{data['command']}` · work folder on {m['workdir_fs']} · total {data['elapsed_s']:.0f} s",
+        "",
+        "Times in ms: median (min–max) over the repetitions, concord and git run alternately in the same run.",
+        "Peak RSS: wait4's ru_maxrss of the process (for git, the largest of the chain's processes and their children).",
+        "",
+        "| documents | operation | concord | git CLI (same work) | concord / git | concord peak RSS | git peak RSS | reps |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in data["rows"]:
+        c, g = r["concord"], r["git"]
+        name_c, name_g = OPS[r["op"]]
+        lines.append(f"| {r['n']:,} | {name_c} vs {name_g} | {fig(c)} | {fig(g)} | {r['ratio']:.2f}× | "
+                     f"{mb(c['peak_rss_kb'])} | {mb(g['peak_rss_kb'])} | {c['reps']} / {g['reps']} |")
+    lines += ["", "CPU time (user + system, ms, median (min–max)): on a loaded machine wall time includes waiting for a core.", "",
+              "| documents | operation | concord CPU | git CPU | concord / git |", "|---:|---|---:|---:|---:|"]
+    for r in data["rows"]:
+        c, g = r["concord"]["cpu_seconds"], r["git"]["cpu_seconds"]
+        ratio = c["median"] / g["median"] if g["median"] else float("nan")
+        lines.append(f"| {r['n']:,} | {r['op']} | {fig({'seconds': c})} | {fig({'seconds': g})} | {ratio:.2f}× |")
+    lines += ["", "Parts of git's figures (medians, ms):", ""]
+    for r in data["rows"]:
+        parts = r["git"].get("parts_s")
+        if parts:
+            lines.append(f"- {r['n']:,} {r['op']}: " + ", ".join(f"{k} {ms(v['median'])}" for k, v in parts.items()))
+    lines += ["", "| target | value | met |", "|---|---:|---|"]
+    for t in data["targets"]:
+        v = "n/a" if t["value"] is None else f"{t['value']:.2f}{' MB' if t['unit'] == 'MB' else '×'}"
+        met = "not measured" if t["met"] is None else ("**met**" if t["met"] else "**not met**")
+        lines.append(f"| {t['target']} | {v} | {met} |")
+    lines += ["", "Setup (untimed in the figures above):", ""]
+    for n, s in data["setup"].items():
+        lines.append(f"- {int(n):,} documents: " + ", ".join(f"{k} {v}" for k, v in s.items()))
+    lines += ["", "Notes:", ""] + [f"- {x}" for x in data["notes"]]
+    return "\n".join(lines) + "\n"
+
+
+def loadavg() -> str:
+    """The 1-, 5- and 15-minute load averages: other work on the machine shows here."""
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def machine(args) -> dict:
+    def first(cmd):
+        try:
+            return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout.strip().splitlines()[0]
+        except Exception:
+            return "unknown"
+    cpu = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "unknown"
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB RAM"
+    except OSError:
+        pass
+    libgit2 = first(["pkg-config", "--modversion", "libgit2"])
+    linked = ""
+    try:
+        ldd = subprocess.run(["ldd", args.concord], stdout=subprocess.PIPE, text=True).stdout
+        hit = re.search(r"(libgit2\.so\S*) => (\S+)", ldd)
+        if hit:
+            linked = f" (linked: {os.path.realpath(hit.group(2))})"
+    except Exception:
+        pass
+    fs = first(["df", "-T", "--output=fstype,source", args.workdir]) if False else \
+        " ".join(subprocess.run(["df", "-T", args.workdir], stdout=subprocess.PIPE, text=True).stdout.splitlines()[-1].split()[:2])
+    os_name = platform.platform()
+    try:
+        for line in open("/etc/os-release"):
+            if line.startswith("PRETTY_NAME="):
+                os_name = line.split("=", 1)[1].strip().strip('"') + f", kernel {platform.release()}"
+    except OSError:
+        pass
+    return {"nproc": os.cpu_count(), "cpu": cpu, "memory": mem, "os": os_name,
+            "swift": first(["swift", "--version"]), "git": first(["git", "--version"]),
+            "libgit2": libgit2 + linked, "workdir_fs": fs}
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--concord", required=True, help="the concord binary")
+    p.add_argument("--source", default="unknown", help="what the binary was built from (for the report)")
+    p.add_argument("--quick", action="store_true", help="1,000 documents, 3 repetitions (a smoke run)")
+    p.add_argument("--sizes", default="1000,10000,100000", help="comma-separated container sizes")
+    p.add_argument("--reps", type=int, default=5, help="repetitions of the airplane round below --slow-from, and of save")
+    p.add_argument("--slow-reps", type=int, default=3, help="repetitions of the airplane round at --slow-from and above")
+    p.add_argument("--slow-from", type=int, default=100_000)
+    p.add_argument("--conflicts-per-rep", type=int, default=2, help="concord conflicts / git ls-files -u pairs per airplane round")
+    p.add_argument("--workdir", default=str(REPO / "benchmarks" / "tmp"))
+    p.add_argument("--out", default=str(REPO / "benchmarks"), help="where results.json and results.md go")
+    p.add_argument("--no-write", action="store_true", help="print the table only")
+    p.add_argument("--keep", action="store_true", help="keep the containers under --workdir")
+    p.add_argument("--concord-clone", action="store_true",
+                   help="make device 2 with `concord clone` of the full container (slow at 100,000) "
+                        "instead of an empty clone filled with git plumbing")
+    args = p.parse_args()
+    if args.quick:
+        args.sizes, args.reps, args.slow_reps = "1000", 3, 3
+    sizes = [int(s.replace("_", "").replace(",", "")) for s in args.sizes.split(",") if s]
+    args.concord = str(Path(args.concord).resolve())
+    args.workdir = str(Path(args.workdir).resolve())
+    Path(args.workdir).mkdir(parents=True, exist_ok=True)
+    Path(args.workdir, "gitconfig").write_text("[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n")
+    global ENV
+    ENV = git_env(Path(args.workdir))
+
+    command = "scripts/bench " + " ".join(sys.argv[sys.argv.index("--source") + 2:] if "--source" in sys.argv else [])
+    started = time.perf_counter()
+    results = Results()
+    setup = {}
+    for n in sizes:
+        size = Size(args, n)
+        log(f"N={n}: building containers in {size.root}")
+        size.build()
+        setup[str(n)] = size.setup
+        size.setup["loadavg_at_start"] = loadavg()
+        reps = args.slow_reps if n >= args.slow_from else args.reps
+        for r in range(reps):
+            size.airplane_rep(r, results)
+            e = lambda op, tool: results.samples[(n, op, tool)]["s"][-1] * 1000
+            log(f"N={n} rep {r + 1}/{reps}: sync {e('sync', 'concord'):.0f} ms vs git {e('sync', 'git'):.0f} ms; "
+                f"conflicts {e('conflicts', 'concord'):.1f} vs {e('conflicts', 'git'):.1f}; "
+                f"resolve {e('resolve', 'concord'):.0f} vs {e('resolve', 'git'):.0f}")
+        size.saves(args.reps, results)
+        size.setup["loadavg_at_end"] = loadavg()
+        log(f"N={n}: saves done; load average {size.setup['loadavg_at_end']}")
+        if not args.keep:
+            run(["rm", "-rf", size.root])
+
+    rows = results.rows(sizes)
+    data = {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": command.strip(),
+        "source": args.source,
+        "machine": machine(args),
+        "config": {"sizes": sizes, "reps": args.reps, "slow_reps": args.slow_reps, "slow_from": args.slow_from,
+                   "conflicts_per_rep": args.conflicts_per_rep, "docs_per_folder": DOCS_PER_FOLDER,
+                   "edits_per_device": EDITS, "conflicting_edits": SHARED_EDITS},
+        "setup": setup,
+        "rows": rows,
+        "targets": targets(rows),
+        "notes": [
+            "Airplane round: device 1 and device 2 share history; each saved 100 documents offline (50 the same, with "
+            "different contents); device 1 pushed. Measured: device 2's `concord sync` (fetch + integrate + push, "
+            "exit 0, 50 new conflicts) vs `git fetch` + `git merge` on an equivalent plain clone. git's merge stops "
+            "with 50 conflicts (exit 1), so git's figure has no push and no commit: concord does more work here.",
+            "Concord's devices made one commit per saved document (100 each); git's made one `commit -am` each.",
+            "Each repetition starts from fresh copies (cp -a, untimed) of device 2 and of the cloud; the git copy's "
+            "index is refreshed untimed (`git update-index --refresh`) so that git does not pay for the copy.",
+            "conflicts: run after the airplane round, on its result (concord: the conflict records; git: the "
+            "conflicted merge's index), several times per round.",
+            "resolve: concord makes one commit per document (50), git one commit for the 50 paths.",
+            "save: on device 1 of each side after the rounds, one untimed warm-up each first.",
+            "git runs with no system or global configuration (GIT_CONFIG_NOSYSTEM, an empty GIT_CONFIG_GLOBAL), "
+            "as concord ignores them too.",
+        ],
+    }
+    data["elapsed_s"] = time.perf_counter() - started
+    md = markdown(data)
+    print(md)
+    if not args.no_write:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(json.dumps(data, indent=2) + "\n")
+        (out / "results.md").write_text(md)
+        log(f"wrote {out / 'results.json'} and {out / 'results.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except Failed as e:
+        print(f"bench: {e}", file=sys.stderr)
+        sys.exit(1)
