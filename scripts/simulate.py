@@ -533,10 +533,13 @@ class Timeline:
         self.offline = {}    # lane -> start x
         self.spans = []      # (lane, x0, x1)
         self.quiet = []      # (x0, x1)
+        self.shorts = {}     # (x, lane) -> a word written under the lane (the scenario's few events)
         self.x = 0
 
-    def add(self, lane, kind, label=""):
+    def add(self, lane, kind, label="", short=None):
         self.events.append((self.x, lane, kind, label))
+        if short is not None:
+            self.shorts[(self.x, lane)] = short
 
     def airplane(self, lane, on):
         if on and lane not in self.offline:
@@ -550,8 +553,8 @@ class Timeline:
         self.offline.clear()
         step_w = max(6, min(40, 1600 // max(1, self.x + 1)))
         left, top, lane_h = 110, 50, 46
-        width = max(left + (self.x + 2) * step_w + 20, 1350)
-        height = top + lane_h * len(self.devices) + 60
+        width = max(left + (self.x + 2) * step_w + 20, 1300)
+        height = top + lane_h * len(self.devices) + 70
         out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
                f'font-family="sans-serif" font-size="12">',
                f'<rect width="100%" height="100%" fill="white"/>',
@@ -601,6 +604,16 @@ class Timeline:
             elif kind == "failure":
                 out.append(f'<line x1="{X}" y1="{top - 10}" x2="{X}" y2="{height - 50}" stroke="black" '
                            f'stroke-width="2">{tip}</line>')
+        for (x, lane), text in sorted(self.shorts.items()):
+            out.append(f'<text x="{cx(x)}" y="{cy(lane) + 27}" font-size="10" text-anchor="middle" '
+                       f'fill="#333333">{html.escape(text)}</text>')
+        if self.x > 40:
+            every = 25 if self.x <= 400 else 100
+            for x in range(every, self.x + 1, every):
+                out.append(f'<text x="{cx(x)}" y="{top + lane_h * len(self.devices) + 14}" font-size="10" '
+                           f'text-anchor="middle" fill="#666666">{x}</text>')
+            out.append(f'<text x="{left - 10}" y="{top + lane_h * len(self.devices) + 14}" font-size="10" '
+                       f'text-anchor="end" fill="#666666">step</text>')
         ly = height - 25
         legend = [("save", "save"), ("delete", "delete"), ("sync", "sync"), ("offline", "sync refused (offline)"),
                   ("conflict", "new conflict"), ("resolve", "resolution"), ("skew", "clock skew change"), ("outage", "cloud outage")]
@@ -655,19 +668,20 @@ def scenario(args) -> int:
             if report["conflicts"]:
                 extra.append("in conflict: " + ", ".join(report["conflicts"]))
             say(dev, f"sync: {report['outcome']}, pushed {report['pushed']}" + (f"; {'; '.join(extra)}" if extra else ""))
-            timeline.add(dev.index, "sync", f"sync: {report['outcome']}")
+            timeline.add(dev.index, "sync", f"sync: {report['outcome']}",
+                         short="conflict!" if report["newConflicts"] else report["outcome"])
             if report["newConflicts"]:
                 timeline.add(dev.index, "conflict", "new conflict: " + ", ".join(report["newConflicts"]))
         else:
             say(dev, f"sync: refused, exit {result.rc}: {result.first_error_line()}")
-            timeline.add(dev.index, "offline", result.first_error_line())
+            timeline.add(dev.index, "offline", result.first_error_line(), short="offline")
         return result, report
 
     def do_save(dev, content, what):
         result = world.save(dev, "note.txt", content)
         world.expect(result, what=f"{dev.name} save")
         say(dev, f"saves note.txt ({what}): {result.text.strip()}")
-        timeline.add(dev.index, "save", f"save note.txt: {what}")
+        timeline.add(dev.index, "save", f"save note.txt: {what}", short="save")
 
     base = (b"Groceries for the weekend\n\nmilk, eggs, flour\n\n"
             b"Call the plumber about the kitchen sink\n")
@@ -745,7 +759,8 @@ def scenario(args) -> int:
             print(f"           kept     {report['kept']['id'][:7]}  {report['kept']['device']}  {report['kept']['modified']}")
         for v in report["removed"]:
             print(f"           removed  {v['id'][:7]}  {v['device']}  {v['modified']}  (stays in the history)")
-        timeline.add(iphone.index, "resolve", f"resolve: {report['explanation']}")
+        timeline.add(iphone.index, "resolve", f"resolve: {report['explanation']}",
+                     short="merged" if args.policy == "merge" else "latest kept")
         removed = {v["id"] for v in report["removed"]}
         conflict_ids = {v["id"] for v in versions if v["conflict"]}
         if args.policy == "merge":
