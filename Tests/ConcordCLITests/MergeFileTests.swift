@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+
+@Suite struct MergeFileTests {
+    func write(_ cli: CLI, _ name: String, _ text: String) throws {
+        try text.write(toFile: "\(cli.folder)/\(name)", atomically: true, encoding: .utf8)
+    }
+
+    func read(_ cli: CLI, _ name: String) throws -> String {
+        try String(contentsOfFile: "\(cli.folder)/\(name)", encoding: .utf8)
+    }
+
+    @Test func mergesIntoCurrentAndFollowsTheMergeDriverContract() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try write(cli, "base.json", "{\n  \"name\": \"app\",\n  \"version\": 1\n}\n")
+        try write(cli, "current.json", "{\n  \"name\": \"app\",\n  \"version\": 1,\n  \"a\": true\n}\n")
+        try write(cli, "other.json", "{\n  \"name\": \"app\",\n  \"version\": 1,\n  \"b\": true\n}\n")
+        try cli.ok(["merge-file", "--policy", "json", "base.json", "current.json", "other.json"])
+        let merged = try JSONSerialization.jsonObject(with: Data(try read(cli, "current.json").utf8)) as? [String: Any]
+        #expect(merged?["a"] as? Bool == true && merged?["b"] as? Bool == true)
+
+        try write(cli, "base.txt", "one\n")
+        try write(cli, "current.txt", "two\n")
+        try write(cli, "other.txt", "three\n")
+        let conflict = try cli.run(["merge-file", "--policy", "text", "base.txt", "current.txt", "other.txt"])
+        #expect(conflict.status == 1)
+        #expect(try read(cli, "current.txt").contains("<<<<<<<"))
+
+        #expect(try cli.run(["merge-file", "--policy", "nope", "base.txt", "current.txt", "other.txt"]).status == 2)
+        #expect(try cli.run(["merge-file", "--policy", "text", "missing.txt", "current.txt", "other.txt"]).status == 2)
+        #expect(try cli.ok(["merge-file", "--help"]).contains("merge driver"))
+    }
+
+    /// `.gitattributes` `merge=concord-json` in a plain git repository.
+    @Test func worksAsAGitMergeDriver() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let repository = "\(cli.folder)/repo"
+        func git(_ arguments: String...) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+            process.arguments = ["-C", repository, "-c", "user.name=t", "-c", "user.email=t@example.invalid"] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        try FileManager.default.createDirectory(atPath: repository, withIntermediateDirectories: true)
+        #expect(try git("init", "-q", "--initial-branch=main") == 0)
+        #expect(try git("config", "merge.concord-json.driver", "\(CLI.binary) merge-file --policy json --path %P %O %A %B") == 0)
+        try "*.json merge=concord-json\n".write(toFile: "\(repository)/.gitattributes", atomically: true, encoding: .utf8)
+        try "{\n  \"name\": \"app\",\n  \"version\": \"1.0.0\"\n}\n".write(toFile: "\(repository)/package.json", atomically: true, encoding: .utf8)
+        #expect(try git("add", "-A") == 0)
+        #expect(try git("commit", "-qm", "base") == 0)
+        #expect(try git("checkout", "-qb", "feature") == 0)
+        try "{\n  \"name\": \"app\",\n  \"version\": \"1.0.0\",\n  \"license\": \"MIT\"\n}\n".write(toFile: "\(repository)/package.json", atomically: true, encoding: .utf8)
+        #expect(try git("commit", "-qam", "license") == 0)
+        #expect(try git("checkout", "-q", "main") == 0)
+        try "{\n  \"name\": \"app\",\n  \"private\": true,\n  \"version\": \"1.0.0\"\n}\n".write(toFile: "\(repository)/package.json", atomically: true, encoding: .utf8)
+        #expect(try git("commit", "-qam", "private") == 0)
+        #expect(try git("merge", "-q", "--no-edit", "feature") == 0)
+        let merged = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(repository)/package.json"))) as? [String: Any]
+        #expect(merged?["license"] as? String == "MIT" && merged?["private"] as? Bool == true)
+    }
+}
