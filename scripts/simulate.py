@@ -871,6 +871,9 @@ def short_step(step, names) -> str:
     if op == "resolve2":
         a, b = names[step["devs"][0]], names[step["devs"][1]]
         return f"{a} and {b} resolve {step['doc']} concurrently: {step['how'][0]} / {step['how'][1]}"
+    if op == "race":
+        racers = ", ".join(names[i] for i in step["devs"])
+        return f"{racers} sync at the same time, while {short_step(step['save'], names)}"
     if op == "outage":
         return "the cloud becomes unreachable" if step["on"] else "the cloud is reachable again"
     if op == "quiet":
@@ -965,6 +968,12 @@ class Simulation:
             if docs:
                 return {"op": "rm", "dev": dev.index, "doc": rng.choice(docs)}
             return self.choose_save(dev, 0.5)
+        if r < 0.45 and getattr(self.args, "chaos", False):
+            online = [d.index for d in devs if not d.airplane]
+            if len(online) >= 2 and not self.world.outage:
+                racers = sorted(rng.sample(online, rng.randint(2, len(online))))
+                saver = rng.choice(racers)
+                return {"op": "race", "devs": racers, "save": self.choose_save(devs[saver], 0.5) | {"dev": saver}}
         if r < 0.62:
             return {"op": "sync", "dev": dev.index}
         if r < 0.71:
@@ -1036,6 +1045,8 @@ class Simulation:
             return True
         if op == "resolve2":
             return self.resolve_concurrently(step, index)
+        if op == "race":
+            return self.race(step, index)
         if op == "outage":
             world.set_outage(step["on"])
             for lane in range(len(world.devices)):
@@ -1128,6 +1139,50 @@ class Simulation:
         if twin:
             self.check_twin(dev, snapshot, report)
         return report
+
+    def race(self, step, index):
+        """--chaos: several devices sync at once (their pushes race at the cloud) while one of them
+        also saves (the container lock makes one wait). The outcome order is not reproducible."""
+        world = self.world
+        racers = [world.devices[i] for i in step["devs"] if not world.devices[i].airplane]
+        if len(racers) < 2 or world.outage or step["save"]["op"] != "save":
+            return False
+        save_step = step["save"]
+        saver = world.devices[save_step["dev"]]
+        content = decode_content(save_step)
+        env = dict(os.environ)
+        procs = []
+        for dev in racers:
+            e = dict(env, CONCORD_CLOCK_OFFSET=f"{world.device_time(dev) - time.time():.3f}", GIT_TERMINAL_PROMPT="0")
+            procs.append((dev, subprocess.Popen([world.concord, "-C", dev.path, "sync", "--json"],
+                                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                                stderr=subprocess.PIPE, env=e)))
+        save_result = world.save(saver, save_step["doc"], content)
+        if save_result.rc != 0 and "busy" not in save_result.err:
+            world.expect(save_result, what=f"{saver.name} save during a sync")
+        if save_result.rc == 0:
+            self.stats.saves += 1
+            self.timeline.add(saver.index, "save", short_step(save_step, self.names))
+        for dev, proc in procs:
+            out, err = proc.communicate(timeout=300)
+            err = err.decode("utf-8", "replace")
+            world.calls += 1
+            world.transcript.append(f"{dev.name}: concord sync --json (racing) -> {proc.returncode}")
+            self.stats.syncs += 1
+            if proc.returncode != 0:
+                if proc.returncode == 1 and ("kept moving" in err or "busy" in err):
+                    self.timeline.add(dev.index, "offline", err.strip()[:200])
+                    continue
+                raise InvariantFailure("racing syncs", f"{dev.name}: a sync racing with others exited "
+                                       f"{proc.returncode}: {err.strip()[:300]}")
+            report = json.loads(out)
+            dev.unchecked.update(report["updated"])
+            dev.conflicts = set(report["conflicts"])
+            if report["outcome"] == "integrated":
+                self.stats.conflicts += len(report["newConflicts"])
+            self.timeline.add(dev.index, "sync", f"{dev.name} racing sync: {report['outcome']}")
+        self.say(f"{index:4d} {short_step(step, self.names)}")
+        return True
 
     # determinism: integrate the same histories again, from copies, with another clock
 
@@ -1349,7 +1404,7 @@ def shrink(args, steps, ndev, seed, failure, deadline):
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
-    for kind in ("skew", "quiet", "outage", "airplane", "resolve2", "resolve-all", "resolve", "rm"):
+    for kind in ("skew", "quiet", "outage", "race", "airplane", "resolve2", "resolve-all", "resolve", "rm"):
         if time.monotonic() >= deadline:
             break
         candidate = [s for s in steps if s["op"] != kind]
@@ -1476,6 +1531,9 @@ def main(argv=None) -> int:
     p.add_argument("--check-every", type=int, default=20, help="check 'nothing lost' every N steps (default 20)")
     p.add_argument("--shrink-seconds", type=float, default=180, help="time bound for shortening a failure (0: none)")
     p.add_argument("--verbose", "-v", action="store_true", help="one line per step")
+    p.add_argument("--chaos", action="store_true",
+                   help="also race syncs of several devices (and a save) at the same moment; "
+                        "the output is then not reproducible")
     p.add_argument("--ignore", action="append", choices=["contention"],
                    help="count this kind of failure (a known bug) instead of stopping, to look for others")
     p.add_argument("--inject-fault", action="store_true", help=argparse.SUPPRESS)
