@@ -1283,9 +1283,35 @@ class Simulation:
                                                      "package": doc.endswith(".note")}) if report.get("version") else ""
         return after
 
+    def check_latest(self, dev, report):
+        """Latest-wins (DESIGN.md): a version that causally follows another wins; between concurrent
+        versions the greater hybrid logical clock wins (then device id, then commit id)."""
+        kept = report.get("kept")
+        if not kept or "latest" not in report.get("explanation", "").split(":")[0]:
+            return
+        def hlc(v):
+            physical, _, logical = v["clock"].partition(".")
+            return int(physical), int(logical or 0)
+        def ancestor(a, b):
+            return subprocess.run(["git", "-C", dev.path, "merge-base", "--is-ancestor", a, b],
+                                  capture_output=True).returncode == 0
+        for other in report.get("removed", []):
+            if other["id"] == kept["id"]:
+                continue
+            if ancestor(kept["id"], other["id"]):
+                raise InvariantFailure("latest wins", f"{dev.name}: resolve {report['document']} --latest kept "
+                                       f"{kept['device']}'s {kept['id'][:7]}, which {other['device']}'s removed "
+                                       f"{other['id'][:7]} causally follows")
+            if not ancestor(other["id"], kept["id"]) and hlc(other) > hlc(kept):
+                raise InvariantFailure("latest wins", f"{dev.name}: resolve {report['document']} --latest kept "
+                                       f"{kept['device']}'s {kept['id'][:7]} (clock {kept['clock']}) over the "
+                                       f"concurrent {other['device']}'s {other['id'][:7]} with the greater clock "
+                                       f"{other['clock']}")
+
     def record_resolutions(self, dev, reports):
         """A resolution saves a version too: its content must stay retrievable like any other."""
         for report in reports:
+            self.check_latest(dev, report)
             doc = report["document"]
             if report.get("version") and not report.get("deleted"):
                 key = self.world.version_content_key(
