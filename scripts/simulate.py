@@ -479,6 +479,11 @@ class World:
         """The work tree shows the current version of every document `ls` lists, and nothing else."""
         listed = {d["document"]: d for d in self.documents(dev)}
         on_disk = self.work_tree_docs(dev)
+        in_conflict = {c["document"] for c in self.conflicts(dev)}
+        for doc, entry in sorted(listed.items()):
+            if (entry.get("state") == "inConflict") != (doc in in_conflict):
+                raise InvariantFailure("document state", f"{dev.name}: `ls` says {doc} is {entry.get('state')}, "
+                                       f"`conflicts` {'lists' if doc in in_conflict else 'does not list'} it")
         if sorted(listed) != sorted(on_disk):
             raise InvariantFailure("work tree", f"{dev.name}: `ls` lists {sorted(listed)}, the work tree holds "
                                    f"{sorted(on_disk)}")
