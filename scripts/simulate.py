@@ -1401,6 +1401,13 @@ class Simulation:
         self.world.fsck(self.world.cloud.dir, "cloud")
 
 
+def unexpected(error) -> InvariantFailure:
+    import traceback
+    where = traceback.extract_tb(error.__traceback__)[-1] if error.__traceback__ else None
+    place = f" (simulate.py:{where.lineno} in {where.name})" if where else ""
+    return InvariantFailure("unexpected error", f"{type(error).__name__}: {error}{place}")
+
+
 def run_steps(args, steps, ndev, seed, root, checks=True, twins=True, verbose=False):
     """Replays a fixed list of steps in a fresh folder. Returns (failure or None, simulation)."""
     sim = Simulation(args, root, ndev, seed, verbose=verbose, checks=checks, twins=twins)
@@ -1412,6 +1419,8 @@ def run_steps(args, steps, ndev, seed, root, checks=True, twins=True, verbose=Fa
         return None, sim
     except InvariantFailure as failure:
         return failure, sim
+    except (Exception, subprocess.TimeoutExpired) as error:
+        return unexpected(error), sim
     finally:
         sim.world.close()
 
@@ -1495,6 +1504,9 @@ def random_run(args, seed, ndev, nsteps, replay_steps=None) -> int:
     except InvariantFailure as error:
         failure = error
         sim.timeline.add(0, "failure", str(error))
+    except (Exception, subprocess.TimeoutExpired) as error:  # bad JSON, a hung command, a bug here: reported too
+        failure = unexpected(error)
+        sim.timeline.add(0, "failure", str(failure))
     finally:
         sim.world.close()
     sim.timeline.write(svg, f"Concord random run: seed {seed}, {ndev} devices, {len(sim.steps)} steps"
