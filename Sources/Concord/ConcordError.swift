@@ -36,6 +36,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case io(String, reason: String)
     /// The repository is damaged or a git operation failed.
     case git(GitError, context: String)
+    /// A key or value of the key-value store was refused (limits, invalid JSON).
+    case keyValue(String)
     /// Anything else, said plainly.
     case failed(String)
 
@@ -60,6 +62,7 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidPackage(path, reason): "package '\(path)' refused: \(reason)"
         case let .io(path, reason): "\(path): \(reason)"
         case let .git(error, context): "\(context): \(error.message)"
+        case let .keyValue(message): "key-value store: \(message)"
         case let .failed(message): message
         }
     }

@@ -15,12 +15,12 @@ struct ConflictRecord: Equatable {
 
     /// The tree path of the record of `document`: the path with `%` and `/` escaped, in one folder.
     static func path(of document: DocumentPath) -> String {
-        "\(folder)/\(escape(document.value))"
+        "\(folder)/\(FileName.escape(document.value))"
     }
 
     /// The document a record file name stands for; nil when the name is not one Concord wrote.
     static func document(fromName name: String) -> DocumentPath? {
-        guard let value = unescape(name) else { return nil }
+        guard let value = FileName.unescape(name) else { return nil }
         return try? DocumentPath(value)
     }
 
@@ -48,35 +48,5 @@ struct ConflictRecord: Equatable {
         let added = local.subtracting(base).union(remote.subtracting(base))
         let kept = base.intersection(local).intersection(remote)
         return kept.union(added)
-    }
-
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text.unicodeScalars {
-            switch character {
-            case "%": out += "%25"
-            case "/": out += "%2F"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
-    }
-
-    private static func unescape(_ text: String) -> String? {
-        var out = ""
-        var iterator = text.unicodeScalars.makeIterator()
-        while let scalar = iterator.next() {
-            if scalar == "%" {
-                guard let a = iterator.next(), let b = iterator.next() else { return nil }
-                switch "\(a)\(b)".uppercased() {
-                case "25": out += "%"
-                case "2F": out += "/"
-                default: return nil
-                }
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

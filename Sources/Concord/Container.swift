@@ -36,6 +36,8 @@ public final class Container: Sendable {
     private let core: Locked<ContainerCore>
     /// Tells documents and queries when `main` moves.
     let observer: MainObserver
+    /// The key-value store's change streams, told of account changes.
+    let keyValueContinuations = Locked<[UUID: AsyncStream<KeyValueChange>.Continuation]>([:])
 
     init(core: sending ContainerCore, options: Options) {
         root = core.workTree.root

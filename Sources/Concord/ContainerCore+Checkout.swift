@@ -75,7 +75,11 @@ extension ContainerCore {
         try WorkTree(root: String(repository.gitDirectory.dropLast())).write("concord/checkout", data: Data(text.utf8))
     }
 
-    func isConcordRecord(_ path: String) -> Bool { path.hasPrefix(ConflictRecord.folder + "/") }
+    /// True for Concord's internal records (conflict records, the key-value store): they live
+    /// in the tree only, never in the work tree.
+    func isConcordRecord(_ path: String) -> Bool {
+        path.hasPrefix(ConflictRecord.folder + "/") || path.hasPrefix(KeyValueEntry.folder + "/")
+    }
 
     /// True when the work-tree file at `path` holds exactly `entry` (nil: there is no file).
     func workFileMatches(_ path: String, _ entry: TreeEntry?) throws -> Bool {

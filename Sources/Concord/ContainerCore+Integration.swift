@@ -93,6 +93,12 @@ extension ContainerCore {
                 updates.append(remoteEntry.map { .upsert(path: path, id: $0.id, mode: $0.mode) } ?? .remove(path: path))
                 continue
             }
+            if path.hasPrefix(KeyValueEntry.folder + "/") {
+                if try keyValueEntry(remoteEntry)?.wins(over: keyValueEntry(localEntry) ?? .lost) ?? false, let remoteEntry {
+                    updates.append(.upsert(path: path, id: remoteEntry.id, mode: remoteEntry.mode))
+                }
+                continue
+            }
             let lines = try mergeLines(base: baseEntry, local: localEntry, remote: remoteEntry)
             let blob = try ConcordError.wrap("cannot write \(path)") { try repository.writeBlob(lines) }
             updates.append(.upsert(path: path, id: blob, mode: TreeEntry.fileMode))
@@ -106,6 +112,12 @@ extension ContainerCore {
             : "Integrate \(remote.short) into \(local.short): \(newConflicts.count) in conflict"
         let commit = try makeCommit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
         return Integration(commit: commit, newConflicts: newConflicts)
+    }
+
+    func keyValueEntry(_ entry: TreeEntry?) throws -> KeyValueEntry? {
+        guard let entry else { return nil }
+        let data = try ConcordError.wrap("cannot read a key-value entry") { try repository.blob(entry.id) }
+        return KeyValueEntry(data: data)
     }
 
     /// The latest-wins order between two concurrent versions: the greater clock, then device id, then commit id.

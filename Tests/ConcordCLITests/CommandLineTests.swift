@@ -190,3 +190,33 @@ import Testing
         #expect(try cli.json(["-C", "dev", "ls", "--json"]).count == 6)
     }
 }
+
+@Suite struct KeyValueCommandTests {
+    @Test func kvGetSetRemoveList() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "dev", "--device", "D"])
+        try cli.ok(["-C", "dev", "kv", "set", "theme", "\"dark\""])
+        try cli.ok(["-C", "dev", "kv", "set", "count", "3"])
+        #expect(try cli.ok(["-C", "dev", "kv", "get", "theme"]) == "\"dark\"\n")
+        let all = try JSONSerialization.jsonObject(with: Data(try cli.ok(["-C", "dev", "kv", "ls", "--json"]).utf8)) as? [String: Any]
+        #expect(all?["count"] as? Int == 3)
+        try cli.ok(["-C", "dev", "kv", "rm", "count"])
+        #expect(try cli.run(["-C", "dev", "kv", "get", "count"]).status == 1)
+        let bad = try cli.run(["-C", "dev", "kv", "set", "k", "{not json"])
+        #expect(bad.status == 1 && bad.stderr.contains("not valid JSON"))
+        #expect(try cli.run(["-C", "dev", "kv", "set", "k"]).status == 2)
+    }
+
+    @Test func adoptAndEvict() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "dev", "--device", "D"])
+        try "local".write(toFile: "\(cli.folder)/local.txt", atomically: true, encoding: .utf8)
+        try cli.ok(["-C", "dev", "adopt", "\(cli.folder)/local.txt", "adopted.txt"])
+        #expect(try cli.ok(["-C", "dev", "show", "adopted.txt"]) == "local")
+        try cli.ok(["-C", "dev", "evict", "adopted.txt", "\(cli.folder)/out.txt"])
+        #expect(try String(contentsOfFile: "\(cli.folder)/out.txt", encoding: .utf8) == "local")
+        #expect(try cli.run(["-C", "dev", "show", "adopted.txt"]).status == 1)
+    }
+}

@@ -1,0 +1,86 @@
+internal import ConcordMerge
+internal import Foundation
+
+/// Moving documents into and out of the cloud (the setUbiquitous role).
+///
+/// Each move copies first and removes last: adopt writes the file into the work tree and saves
+/// it before removing the local copy; evict writes the local copy before saving the deletion.
+/// Interrupted at any point, both copies exist, or one does — never none.
+extension Container {
+    /// Moves the file (or package folder) at `source`, outside the container, into it as `document`.
+    /// - Throws: ``ConcordError/io(_:reason:)`` when `source` is missing or inside the container;
+    ///   ``ConcordError/failed(_:)`` when `document` already exists with other content.
+    @discardableResult
+    public func adopt(fileAt source: String, as document: DocumentPath) throws -> SaveResult {
+        let source = URL(fileURLWithPath: source).standardizedFileURL.path
+        try refuseInside(source)
+        let content = try readLocal(source)
+        if let existing = try? self.content(of: document), existing != content {
+            throw ConcordError.failed("'\(document)' already exists in the container with other content: evict or remove it first")
+        }
+        let result = try save(document, content: content)
+        do {
+            try FileManager.default.removeItem(atPath: source)
+        } catch {
+            throw ConcordError.io(source, reason: "adopted as '\(document)', but the local copy could not be removed")
+        }
+        return result
+    }
+
+    /// Moves `document` out of the container to `destination`, a local-only path that must not exist yet;
+    /// the container records the deletion as a version.
+    @discardableResult
+    public func evict(_ document: DocumentPath, to destination: String) throws -> SaveResult {
+        let destination = URL(fileURLWithPath: destination).standardizedFileURL.path
+        try refuseInside(destination)
+        if FileManager.default.fileExists(atPath: destination) {
+            throw ConcordError.io(destination, reason: "already exists; evict never overwrites")
+        }
+        guard let content = try self.content(of: document) else { throw ConcordError.noSuchDocument(document.value) }
+        let folder = (destination as NSString).deletingLastPathComponent
+        let staging = "\(folder)/.concord-evict-\(UUID().uuidString)"
+        let local = WorkTree(root: folder)
+        let name = (staging as NSString).lastPathComponent
+        switch content {
+        case let .file(data):
+            try local.write(name, data: data)
+        case let .package(files):
+            for (path, data) in files { try local.write("\(name)/\(path)", data: data) }
+        }
+        guard rename(staging, destination) == 0 else {
+            try? FileManager.default.removeItem(atPath: staging)
+            throw ConcordError.io(destination, reason: "cannot move the copy into place")
+        }
+        return try remove(document)
+    }
+
+    private func refuseInside(_ path: String) throws {
+        let rootPath = URL(fileURLWithPath: root).standardizedFileURL.path
+        if path == rootPath || path.hasPrefix(rootPath + "/") {
+            throw ConcordError.io(path, reason: "is inside the container: give a local path outside it")
+        }
+    }
+
+    private func readLocal(_ path: String) throws -> DocumentContent {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw ConcordError.io(path, reason: "no such file")
+        }
+        if !isFolder.boolValue {
+            guard let data = FileManager.default.contents(atPath: path) else { throw ConcordError.io(path, reason: "cannot be read") }
+            return .file(data)
+        }
+        let folder = WorkTree(root: (path as NSString).deletingLastPathComponent)
+        let name = (path as NSString).lastPathComponent
+        var files: [String: Data] = [:]
+        for file in try folder.packageFiles(name) {
+            guard let data = FileManager.default.contents(atPath: "\(path)/\(file)") else { throw ConcordError.io("\(path)/\(file)", reason: "cannot be read") }
+            files[file] = data
+        }
+        return .package(files)
+    }
+}
+
+#if canImport(Glibc)
+internal import Glibc
+#endif

@@ -1,0 +1,65 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+extension ContainerCore {
+    /// Every entry of the key-value store in `tree`, tombstones included.
+    func keyValueEntries(in tree: OID?) throws -> [String: KeyValueEntry] {
+        guard let folder = try entry(KeyValueEntry.folder, in: tree), folder.kind == .tree else { return [:] }
+        var result: [String: KeyValueEntry] = [:]
+        for entry in try ConcordError.wrap("cannot read the key-value store", { try repository.entries(ofTree: folder.id) }) {
+            guard let key = KeyValueEntry.key(fromName: entry.name),
+                  let value = try keyValueEntry(entry) else { continue }
+            result[key] = value
+        }
+        return result
+    }
+
+    /// The live keys and their JSON values.
+    func keyValues() throws -> [String: Data] {
+        try keyValueEntries(in: tree(of: head())).compactMapValues(\.value)
+    }
+
+    /// Sets (nil: removes) keys: one commit changing only those keys.
+    func setKeyValues(_ changes: [String: Data?]) throws {
+        var canonical: [String: Data?] = [:]
+        for (key, value) in changes {
+            try KeyValueStore.check(key: key)
+            canonical.updateValue(try value.map(KeyValueStore.canonicalJSON), forKey: key)
+        }
+        try writing {
+            let head = try head()
+            let headTree = try tree(of: head)
+            var entries = try keyValueEntries(in: headTree)
+            let clock = try nextClock(after: head.map { [$0] } ?? [])
+            var updates: [TreeUpdate] = []
+            for (key, value) in canonical.sorted(by: { $0.key < $1.key }) {
+                if value == nil && entries[key]?.value == nil { continue }
+                let entry = KeyValueEntry(value: value, clock: clock, deviceID: device.id)
+                entries[key] = entry
+                let blob = try ConcordError.wrap("cannot write the key-value entry") { try repository.writeBlob(entry.data) }
+                updates.append(.upsert(path: KeyValueEntry.path(of: key), id: blob, mode: TreeEntry.fileMode))
+            }
+            guard !updates.isEmpty else { return }
+            try KeyValueStore.checkQuota(entries.compactMapValues(\.value))
+            let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, updates) }
+            let subject = canonical.count == 1
+                ? (canonical.first!.value == nil ? "Remove key \(canonical.first!.key)" : "Set key \(canonical.first!.key)")
+                : "Set \(canonical.count) keys"
+            _ = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: Trailers())
+        }
+    }
+
+    /// The keys whose entry differs between two commits, and whether another device wrote each.
+    func changedKeys(from old: String?, to new: String?) throws -> [(key: String, external: Bool)] {
+        let oldFolder = try entry(KeyValueEntry.folder, in: tree(of: old.flatMap(OID.init(hex:))))
+        let newFolder = try entry(KeyValueEntry.folder, in: tree(of: new.flatMap(OID.init(hex:))))
+        guard oldFolder?.id != newFolder?.id else { return [] }
+        let changes = try ConcordError.wrap("cannot compare the key-value store") { try repository.diff(oldFolder?.id, newFolder?.id) }
+        return try changes.compactMap { change in
+            guard let key = KeyValueEntry.key(fromName: change.path) else { return nil }
+            let writer = try keyValueEntry(change.new)?.deviceID
+            return (key, writer != device.id)
+        }
+    }
+}

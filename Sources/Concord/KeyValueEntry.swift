@@ -1,0 +1,63 @@
+internal import ConcordMerge
+internal import Foundation
+
+/// One key of the key-value store as kept in the tree at `.concord/kv/<key>`: its JSON value,
+/// or a tombstone after a removal, with the clock and device of the write. Between concurrent
+/// writes of a key, the greater clock (then device id) wins, on every device alike.
+struct KeyValueEntry: Equatable {
+    static let folder = ".concord/kv"
+
+    var value: Data?
+    var clock: HybridLogicalClock
+    var deviceID: String
+
+    static func path(of key: String) -> String { "\(folder)/\(FileName.escape(key))" }
+
+    static func key(fromName name: String) -> String? { FileName.unescape(name) }
+
+    init(value: Data?, clock: HybridLogicalClock, deviceID: String) {
+        self.value = value
+        self.clock = clock
+        self.deviceID = deviceID
+    }
+
+    /// Parses an entry's bytes; nil when they are not an entry Concord wrote.
+    init?(data: Data) {
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any],
+              let clockText = object["clock"] as? String, let clock = HybridLogicalClock(clockText),
+              let device = object["device"] as? String else { return nil }
+        self.clock = clock
+        deviceID = device
+        if object["deleted"] as? Bool == true {
+            value = nil
+        } else if let raw = object["value"] {
+            guard let bytes = try? JSONSerialization.data(withJSONObject: raw, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]) else { return nil }
+            value = bytes
+        } else {
+            return nil
+        }
+    }
+
+    var data: Data {
+        var text = "{\"clock\":\"\(clock)\",\"device\":\(Self.quoted(deviceID)),"
+        if let value {
+            text += "\"value\":" + String(decoding: value, as: UTF8.self) + "}\n"
+        } else {
+            text += "\"deleted\":true}\n"
+        }
+        return Data(text.utf8)
+    }
+
+    /// True when this write wins over `other`.
+    func wins(over other: KeyValueEntry) -> Bool { (clock, deviceID) > (other.clock, other.deviceID) }
+
+    private static func quoted(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed])) ?? Data("\"\"".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension KeyValueEntry {
+    /// Loses against every write: stands for an entry that is missing or unreadable.
+    static let lost = KeyValueEntry(value: nil, clock: .zero, deviceID: "")
+}

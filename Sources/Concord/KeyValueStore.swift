@@ -1,0 +1,149 @@
+public import Foundation
+internal import Git
+internal import Synchronization
+
+/// A small key-value store kept in the container and synced with it (the
+/// NSUbiquitousKeyValueStore role): string keys of at most 64 bytes to JSON values, at most
+/// 1,024 keys and 1 MB in all, last writer wins per key by the same hybrid logical clock as
+/// documents. Changes made by other devices are told with their reason.
+public final class KeyValueStore: Sendable {
+    /// The longest key, in UTF-8 bytes.
+    public static let maximumKeyLength = 64
+    /// The most keys the store holds.
+    public static let maximumKeyCount = 1_024
+    /// The most bytes the store holds: keys and values together.
+    public static let maximumTotalSize = 1_048_576
+
+    let container: Container
+
+    init(container: Container) { self.container = container }
+
+    /// The JSON value of `key`; nil when the key is not set.
+    public func value(forKey key: String) throws -> Data? {
+        try container.withCore { try $0.keyValues()[key] }
+    }
+
+    /// Every key and its JSON value.
+    public func dictionary() throws -> [String: Data] {
+        try container.withCore { try $0.keyValues() }
+    }
+
+    /// Sets `key` to the JSON `value` (any JSON text: object, array, string, number, true, false, null).
+    /// - Throws: ``ConcordError/keyValue(_:)`` for a key or value past the limits or invalid JSON; nothing changes then.
+    public func set(_ value: Data, forKey key: String) throws {
+        try set([key: value])
+    }
+
+    /// Sets several keys at once, in one commit (all or none).
+    public func set(_ values: [String: Data]) throws {
+        try container.notifying { try container.withCore { try $0.setKeyValues(values.mapValues { Optional($0) }) } }
+    }
+
+    /// Removes `key` (nothing happens when it is not set).
+    public func removeValue(forKey key: String) throws {
+        try container.notifying { try container.withCore { try $0.setKeyValues([key: nil]) } }
+    }
+
+    /// Changes made by other devices (or that the store's limits were passed), from now on.
+    /// The stream ends when its consumer stops iterating.
+    public func changes() -> AsyncStream<KeyValueChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: KeyValueChange.self, bufferingPolicy: .unbounded)
+        let container = container
+        let id = container.observer.subscribe { move in
+            guard move.moved else { return }
+            guard let (changed, firstSeen, values) = try? container.withCore({ core -> ([(key: String, external: Bool)], Bool, [String: Data]) in
+                let changed = try core.changedKeys(from: move.old, to: move.new)
+                let external = changed.contains { $0.external }
+                let firstSeen = try external && core.repository.config("concord.kvSeenCloud") == nil
+                if firstSeen { try core.repository.setConfig("concord.kvSeenCloud", "true") }
+                return (changed, firstSeen, try core.keyValues())
+            }) else { return }
+            let external = changed.filter(\.external).map(\.key).sorted()
+            if !external.isEmpty {
+                continuation.yield(KeyValueChange(reason: firstSeen ? .initialSyncChange : .serverChange, keys: external))
+            }
+            if !changed.isEmpty, (try? KeyValueStore.checkQuota(values)) == nil {
+                continuation.yield(KeyValueChange(reason: .quotaViolationChange, keys: values.keys.sorted()))
+            }
+        }
+        continuation.onTermination = { _ in container.observer.unsubscribe(id) }
+        container.keyValueContinuations.withLock { $0[id] = continuation }
+        return stream
+    }
+
+    static func check(key: String) throws {
+        if key.isEmpty { throw ConcordError.keyValue("a key cannot be empty") }
+        if key.utf8.count > maximumKeyLength {
+            throw ConcordError.keyValue("the key '\(key.prefix(20))…' has \(key.utf8.count) bytes; at most \(maximumKeyLength) are allowed")
+        }
+        if key.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\u{FFFD}" }) {
+            throw ConcordError.keyValue("a key cannot hold control characters or invalid UTF-8")
+        }
+    }
+
+    static func canonicalJSON(_ value: Data) throws -> Data {
+        guard let object = try? JSONSerialization.jsonObject(with: value, options: [.fragmentsAllowed]),
+              let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]) else {
+            throw ConcordError.keyValue("the value is not valid JSON")
+        }
+        return data
+    }
+
+    static func checkQuota(_ values: [String: Data]) throws {
+        if values.count > maximumKeyCount {
+            throw ConcordError.keyValue("the store would hold \(values.count) keys; at most \(maximumKeyCount) are allowed")
+        }
+        let total = values.reduce(0) { $0 + $1.key.utf8.count + $1.value.count }
+        if total > maximumTotalSize {
+            throw ConcordError.keyValue("the store would hold \(total) bytes; at most \(maximumTotalSize) (1 MB) are allowed")
+        }
+    }
+}
+
+/// A change of the key-value store made elsewhere, with its reason (as NSUbiquitousKeyValueStore tells).
+public struct KeyValueChange: Sendable, Hashable {
+    /// Why the store changed.
+    public enum Reason: String, Sendable, Hashable {
+        /// Another device changed keys, and a sync brought the change.
+        case serverChange
+        /// The first sync that brought this device keys from other devices.
+        case initialSyncChange
+        /// The store is over its limits (two devices' writes together passed them): remove keys.
+        case quotaViolationChange
+        /// The container's cloud changed: the store's keys may belong to another account.
+        case accountChange
+    }
+
+    /// Why.
+    public var reason: Reason
+    /// The keys concerned.
+    public var keys: [String]
+
+    /// Creates a change.
+    public init(reason: Reason, keys: [String]) {
+        self.reason = reason
+        self.keys = keys
+    }
+}
+
+extension Container {
+    /// The container's key-value store.
+    public var keyValueStore: KeyValueStore { KeyValueStore(container: self) }
+
+    /// Points the container at another cloud (another account): the key-value store's
+    /// observers are told with ``KeyValueChange/Reason/accountChange``.
+    public func setCloud(_ url: String) throws {
+        try withCore { core in
+            try core.writing {
+                try ConcordError.wrap("cannot write the configuration") {
+                    try core.repository.setRemote("origin", url: url)
+                    try core.repository.setConfig("concord.kvSeenCloud", nil)
+                }
+            }
+        }
+        let keys = (try? keyValueStore.dictionary().keys.sorted()) ?? []
+        for continuation in keyValueContinuations.withLock({ Array($0.values) }) {
+            continuation.yield(KeyValueChange(reason: .accountChange, keys: keys))
+        }
+    }
+}

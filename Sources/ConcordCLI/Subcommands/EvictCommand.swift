@@ -1,0 +1,28 @@
+import ArgumentParser
+import Concord
+import Foundation
+
+struct EvictCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "evict",
+        abstract: "Move a document out of the container to a local-only path.",
+        discussion: "The local copy is written before the container records the deletion: an interruption never loses it. The path must not exist yet."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The document's path, relative to the container root.")
+    var document: String
+
+    @Argument(help: "The local path to move it to, outside the container.")
+    var path: String
+
+    func run() async throws {
+        try await Output.guarding {
+            let source = try Output.document(document)
+            let container = try global.openContainer()
+            try container.evict(source, to: global.resolvePath(path))
+            print("Evicted \(source) to \(path); the container records its deletion")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Concord
+import ConcordMerge
+import Foundation
+import Testing
+
+@Suite struct KeyValueStoreTests {
+    func json(_ text: String) -> Data { Data(text.utf8) }
+
+    @Test func setGetRemoveAndList() throws {
+        let fixture = try Fixture(devices: 1)
+        let store = fixture[1].keyValueStore
+        try store.set(json("{\"theme\": \"dark\"}"), forKey: "settings")
+        try store.set(json("42"), forKey: "answer")
+        #expect(try store.value(forKey: "answer") == json("42"))
+        #expect(try store.dictionary().keys.sorted() == ["answer", "settings"])
+        try store.removeValue(forKey: "answer")
+        #expect(try store.value(forKey: "answer") == nil)
+        #expect(try fixture[1].documents().isEmpty, "the store is not a document")
+    }
+
+    @Test func limitsAreClearErrorsThatChangeNothing() throws {
+        let fixture = try Fixture(devices: 1)
+        let store = fixture[1].keyValueStore
+        let before = try fixture.mainTree(1)
+        #expect(throws: ConcordError.self) { try store.set(json("1"), forKey: String(repeating: "k", count: 65)) }
+        #expect(throws: ConcordError.self) { try store.set(json("not json"), forKey: "k") }
+        #expect(throws: ConcordError.self) { try store.set(json("\"\(String(repeating: "x", count: 1_048_600))\""), forKey: "big") }
+        #expect(throws: ConcordError.self) { try store.set(json("1"), forKey: "") }
+        #expect(try fixture.mainTree(1) == before)
+    }
+
+    @Test func theThousandAndTwentyFifthKeyIsRefused() throws {
+        let fixture = try Fixture(devices: 1)
+        let store = fixture[1].keyValueStore
+        try store.set(Dictionary(uniqueKeysWithValues: (0..<KeyValueStore.maximumKeyCount).map { ("k\($0)", json("\($0)")) }))
+        #expect(throws: ConcordError.self) { try store.set(json("1"), forKey: "one too many") }
+        try store.set(json("\"replaced\""), forKey: "k0")
+        #expect(try store.dictionary().count == KeyValueStore.maximumKeyCount)
+    }
+
+    @Test func concurrentWritesOfAKeyResolveLastWriterWinsOnEveryDevice() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].keyValueStore.set(json("\"first\""), forKey: "color")
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].keyValueStore.set(json("\"from 1\""), forKey: "color")
+        try fixture[1].keyValueStore.set(json("true"), forKey: "only-on-1")
+        try await Task.sleep(for: .milliseconds(5))
+        try fixture[2].keyValueStore.set(json("\"from 2, later\""), forKey: "color")
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            #expect(try device.keyValueStore.value(forKey: "color") == json("\"from 2, later\""))
+            #expect(try device.keyValueStore.value(forKey: "only-on-1") == json("true"))
+            #expect(try device.conflicts().isEmpty)
+        }
+        #expect(try fixture.mainTree(1) == fixture.mainTree(2))
+    }
+
+    @Test func changesFromOtherDevicesCarryTheirReason() async throws {
+        let fixture = try Fixture(devices: 2)
+        let changes = fixture[2].keyValueStore.changes()
+        try fixture[1].keyValueStore.set(json("1"), forKey: "a")
+        try await fixture[1].sync()
+        try await fixture[2].sync()
+        let first = await next(changes)
+        #expect(first == KeyValueChange(reason: .initialSyncChange, keys: ["a"]))
+        try fixture[1].keyValueStore.set(json("2"), forKey: "b")
+        try await fixture[1].sync()
+        try await fixture[2].sync()
+        #expect(await next(changes) == KeyValueChange(reason: .serverChange, keys: ["b"]))
+        try fixture[2].setCloud(fixture.cloud)
+        let account = await next(changes)
+        #expect(account?.reason == .accountChange)
+    }
+
+    @Test func adoptAndEvictMoveDocumentsInAndOutWithoutLoss() throws {
+        let fixture = try Fixture(devices: 1)
+        let local = fixture.folder + "/local-only"
+        try FileManager.default.createDirectory(atPath: local, withIntermediateDirectories: true)
+        try "kept locally".write(toFile: local + "/draft.txt", atomically: true, encoding: .utf8)
+        try fixture[1].adopt(fileAt: local + "/draft.txt", as: doc("drafts/draft.txt"))
+        #expect(!FileManager.default.fileExists(atPath: local + "/draft.txt"))
+        #expect(try string(fixture[1].content(of: doc("drafts/draft.txt"))) == "kept locally")
+        try fixture[1].evict(doc("drafts/draft.txt"), to: local + "/back.txt")
+        #expect(try String(contentsOfFile: local + "/back.txt", encoding: .utf8) == "kept locally")
+        #expect(try fixture[1].versions(of: doc("drafts/draft.txt")).first?.isDeleted == true)
+        #expect(throws: ConcordError.self) { try fixture[1].adopt(fileAt: local + "/missing.txt", as: doc("x.txt")) }
+        #expect(throws: ConcordError.self) { try fixture[1].adopt(fileAt: fixture[1].root + "/.concord/packages", as: doc("x.txt")) }
+        try fixture[1].save(doc("y.txt"), content: text("y"))
+        #expect(throws: ConcordError.self) { try fixture[1].evict(doc("y.txt"), to: local + "/back.txt") }
+        #expect(try string(fixture[1].content(of: doc("y.txt"))) == "y")
+    }
+}
