@@ -42,5 +42,6 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
 
     public var description: String { value }
 
+    /// Orders paths by their text, so that listings sort the same on every device.
     public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool { lhs.value < rhs.value }
 }
