@@ -5,8 +5,10 @@ public struct AutomaticPolicy: MergePolicy {
     /// Creates the policy.
     public init() {}
 
+    /// `auto`, the name a `.concord/policies` rule gives for the defaults.
     public var name: String { PolicyRules.automaticName }
 
+    /// Merges with the policy ``chosen(base:versions:)`` picks for these inputs.
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         chosen(base: base, versions: versions).merge(base: base, versions: versions)
     }
