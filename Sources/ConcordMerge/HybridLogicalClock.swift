@@ -38,6 +38,7 @@ public struct HybridLogicalClock: Hashable, Comparable, Sendable, CustomStringCo
 
     public var description: String { "\(milliseconds).\(counter)" }
 
+    /// Orders readings by wall time, then by counter.
     public static func < (lhs: HybridLogicalClock, rhs: HybridLogicalClock) -> Bool {
         (lhs.milliseconds, lhs.counter) < (rhs.milliseconds, rhs.counter)
     }
