@@ -45,6 +45,7 @@ public struct JSONMergePolicy: MergePolicy {
         self.idKeys = idKeys
     }
 
+    /// `json`, or `json-latest` when ``settlesConflictsByLatest`` is true.
     public var name: String { settlesConflictsByLatest ? "json-latest" : "json" }
 
     private var allIDKeys: [String] {
@@ -59,6 +60,7 @@ public struct JSONMergePolicy: MergePolicy {
         var style: JSONStyle
     }
 
+    /// Merges the versions as JSON, member by member and element by element (see ``JSONMergePolicy``).
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         let versions = MergeInputs.canonical(versions)
         var baseSource: JSONWriter.Source?
