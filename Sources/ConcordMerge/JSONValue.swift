@@ -40,6 +40,8 @@ public struct JSONMember: Sendable, Hashable {
 }
 
 extension JSONValue: Hashable {
+    /// True when both mean the same JSON: objects compare member by member whatever their
+    /// order, numbers by their text.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -60,6 +62,7 @@ extension JSONValue: Hashable {
         return rhs.allSatisfy { values[$0.key] == $0.value }
     }
 
+    /// Hashes consistently with `==`: an object's members count whatever their order.
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
