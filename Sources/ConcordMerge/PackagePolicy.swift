@@ -23,8 +23,11 @@ public struct PackagePolicy: MergePolicy {
         self.path = path
     }
 
+    /// `package` on the command line and in `.concord/policies`.
     public var name: String { PackagePolicy.policyName }
 
+    /// Merges the packages file by file, each file changed on several sides with the policy
+    /// ``rules`` select for it.
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         let versions = MergeInputs.canonical(versions)
         if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
