@@ -24,8 +24,11 @@ public struct TextMergePolicy: MergePolicy {
         self.favor = favor
     }
 
+    /// `text`, or `text-current`, `text-other`, `text-union` for the other ``favor`` values.
     public var name: String { favor == .none ? "text" : "text-\(favor.rawValue)" }
 
+    /// Merges UTF-8 text line by line; needs a person for lines changed on both sides (with
+    /// ``Favor/none``), binary content, a package, or a deletion racing an edit.
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         let versions = MergeInputs.canonical(versions)
         let baseData: Data?
