@@ -13,8 +13,10 @@ public struct UnionPolicy: MergePolicy {
     /// Creates the policy.
     public init() {}
 
+    /// `union` on the command line and in `.concord/policies`.
     public var name: String { "union" }
 
+    /// Every line any version added, each once, minus the lines a version removed (see ``UnionPolicy``).
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         let versions = MergeInputs.canonical(versions)
         let baseText: [UInt8]
