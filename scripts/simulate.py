@@ -35,7 +35,8 @@ import tempfile
 import time
 
 DEVICE_NAMES = ["iPhone", "iPad", "MacBook", "iMac", "Watch", "TV", "Vision"]
-TEXT_DOCS = ["note.txt", "todo.md", "journal.txt", "ideas/plan.txt", "lists/groceries.txt", "recipes/bread.md"]
+TEXT_DOCS = ["note.txt", "todo.md", "journal.txt", "ideas/plan.txt", "lists/groceries.txt", "recipes/bread.md",
+             "notes/café au lait.txt", "empty.txt"]
 PACKAGE_DOCS = ["sketch.note", "trip.note"]
 WORDS = ("apple bread cloud delta echo fig grape harbor island juniper kite lemon mango nectar "
          "olive pepper quince river salt tulip umber violet walnut yarrow zest").split()
@@ -918,6 +919,8 @@ class Simulation:
     # -- content generation (pure functions of the RNG)
 
     def new_text(self, doc):
+        if doc == "empty.txt":
+            return b""
         n = self.rng.randint(3, 7)
         return "".join(f"{doc} line {i + 1}: {' '.join(self.rng.choice(WORDS) for _ in range(3))}\n"
                        for i in range(n)).encode()
@@ -932,7 +935,10 @@ class Simulation:
             lines.append(f"added: {' '.join(self.rng.choice(WORDS) for _ in range(3))}\n")
         elif len(lines) > 1:
             del lines[self.rng.randrange(len(lines))]
-        return "".join(lines).encode()
+        text = "".join(lines)
+        if text and self.rng.random() < 0.1:
+            text = text.rstrip("\n")  # a last line without its newline
+        return text.encode()
 
     def new_package(self, doc):
         files = {
