@@ -1338,7 +1338,7 @@ class Simulation:
         key_b = self.resolve(b, doc, step["how"][1], index, label=f"{b.name} resolve {doc} {step['how'][1]} (concurrently)")
         if key_a is None or key_b is None:
             return key_a is not None or key_b is not None
-        if a.airplane or b.airplane or key_a == key_b or not key_a or not key_b:
+        if a.airplane or b.airplane or world.outage or key_a == key_b or not key_a or not key_b:
             return True
         # both online: the two different resolutions meet in b's sync and must make a new conflict
         self.do_sync(a, index)
