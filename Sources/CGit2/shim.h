@@ -10,6 +10,12 @@ static inline int concord_git_set_search_path(int level, const char *path) {
 static inline int concord_git_enable_fsync(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
 }
+static inline int concord_git_set_mwindow_mapped_limit(size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, bytes);
+}
+static inline int concord_git_set_mwindow_size(size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, bytes);
+}
 
 #include <stdio.h>
 #include <string.h>

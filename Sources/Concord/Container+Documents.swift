@@ -1,3 +1,4 @@
+internal import Git
 public import ConcordMerge
 
 
@@ -47,6 +48,18 @@ extension Container {
     /// - Throws: ``ConcordError/unknownVersion(_:document:)``, ``ConcordError/noSuchDocument(_:)``.
     public func content(of document: DocumentPath, version: String? = nil) throws -> DocumentContent? {
         try withCore { try $0.content(of: document, version: version) }
+    }
+
+    /// Calls `body` with the bytes of a file document's version (nil: the current one) without
+    /// copying them, so that printing a large document costs its size in memory once.
+    /// - Returns: false when that version is a deletion or a package (nothing was passed to `body`).
+    @discardableResult
+    public func withFileContent(of document: DocumentPath, version: String? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        try withCore { core in
+            guard let entry = try core.versionEntry(of: document, version: version), entry.kind == .blob else { return false }
+            try ConcordError.wrap("cannot read object \(entry.id.short)") { try core.repository.withBlob(entry.id, body) }
+            return true
+        }
     }
 
     /// The documents in conflict. Reads the conflict records only: the cost does not grow

@@ -95,6 +95,19 @@ extension ContainerCore {
         return try content(of: entry(document.value, in: tree(of: oid)))
     }
 
+    /// The tree entry of `document` at version `id` (nil: the current one); nil for a deletion.
+    func versionEntry(of document: DocumentPath, version id: String?) throws -> TreeEntry? {
+        guard let id else {
+            let headTree = try tree(of: head())
+            guard let entry = try entry(document.value, in: headTree) else {
+                if try conflictRecord(of: document, in: headTree) != nil { return nil }
+                throw ConcordError.noSuchDocument(document.value)
+            }
+            return entry
+        }
+        return try entry(document.value, in: tree(of: resolveVersionID(id, of: document)))
+    }
+
     /// The full id of a version of `document` given by its full or abbreviated (≥ 4 digits) id.
     func resolveVersionID(_ text: String, of document: DocumentPath) throws -> OID {
         let lowered = text.lowercased()

@@ -14,6 +14,10 @@ enum Libgit2 {
             _ = concord_git_set_search_path(level.rawValue, "/nonexistent/concord-ignores-outside-config")
         }
         _ = concord_git_enable_fsync(1)
+        // Map packs in small windows and few at once, so that a large document costs memory
+        // once (its buffer), not again for the pack pages that held it.
+        _ = concord_git_set_mwindow_size(32 << 20)
+        _ = concord_git_set_mwindow_mapped_limit(64 << 20)
         return true
     }()
 

@@ -21,8 +21,20 @@ struct ShowCommand: AsyncParsableCommand {
     func run() async throws {
         try await Output.guarding {
             let path = try Output.document(document)
-            let content = try global.openContainer().content(of: path, version: version)
-            switch content {
+            let container = try global.openContainer()
+            let streamed = try container.withFileContent(of: path, version: version) { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw ConcordError.io("standard output", reason: String(cString: strerror(errno)))
+                    }
+                    offset += written
+                }
+            }
+            if streamed { return }
+            switch try container.content(of: path, version: version) {
             case nil:
                 throw ConcordError.failed("that version of '\(path)' is a deletion: it has no content")
             case let .file(data)?:
