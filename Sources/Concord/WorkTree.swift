@@ -53,7 +53,7 @@ struct WorkTree {
             }
             offset += written
         }
-        if fsync(descriptor) != 0 || close(descriptor) != 0 {
+        if (GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {
             let error = posixError(path, "cannot flush to disk")
             unlink(temporary)
             throw error
@@ -132,6 +132,7 @@ struct WorkTree {
     }
 
     private func syncFolder(_ folder: String) {
+        guard GitLibrary.durable else { return }
         let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         fsync(descriptor)

@@ -1,4 +1,5 @@
 internal import CGit2
+internal import Foundation
 
 /// libgit2's process-wide setup, done once on first use and never undone.
 ///
@@ -13,7 +14,7 @@ enum Libgit2 {
         for level in levels {
             _ = concord_git_set_search_path(level.rawValue, "/nonexistent/concord-ignores-outside-config")
         }
-        _ = concord_git_enable_fsync(1)
+        _ = concord_git_enable_fsync(GitLibrary.durable ? 1 : 0)
         // Map packs in small windows and few at once, so that a large document costs memory
         // once (its buffer), not again for the pack pages that held it.
         _ = concord_git_set_mwindow_size(32 << 20)
@@ -26,6 +27,11 @@ enum Libgit2 {
 
 /// Facts about the linked libgit2.
 public enum GitLibrary {
+    /// False only when the environment sets `CONCORD_UNSAFE_NO_FSYNC=1`: objects, references and
+    /// work-tree files are then not synced to disk (a power cut can lose them). For measuring
+    /// what durability costs; never for real use.
+    public static let durable: Bool = ProcessInfo.processInfo.environment["CONCORD_UNSAFE_NO_FSYNC"] != "1"
+
     /// Version of the linked libgit2, as "major.minor.revision".
     public static var version: String {
         var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
