@@ -83,16 +83,7 @@ extension ContainerCore {
     /// The content of `document` at version `id` (nil: the current one); nil content for a deletion.
     /// - Throws: ``ConcordError/unknownVersion(_:document:)`` when `id` is not one of its versions.
     func content(of document: DocumentPath, version id: String?) throws -> DocumentContent? {
-        guard let id else {
-            let headTree = try tree(of: head())
-            guard let entry = try entry(document.value, in: headTree) else {
-                if try conflictRecord(of: document, in: headTree) != nil { return nil }
-                throw ConcordError.noSuchDocument(document.value)
-            }
-            return try content(of: entry)
-        }
-        let oid = try resolveVersionID(id, of: document)
-        return try content(of: entry(document.value, in: tree(of: oid)))
+        try content(of: versionEntry(of: document, version: id))
     }
 
     /// The tree entry of `document` at version `id` (nil: the current one); nil for a deletion.

@@ -70,16 +70,22 @@ struct CLI {
         return (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]]) ?? []
     }
 
-    /// The tree id of a device's main.
-    func tree(_ device: String) throws -> String {
+    /// Runs git (for inspection or damage) in a folder below the fixture; returns its trimmed output.
+    @discardableResult
+    func git(_ arguments: [String], in path: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-        process.arguments = ["-C", "\(folder)/\(device)", "rev-parse", "main^{tree}"]
+        process.arguments = ["-C", "\(folder)/\(path)"] + arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The tree id of a device's main.
+    func tree(_ device: String) throws -> String {
+        try git(["rev-parse", "main^{tree}"], in: device)
     }
 }

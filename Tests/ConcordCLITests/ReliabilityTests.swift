@@ -73,18 +73,7 @@ import Testing
         defer { cli.remove() }
         try cli.ok(["init", "dev", "--device", "D"])
         try cli.ok(["-C", "dev", "save", "a.txt"], input: "hello\n")
-        let git = { (arguments: [String]) throws -> String in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
-            process.arguments = ["-C", "\(cli.folder)/dev"] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        let blob = try git(["rev-parse", "main:a.txt"])
+        let blob = try cli.git(["rev-parse", "main:a.txt"], in: "dev")
         let object = "\(cli.folder)/dev/.git/objects/\(blob.prefix(2))/\(blob.dropFirst(2))"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: object))
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: object)
