@@ -48,3 +48,8 @@ for target in package.targets where target.type != .system {
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     target.swiftSettings = settings
 }
+
+// The documentation plugin, only when building the docs (CONCORD_DOCS=1), so that plain builds never compile it.
+if Context.environment["CONCORD_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"))
+}

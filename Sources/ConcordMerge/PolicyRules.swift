@@ -88,7 +88,7 @@ public struct PolicyRules: Sendable {
             guard fields.count >= 2 else { throw failure("a pattern needs a policy name after it") }
             let name = String(fields[1])
             guard name == PolicyRules.automaticName || MergePolicies.named(name) != nil else {
-                let known = (MergePolicies.names + [PolicyRules.automaticName]).joined(separator: ", ")
+                let known = MergePolicies.names.joined(separator: ", ")
                 throw failure("unknown policy \"\(name)\" (known: \(known))")
             }
             var idKeys: [String] = []

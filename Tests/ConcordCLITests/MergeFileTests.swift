@@ -65,3 +65,28 @@ import Testing
         #expect(merged?["license"] as? String == "MIT" && merged?["private"] as? Bool == true)
     }
 }
+
+@Suite struct PoliciesCommandTests {
+    /// `.concord/policies` chooses the policy of `resolve --merge`: a union rule merges an append-only log.
+    @Test func aPolicyRuleChoosesTheMerge() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        try cli.ok(["-C", "a", "policies", "--file", "-"], input: "*.log union\n")
+        #expect(try cli.ok(["-C", "a", "policies"]) == "*.log union\n")
+        let bad = try cli.run(["-C", "a", "policies", "--file", "-"], input: "*.log no-such-policy\n")
+        #expect(bad.status == 1 && bad.stderr.contains("line 1"))
+        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+        try cli.ok(["-C", "a", "save", "events.log"], input: "start\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "a", "save", "events.log"], input: "start\nA did this\n")
+        try cli.ok(["-C", "b", "save", "events.log"], input: "start\nB did that\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        let resolved = try cli.ok(["-C", "b", "resolve", "events.log", "--merge"])
+        #expect(resolved.contains("union"))
+        let merged = try cli.ok(["-C", "b", "show", "events.log"])
+        #expect(merged.contains("A did this") && merged.contains("B did that"))
+    }
+}
