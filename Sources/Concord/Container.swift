@@ -17,12 +17,19 @@ public final class Container: Sendable {
         public var lockTimeout: Double
         /// Called with transfer counts while a sync or clone moves objects.
         public var progress: (@Sendable (SyncProgress) -> Void)?
+        /// The device id a new clone or container gets (default: a new random UUID). Give a fixed
+        /// one only to make simulations reproducible; two clones must never share an id.
+        public var deviceID: String?
         /// How often open documents and queries look for changes made by other processes.
         public var watchInterval: Duration = .milliseconds(250)
 
         /// Creates options; by default the system clock and a 5-second wait.
-        public init(now: @escaping @Sendable () -> Date = { Date() }, lockTimeout: Double = 5, progress: (@Sendable (SyncProgress) -> Void)? = nil) {
+        public init(
+            now: @escaping @Sendable () -> Date = { Date() }, lockTimeout: Double = 5,
+            progress: (@Sendable (SyncProgress) -> Void)? = nil, deviceID: String? = nil
+        ) {
             self.now = now
+            self.deviceID = deviceID
             self.lockTimeout = lockTimeout
             self.progress = progress
         }
@@ -115,7 +122,7 @@ public final class Container: Sendable {
             }
             try ConcordError.wrap("cannot write the configuration") {
                 try repository.setConfig("concord.deviceName", deviceName ?? Cloud.defaultDeviceName())
-                try repository.setConfig("concord.deviceId", UUID().uuidString.lowercased())
+                try repository.setConfig("concord.deviceId", options.deviceID ?? UUID().uuidString.lowercased())
                 try repository.setConfig("concord.formatVersion", "1")
                 try repository.setConfig("core.hooksPath", "/dev/null")
                 if let cloud { try repository.setRemote("origin", url: cloud) }
@@ -160,7 +167,7 @@ public final class Container: Sendable {
                 try repository.forceReference(ContainerCore.branch, to: remoteMain, message: "concord: clone")
                 try repository.setHead(ContainerCore.branch)
                 try repository.setConfig("concord.deviceName", deviceName ?? Cloud.defaultDeviceName())
-                try repository.setConfig("concord.deviceId", UUID().uuidString.lowercased())
+                try repository.setConfig("concord.deviceId", options.deviceID ?? UUID().uuidString.lowercased())
                 try repository.setConfig("concord.formatVersion", "1")
                 try repository.setConfig("core.hooksPath", "/dev/null")
             }

@@ -74,7 +74,13 @@ extension ContainerCore {
                 remote: try conflictRecord(of: document, in: remoteSide.tree)?.versions ?? [])
             var versions = merged.union(losers[document].map { [$0] } ?? [])
             let current = try currents[document] ?? currentVersion(of: document, at: local)
-            if let current { versions.remove(current) }
+            if let current {
+                versions.remove(current)
+                let contenders = versions.union([current])
+                versions = try versions.filter { version in
+                    try !contenders.contains { try $0 != version && isSuperseded(version, byLineageOf: $0, document: document) }
+                }
+            }
             if versions.isEmpty {
                 if try entry(recordPath, in: localSide.tree) != nil { updates.append(.remove(path: recordPath)) }
             } else {
@@ -118,6 +124,29 @@ extension ContainerCore {
         guard let entry else { return nil }
         let data = try ConcordError.wrap("cannot read a key-value entry") { try repository.blob(entry.id) }
         return KeyValueEntry(data: data)
+    }
+
+    /// True when `version` is an earlier version of the same line of edits as `current`: following
+    /// `current`'s previous versions (a save's is the version it replaced; a resolution's, every
+    /// version it resolved) reaches it. Such a version was replaced, not made concurrently, so it
+    /// is no conflict version. Graph ancestry alone cannot tell: after an integration every later
+    /// commit descends from both sides.
+    func isSuperseded(_ version: OID, byLineageOf current: OID, document: DocumentPath) throws -> Bool {
+        var frontier = [current]
+        var seen = Set<OID>()
+        while let next = frontier.popLast() {
+            if next == version { return true }
+            guard seen.insert(next).inserted, try repository.isDescendant(next, of: version) else { continue }
+            let commit = try commit(next)
+            let trailers = Trailers(message: commit.message)
+            if trailers.value(Trailers.document) == document.value {
+                frontier += trailers.values(Trailers.resolves).compactMap(OID.init(hex:))
+            }
+            if let parent = commit.parents.first, let previous = try currentVersion(of: document, at: parent) {
+                frontier.append(previous)
+            }
+        }
+        return false
     }
 
     /// The latest-wins order between two concurrent versions: the greater clock, then device id, then commit id.

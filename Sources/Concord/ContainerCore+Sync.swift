@@ -81,8 +81,12 @@ extension ContainerCore {
         do {
             try repository.fetch(remote: "origin", refspecs: ["+\(Self.branch):\(Self.remoteBranch)"], progress: progress.map(SyncProgress.forward))
         } catch let error as GitError {
+            var cause = Cloud.redacted(error.message)
+            if let local = Cloud.localPath(url), !FileManager.default.fileExists(atPath: local) {
+                cause = "the cloud folder \(local) does not exist"
+            }
             throw ConcordError.offline(
-                reason: "cannot reach the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))",
+                reason: "cannot reach the cloud \(Cloud.redacted(url)): \(cause)",
                 waiting: (try? waitingVersionCount()) ?? 0)
         }
     }

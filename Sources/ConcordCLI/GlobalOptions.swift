@@ -47,4 +47,7 @@ enum Clock {
     }()
 
     @Sendable static func now() -> Date { Date().addingTimeInterval(offset) }
+
+    /// `CONCORD_DEVICE_ID`: the id `init` and `clone` give the new device (for reproducible simulations).
+    static let deviceID: String? = ProcessInfo.processInfo.environment["CONCORD_DEVICE_ID"].flatMap { $0.isEmpty ? nil : $0 }
 }

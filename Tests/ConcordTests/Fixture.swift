@@ -28,6 +28,14 @@ final class Fixture {
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }
 
+    /// Wall clocks for the devices: device `skewed` runs `seconds` ahead, the others are right.
+    static func clock(ahead seconds: TimeInterval, onDevice skewed: Int) -> @Sendable (Int) -> @Sendable () -> Date {
+        { index in
+            let offset = index == skewed ? seconds : 0
+            return { Date().addingTimeInterval(offset) }
+        }
+    }
+
     subscript(index: Int) -> Container { devices[index - 1] }
 
     /// Runs git in a device's folder (read-only inspection) and returns its output.

@@ -45,7 +45,7 @@ import Testing
     /// Device 1's wall clock runs three hours ahead. Device 2 saves after it has seen device 1's
     /// version: causally later, device 2's version must win, whatever the dates say.
     @Test func aClockRunningAheadDoesNotBeatAVersionSavedAfterIt() async throws {
-        let fixture = try Fixture(devices: 3, clock: SkewedClock.aheadByThreeHours(onDevice:))
+        let fixture = try Fixture(devices: 3, clock: Fixture.clock(ahead: 3 * 3600, onDevice: 1))
         try fixture[1].save(doc("note.txt"), content: text("base"))
         try await fixture.syncAll(rounds: 1)
         try fixture[3].setAirplaneMode(true)
@@ -163,13 +163,5 @@ import Testing
         #expect(throws: ConcordError.unknownVersion(otherVersion, document: "note.txt")) { try fixture[1].resolve(doc("note.txt"), using: .keep(otherVersion)) }
         #expect(throws: ConcordError.notAContestedVersion(oldVersion, document: "note.txt")) { try fixture[1].resolve(doc("note.txt"), using: .keep(oldVersion)) }
         #expect(try fixture.mainTree(1) == before)
-    }
-}
-
-/// Wall clocks for the fixture's devices: device `onDevice` runs three hours ahead.
-enum SkewedClock {
-    @Sendable static func aheadByThreeHours(onDevice index: Int) -> @Sendable () -> Date {
-        if index == 1 { return { Date().addingTimeInterval(3 * 3600) } }
-        return { Date() }
     }
 }

@@ -147,4 +147,24 @@ import Testing
         try await fixture.syncAll()
         #expect(try fixture[2].conflicts().map(\.document) == [doc("a.txt")])
     }
+
+    /// Regression (found by the random simulation): a version that its own device replaced
+    /// before syncing is no conflict version, whichever side wins the provisional content.
+    @Test(arguments: [0, 3 * 3600])
+    func aVersionReplacedByItsOwnDeviceIsNotAConflictVersion(phoneClockAhead seconds: Int) async throws {
+        let fixture = try Fixture(devices: 2, clock: Fixture.clock(ahead: TimeInterval(seconds), onDevice: 2))
+        try fixture[1].save(doc("bread.md"), content: text("a\n"))
+        try await fixture[1].sync()
+        try fixture[2].save(doc("bread.md"), content: text("p\n"))
+        try fixture[1].save(doc("bread.md"), content: text("a2\n"))
+        try await fixture[2].sync()
+        try await fixture[1].sync()
+        try await fixture[2].sync()
+        for device in fixture.devices {
+            let versions = try device.unresolvedVersions(of: doc("bread.md"))
+            let contents = Set(try versions.map { try string(device.content(of: doc("bread.md"), version: $0.id)) })
+            #expect(contents == ["a2\n", "p\n"])
+            #expect(try device.conflicts().first?.versionCount == 2)
+        }
+    }
 }
