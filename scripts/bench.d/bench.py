@@ -4,8 +4,10 @@
 Run through scripts/bench (which builds the release binary). For each container size N:
 
   setup (untimed)   device 1 = `concord init` + N documents added with `git fast-import` (100 per
-                    folder, 3 levels) + `git read-tree -u --reset main` + `git push`; device 2 =
-                    `concord clone`; the git pair = two `git clone`s of a copy of that cloud.
+                    folder, 3 levels) + `git read-tree -u --reset main` (index removed after) +
+                    `git push`; device 2 = `concord clone` of the still-empty container, then the
+                    same plumbing (`--concord-clone`: a real clone of the full container, minutes
+                    at 100,000); the git pair = two `git clone`s of a copy of that cloud.
                     Device 1 saves 100 documents and syncs (pushes); device 2 saves 100 documents,
                     50 of them the same as device 1's with different contents, and stays offline.
                     The git pair does the same with files + `git commit -am` + `git push`.
