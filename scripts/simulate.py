@@ -449,8 +449,9 @@ class World:
 
     def check_contention(self, dev: Device):
         """Each document in conflict lists the versions in contention consistently, and none of them
-        causally precedes another (DESIGN.md: a conflict version is made concurrently with the
-        current one; a version that causally follows another wins)."""
+        was replaced by another (DESIGN.md: a conflict version is made concurrently with the current
+        one). A conflict version stays until resolved, even while a device keeps editing the current
+        version: autosaves never resolve a conflict silently."""
         for conflict in sorted(self.conflicts(dev), key=lambda c: c["document"]):
             doc = conflict["document"]
             versions = self.versions(dev, doc)
@@ -460,10 +461,21 @@ class World:
             if set(ids[1:]) != set(conflict.get("conflictVersions", [])) or conflict["versions"] != len(ids):
                 raise InvariantFailure("contention", f"{dev.name}: `conflicts` says {doc} has {conflict['versions']} "
                                        f"versions in contention, `versions {doc}` lists {len(ids)}")
-            for a in ids:
-                for b in ids:
-                    if a != b and subprocess.run(["git", "-C", dev.path, "merge-base", "--is-ancestor", a, b],
-                                                 capture_output=True).returncode == 0:
+            # A version is superseded when another version in contention replaced it, directly or
+            # through earlier saves: follow the `replaces` links (the document's line of edits).
+            # Graph ancestry is not the test: after an integration every later commit descends
+            # from both sides, though a device that keeps editing adopted only the current content.
+            history = {v["id"]: v for v in self.versions(dev, doc, all_versions=True)}
+            for b in ids:
+                lineage, frontier = set(), list(history.get(b, {}).get("replaces", []))
+                while frontier:
+                    step = frontier.pop()
+                    if step in lineage:
+                        continue
+                    lineage.add(step)
+                    frontier += history.get(step, {}).get("replaces", [])
+                for a in ids:
+                    if a != b and a in lineage:
                         va = next(v for v in versions if v["id"] == a)
                         vb = next(v for v in versions if v["id"] == b)
                         if "contention" in self.ignore:
@@ -471,10 +483,10 @@ class World:
                             return
                         raise InvariantFailure(
                             "contention",
-                            f"{dev.name}: {doc} lists {len(ids)} versions in contention, but {va['device']}'s "
-                            f"{'current ' if va['current'] else ''}version {a[:7]} causally precedes "
-                            f"{vb['device']}'s {'current ' if vb['current'] else ''}version {b[:7]} (it is an "
-                            f"ancestor): a superseded version is still offered as a conflict version")
+                            f"{dev.name}: {doc} lists {len(ids)} versions in contention, but {vb['device']}'s "
+                            f"{'current ' if vb['current'] else ''}version {b[:7]} replaced {va['device']}'s "
+                            f"{'current ' if va['current'] else ''}version {a[:7]} (it is in its line of edits): "
+                            f"a superseded version is still offered as a conflict version")
 
     def check_work_tree(self, dev: Device):
         """The work tree shows the current version of every document `ls` lists, and nothing else."""

@@ -35,6 +35,7 @@ extension ContainerCore {
         var losers: [DocumentPath: OID] = [:]
         var currents: [DocumentPath: OID] = [:]
         var newConflicts: [DocumentPath] = []
+        var sameContent: [DocumentPath: OID] = [:]
 
         let resolvedLocal = try resolvedDocuments(localSide, baseTree: baseTree)
         let resolvedRemote = try resolvedDocuments(remoteSide, baseTree: baseTree)
@@ -49,6 +50,10 @@ extension ContainerCore {
             if !localChanged || localEntry == remoteEntry {
                 if localEntry != remoteEntry { updates.append(update(document, remoteEntry)) }
                 if !localChanged { currents[document] = try currentVersion(of: document, at: remote) }
+                if localEntry == remoteEntry, let chosen = try currents[document] ?? currentVersion(of: document, at: local),
+                   try chosen != currentVersion(of: document, at: local) || chosen != currentVersion(of: document, at: remote) {
+                    sameContent[document] = chosen
+                }
                 continue
             }
             guard let localVersion = try currentVersion(of: document, at: local),
@@ -113,6 +118,9 @@ extension ContainerCore {
         let mergedTree = try ConcordError.wrap("cannot write the integrated tree") { try repository.updateTree(localSide.tree, updates) }
         var trailers = Trailers()
         for document in newConflicts { trailers.add(Trailers.conflict, document.value) }
+        for (document, version) in sameContent.sorted(by: { $0.key < $1.key }) {
+            trailers.add(Trailers.current, "\(version.hex) \(document.value)")
+        }
         let subject = newConflicts.isEmpty
             ? "Integrate \(remote.short) into \(local.short)"
             : "Integrate \(remote.short) into \(local.short): \(newConflicts.count) in conflict"
@@ -137,14 +145,7 @@ extension ContainerCore {
         while let next = frontier.popLast() {
             if next == version { return true }
             guard seen.insert(next).inserted, try repository.isDescendant(next, of: version) else { continue }
-            let commit = try commit(next)
-            let trailers = Trailers(message: commit.message)
-            if trailers.value(Trailers.document) == document.value {
-                frontier += trailers.values(Trailers.resolves).compactMap(OID.init(hex:))
-            }
-            if let parent = commit.parents.first, let previous = try currentVersion(of: document, at: parent) {
-                frontier.append(previous)
-            }
+            frontier += try previousVersions(of: commit(next), document: document)
         }
         return false
     }

@@ -23,6 +23,7 @@ extension ContainerCore {
             let commit = try commit(id)
             let trailers = Trailers(message: commit.message)
             if trailers.value(Trailers.document) == document.value, !trailers.values(Trailers.resolves).isEmpty { return id }
+            if commit.parents.count > 1, let named = trailers.current(of: document) { return named }
             let mine = try entry(document.value, in: commit.tree)
             var next: OID?
             for parent in commit.parents where try entry(document.value, in: tree(of: parent)) == mine {
@@ -32,6 +33,20 @@ extension ContainerCore {
             guard let following = next else { return commit.parents.isEmpty && mine == nil ? nil : id }
             id = following
         }
+    }
+
+    /// The versions a version replaced: the one its first parent held, and, for a resolution,
+    /// every version it resolved.
+    func previousVersions(of commit: Commit, document: DocumentPath) throws -> [OID] {
+        var result: [OID] = []
+        let trailers = Trailers(message: commit.message)
+        if trailers.value(Trailers.document) == document.value {
+            result += trailers.values(Trailers.resolves).compactMap(OID.init(hex:))
+        }
+        if let parent = commit.parents.first, let previous = try currentVersion(of: document, at: parent), !result.contains(previous) {
+            result.append(previous)
+        }
+        return result
     }
 
     /// Describes the version `id` of `document`.
@@ -44,7 +59,8 @@ extension ContainerCore {
             modified: stamp.date, clock: stamp.clock, contentID: entry?.id.hex, isDeleted: entry == nil,
             size: try size(of: entry), isPackage: entry?.kind == .tree, isCurrent: id == current,
             isConflict: conflicts.contains(id),
-            resolves: stamp.trailers.value(Trailers.document) == document.value ? stamp.trailers.values(Trailers.resolves) : [])
+            resolves: stamp.trailers.value(Trailers.document) == document.value ? stamp.trailers.values(Trailers.resolves) : [],
+            replaces: try previousVersions(of: commit, document: document).map(\.hex))
     }
 
     /// The current version of `document` first, then each unresolved conflict version in canonical order.

@@ -30,6 +30,11 @@ public struct DocumentVersion: Sendable, Hashable {
     public var isConflict: Bool
     /// The ids of the versions this version resolved (empty for an ordinary save).
     public var resolves: [String]
+    /// The ids of the versions this version replaced: for a save, the version it was made on
+    /// top of; for a resolution, every version it resolved. Following these links gives the
+    /// document's line of edits (graph ancestry does not: after an integration every later
+    /// commit descends from both sides, though it adopted only one side's content).
+    public var replaces: [String]
 }
 
 /// The state of a document (the UIDocument.State role).

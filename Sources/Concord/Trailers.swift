@@ -9,6 +9,10 @@ struct Trailers: Equatable {
     static let clock = "Concord-Clock"
     static let resolves = "Concord-Resolves"
     static let conflict = "Concord-Conflict"
+    /// On an integration: `<version id> <document>`, the current version of a document whose
+    /// content is the same on both parents though its version differs (a resolution that kept
+    /// the content), so that finding the current version never follows the wrong parent.
+    static let current = "Concord-Current"
 
     var pairs: [(key: String, value: String)] = []
 
@@ -35,6 +39,15 @@ struct Trailers: Equatable {
     func values(_ key: String) -> [String] { pairs.filter { $0.key == key }.map(\.value) }
 
     mutating func add(_ key: String, _ value: String) { pairs.append((key, value)) }
+
+    /// The version a `Concord-Current` trailer names for `document`.
+    func current(of document: DocumentPath) -> OID? {
+        for value in values(Self.current) {
+            guard let space = value.firstIndex(of: " "), String(value[value.index(after: space)...]) == document.value else { continue }
+            return OID(hex: String(value[..<space]))
+        }
+        return nil
+    }
 
     /// The message: a subject line, a blank line, the trailers.
     func message(subject: String) -> String {
