@@ -70,6 +70,7 @@ struct VersionJSON: Encodable {
     var size: Int
     var package: Bool
     var resolves: [String]?
+    var replaces: [String]
 
     init(_ version: DocumentVersion) {
         id = version.id
@@ -83,5 +84,6 @@ struct VersionJSON: Encodable {
         size = version.size
         package = version.isPackage
         resolves = version.resolves.isEmpty ? nil : version.resolves
+        replaces = version.replaces
     }
 }

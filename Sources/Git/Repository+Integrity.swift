@@ -9,13 +9,18 @@ extension Repository {
     /// Packed objects are checked by libgit2 itself.
     /// - Throws: ``GitError`` naming the object and its file.
     func ensureReadable(_ id: OID, _ function: String) throws {
+        guard !verifiedObjects.contains(id) else { return }
         let hex = id.hex
         let path = "\(gitDirectory)objects/\(hex.prefix(2))/\(hex.dropFirst(2))"
-        guard access(path, F_OK) == 0 else { return }
+        guard access(path, F_OK) == 0 else {
+            verifiedObjects.insert(id)
+            return
+        }
         if concord_zlib_file_is_complete(path) != 1 {
             throw GitError(
                 code: GIT_ERROR.rawValue, errorClass: Int32(GIT_ERROR_ZLIB.rawValue),
                 message: "object \(hex) is damaged: its file \(path) is truncated or corrupt", function: function)
         }
+        verifiedObjects.insert(id)
     }
 }

@@ -14,6 +14,8 @@ public final class Repository {
     public let gitDirectory: String
     /// The work tree, with a trailing slash; nil for a bare repository.
     public let workDirectory: String?
+    /// Objects already checked readable (objects never change, so once is enough).
+    var verifiedObjects = Set<OID>()
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer
