@@ -11,38 +11,45 @@ public struct TreeChange: Sendable, Equatable {
 }
 
 extension Repository {
-    /// The files that differ between two trees (nil is the empty tree), compared by id so
-    /// that identical folders are skipped whole: cost follows what changed, not the size.
-    /// No rename detection; a type change is reported as one change.
+    /// The files that differ between two trees (nil is the empty tree), sorted by path. Folders
+    /// whose ids are equal are skipped without being read, so the cost follows what changed, not
+    /// the size of the trees. (libgit2 1.5's `git_diff_tree_to_tree` reads every folder.) No
+    /// rename detection; a file replaced by a folder is a removal plus additions.
     /// - Throws: ``GitError`` when a tree cannot be read.
     public func diff(_ old: OID?, _ new: OID?) throws -> [TreeChange] {
-        let oldTree = try old.map(lookupTree) ?? nil
-        defer { git_tree_free(oldTree) }
-        let newTree = try new.map(lookupTree) ?? nil
-        defer { git_tree_free(newTree) }
-        var options = git_diff_options()
-        try check("git_diff_options_init", git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION)))
-        options.flags = GIT_DIFF_IGNORE_SUBMODULES.rawValue
-        var diff: OpaquePointer?
-        try check("git_diff_tree_to_tree", git_diff_tree_to_tree(&diff, pointer, oldTree, newTree, &options))
-        defer { git_diff_free(diff) }
-        let count = git_diff_num_deltas(diff)
         var changes: [TreeChange] = []
-        changes.reserveCapacity(count)
-        for index in 0..<count {
-            guard let delta = git_diff_get_delta(diff, index)?.pointee else { continue }
-            let path = String(cString: delta.new_file.path ?? delta.old_file.path)
-            let oldEntry = delta.status == GIT_DELTA_ADDED ? nil : TreeEntry(file: delta.old_file)
-            let newEntry = delta.status == GIT_DELTA_DELETED ? nil : TreeEntry(file: delta.new_file)
-            changes.append(TreeChange(path: path, old: oldEntry, new: newEntry))
+        try compare(old, new, prefix: "", into: &changes)
+        return changes.sorted { $0.path < $1.path }
+    }
+
+    private func compare(_ old: OID?, _ new: OID?, prefix: String, into changes: inout [TreeChange]) throws {
+        guard old != new else { return }
+        var before = Dictionary(try old.map(entries(ofTree:)) ?? [], uniquingKeysWith: { first, _ in first }, keyedBy: \.name)
+        for entry in try new.map(entries(ofTree:)) ?? [] {
+            let path = prefix + entry.name
+            let previous = before.removeValue(forKey: entry.name)
+            if let previous, previous.id == entry.id, previous.mode == entry.mode { continue }
+            let wasTree = previous?.kind == .tree, isTree = entry.kind == .tree
+            if wasTree || isTree {
+                try compare(wasTree ? previous?.id : nil, isTree ? entry.id : nil, prefix: path + "/", into: &changes)
+            }
+            if !isTree || (previous != nil && !wasTree) {
+                changes.append(TreeChange(path: path, old: wasTree ? nil : previous, new: isTree ? nil : entry))
+            }
         }
-        return changes
+        for entry in before.values {
+            let path = prefix + entry.name
+            if entry.kind == .tree {
+                try compare(entry.id, nil, prefix: path + "/", into: &changes)
+            } else {
+                changes.append(TreeChange(path: path, old: entry, new: nil))
+            }
+        }
     }
 }
 
-extension TreeEntry {
-    init(file: git_diff_file) {
-        let path = String(cString: file.path)
-        self.init(name: String(path.split(separator: "/").last ?? Substring(path)), id: OID(file.id), mode: UInt32(file.mode))
+extension Dictionary {
+    init<S: Sequence>(_ values: S, uniquingKeysWith combine: (Value, Value) -> Value, keyedBy key: (Value) -> Key) where S.Element == Value {
+        self.init(values.map { (key($0), $0) }, uniquingKeysWith: combine)
     }
 }
