@@ -27,4 +27,23 @@ import Testing
         #expect(try device.versions(of: doc("folder/deep/b.txt")).first?.isDeleted == true)
         #expect(try device.saveAll().version == nil)
     }
+
+    /// Work-tree names that are not UTF-8 or hold control characters are skipped and reported.
+    @Test func namesThatAreNotUTF8OrHoldControlCharactersAreSkipped() throws {
+        let fixture = try Fixture(devices: 1)
+        let device = fixture[1]
+        for name in [[0x62, 0x61, 0x64, 0xFF, 0x2E, 0x74, 0x78, 0x74], [0x74, 0x61, 0x62, 0x09, 0x2E, 0x74, 0x78, 0x74]] as [[UInt8]] {
+            let path = Array(device.root.utf8) + [0x2F] + name + [0]
+            let descriptor = path.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT, 0o644) }
+            }
+            try #require(descriptor >= 0)
+            close(descriptor)
+        }
+        try "fine".write(toFile: device.root + "/fine.txt", atomically: true, encoding: .utf8)
+        let result = try device.saveAll()
+        #expect(result.added == [doc("fine.txt")])
+        #expect(result.skipped.count == 2)
+        #expect(try device.documents().map(\.path) == [doc("fine.txt")])
+    }
 }
