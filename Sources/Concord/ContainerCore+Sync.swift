@@ -93,6 +93,14 @@ extension ContainerCore {
 
     func pushMain() throws {
         let url = try repository.remoteURL("origin") ?? "origin"
+        // A cloud on a local path: pushes from this machine's Concord processes take turns, so a
+        // reference lock found in the cloud while holding the turn was left by a killed push.
+        var cloudLock: ContainerLock?
+        if let local = Cloud.localPath(url), FileManager.default.fileExists(atPath: "\(local)/refs") {
+            cloudLock = try? ContainerLock(file: "\(local)/concord-push.lock", holder: local, timeout: lockTimeout)
+            if cloudLock != nil { unlink("\(local)/refs/heads/main.lock") }
+        }
+        defer { withExtendedLifetime(cloudLock) {} }
         do {
             try repository.push(remote: "origin", refspecs: ["\(Self.branch):\(Self.branch)"])
         } catch let error as GitError where !error.isNotFastForward {

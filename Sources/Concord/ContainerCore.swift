@@ -38,8 +38,18 @@ final class ContainerCore {
     func writing<T>(_ body: () throws -> T) throws -> T {
         let lock = try ContainerLock(gitDirectory: repository.gitDirectory, root: workTree.root, timeout: lockTimeout)
         return try withExtendedLifetime(lock) {
+            removeStaleGitLocks()
             try recoverPendingCheckout()
             return try body()
+        }
+    }
+
+    /// Removes lock files that a killed writer left in the repository. Only a Concord writer
+    /// holding the container lock writes these files, and this one holds it now, so any found
+    /// are stale (git itself would refuse every later update until someone removed them).
+    private func removeStaleGitLocks() {
+        for name in ["refs/heads/main.lock", "refs/remotes/origin/main.lock", "packed-refs.lock", "config.lock", "HEAD.lock"] {
+            unlink("\(repository.gitDirectory)\(name)")
         }
     }
 

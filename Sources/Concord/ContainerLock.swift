@@ -12,11 +12,18 @@ final class ContainerLock {
 
     /// Takes the lock, waiting up to `timeout` seconds.
     /// - Throws: ``ConcordError/busy(_:)`` when another process still holds it.
-    init(gitDirectory: String, root: String, timeout: Double) throws {
+    convenience init(gitDirectory: String, root: String, timeout: Double) throws {
         let folder = "\(gitDirectory)concord"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        descriptor = open("\(folder)/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ConcordError.io("\(folder)/lock", reason: "cannot open the lock file") }
+        try self.init(file: "\(folder)/lock", holder: root, timeout: timeout)
+    }
+
+    /// Takes an exclusive lock on `file`, waiting up to `timeout` seconds.
+    /// - Throws: ``ConcordError/busy(_:)`` naming `holder` when another process still holds it.
+    init(file: String, holder: String, timeout: Double) throws {
+        let root = holder
+        descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw ConcordError.io(file, reason: "cannot open the lock file") }
         let deadline = Date().addingTimeInterval(timeout)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             if Date() >= deadline {

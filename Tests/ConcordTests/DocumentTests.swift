@@ -117,4 +117,16 @@ import Testing
         #expect(count == 100_002)
         #expect(try FileManager.default.contentsOfDirectory(atPath: device.root + "/folder7") == ["new.txt"])
     }
+
+    /// Regression (found by the crash harness): a writer killed while moving `main` leaves
+    /// `refs/heads/main.lock`; the next writer must not be blocked by it.
+    @Test func aLockFileLeftByAKilledWriterDoesNotBlockTheNextSave() throws {
+        let fixture = try Fixture(devices: 1)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        let lock = fixture[1].root + "/.git/refs/heads/main.lock"
+        try "stale".write(toFile: lock, atomically: false, encoding: .utf8)
+        try fixture[1].save(doc("a.txt"), content: text("b"))
+        #expect(try string(fixture[1].content(of: doc("a.txt"))) == "b")
+        #expect(!FileManager.default.fileExists(atPath: lock))
+    }
 }
