@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// The steps every policy shares before doing its own work: canonical order, and the
 /// three-way shortcuts that need no merging at all.
 enum MergeInputs {
@@ -25,5 +27,25 @@ enum MergeInputs {
     /// The version a merge shapes its output after: the current one, else the latest.
     static func current(of versions: [MergeVersion]) -> MergeVersion? {
         versions.first(where: \.isCurrent) ?? versions.last
+    }
+
+    /// The bytes of every version that has content (deletions are skipped), or, when one is a
+    /// package or not UTF-8 text, the "needs a person" outcome that says which and whose.
+    static func texts(of versions: [MergeVersion]) -> (texts: [(version: MergeVersion, text: Data)], refusal: MergeOutcome?) {
+        var texts: [(version: MergeVersion, text: Data)] = []
+        for version in versions {
+            switch version.content {
+            case nil:
+                continue
+            case .package?:
+                return ([], .needsPerson(reason: "\(version.deviceName)'s version is a package, not text", markedUp: nil))
+            case let .file(data)?:
+                guard TextMergePolicy.isText(data) else {
+                    return ([], .needsPerson(reason: "\(version.deviceName)'s version is binary, not UTF-8 text", markedUp: nil))
+                }
+                texts.append((version, data))
+            }
+        }
+        return (texts, nil)
     }
 }

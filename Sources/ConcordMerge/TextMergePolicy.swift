@@ -40,20 +40,8 @@ public struct TextMergePolicy: MergePolicy {
         if let baseData, !TextMergePolicy.isText(baseData) {
             return .needsPerson(reason: "the common ancestor is not UTF-8 text", markedUp: nil)
         }
-        var texts: [(MergeVersion, Data)] = []
-        for version in versions {
-            switch version.content {
-            case nil:
-                continue
-            case .package?:
-                return .needsPerson(reason: "\(version.deviceName)'s version is a package, not text", markedUp: nil)
-            case let .file(data)?:
-                guard TextMergePolicy.isText(data) else {
-                    return .needsPerson(reason: "\(version.deviceName)'s version is binary, not UTF-8 text", markedUp: nil)
-                }
-                texts.append((version, data))
-            }
-        }
+        let (texts, refusal) = MergeInputs.texts(of: versions)
+        if let refusal { return refusal }
         if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
         if let deleted = versions.first(where: { $0.content == nil }) {
             return .needsPerson(

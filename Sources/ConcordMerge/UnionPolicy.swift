@@ -30,20 +30,9 @@ public struct UnionPolicy: MergePolicy {
         case .package?:
             return .needsPerson(reason: "the common ancestor is a package, not text", markedUp: nil)
         }
-        var texts: [[UInt8]] = []
-        for version in versions {
-            switch version.content {
-            case nil:
-                continue
-            case .package?:
-                return .needsPerson(reason: "\(version.deviceName)'s version is a package, not text", markedUp: nil)
-            case let .file(data)?:
-                guard TextMergePolicy.isText(data) else {
-                    return .needsPerson(reason: "\(version.deviceName)'s version is binary, not UTF-8 text", markedUp: nil)
-                }
-                texts.append(Array(data))
-            }
-        }
+        let (pairs, refusal) = MergeInputs.texts(of: versions)
+        if let refusal { return refusal }
+        let texts = pairs.map { Array($0.text) }
         if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
         if let deleted = versions.first(where: { $0.content == nil }) {
             return .needsPerson(
