@@ -64,6 +64,18 @@ struct CLI {
         return result.stdout
     }
 
+    /// Devices `a` and `b` (both made already) diverge on `document`: `a` saves `base`, both
+    /// sync, each saves its own content, then `a` and `b` sync in turn.
+    func diverge(_ document: String, base: String, a: String, b: String) throws {
+        try ok(["-C", "a", "save", document], input: base)
+        try ok(["-C", "a", "sync"])
+        try ok(["-C", "b", "sync"])
+        try ok(["-C", "a", "save", document], input: a)
+        try ok(["-C", "b", "save", document], input: b)
+        try ok(["-C", "a", "sync"])
+        try ok(["-C", "b", "sync"])
+    }
+
     /// Parses a JSON array printed by `--json`.
     func json(_ arguments: [String]) throws -> [[String: Any]] {
         let output = try ok(arguments)

@@ -7,11 +7,7 @@ import Testing
     /// Two devices that diverged on `note.txt`, synced so both see the conflict.
     func conflicted(_ one: String, _ two: String, base: String = "base\n", clock: (@Sendable (Int) -> @Sendable () -> Date)? = nil) async throws -> Fixture {
         let fixture = try Fixture(devices: 2, clock: clock)
-        try fixture[1].save(doc("note.txt"), content: text(base))
-        try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("note.txt"), content: text(one))
-        try fixture[2].save(doc("note.txt"), content: text(two))
-        try await fixture.syncAll()
+        try await fixture.diverge("note.txt", base: base, one, two)
         try #require(fixture[1].conflicts().count == 1)
         return fixture
     }
@@ -137,11 +133,7 @@ import Testing
 
     @Test func editDeleteCanBeResolvedEitherWay() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
-        try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("a.txt"), content: text("edited"))
-        try fixture[2].remove(doc("a.txt"))
-        try await fixture.syncAll()
+        try await fixture.diverge("a.txt", base: "a", "edited", nil)
         let deletion = try fixture[1].unresolvedVersions(of: doc("a.txt")).first { $0.isDeleted }!
         let report = try fixture[1].resolve(doc("a.txt"), using: .keep(String(deletion.id.prefix(8))))
         #expect(report.isDeletion)

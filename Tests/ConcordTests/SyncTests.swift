@@ -52,22 +52,14 @@ import Testing
 
     @Test func identicalEditsAreNoConflict() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
-        try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("a.txt"), content: text("same"))
-        try fixture[2].save(doc("a.txt"), content: text("same"))
-        try await fixture.syncAll()
+        try await fixture.diverge("a.txt", base: "a", "same", "same")
         #expect(try fixture[1].conflicts().isEmpty)
         #expect(try fixture[2].conflicts().isEmpty)
     }
 
     @Test func editDeleteIsAConflictWithTheDeletionListed() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
-        try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("a.txt"), content: text("edited"))
-        try fixture[2].remove(doc("a.txt"))
-        try await fixture.syncAll()
+        try await fixture.diverge("a.txt", base: "a", "edited", nil)
         for device in fixture.devices {
             let versions = try device.unresolvedVersions(of: doc("a.txt"))
             #expect(versions.count == 2)
