@@ -2,7 +2,9 @@ internal import Foundation
 internal import Synchronization
 
 /// Tells subscribers when the container's `main` moves — by a command in this process (told
-/// at once) or in another process (seen by polling the reference, every `interval`).
+/// at once) or in another process (seen by polling the reference, every `interval`). The poll
+/// runs on a Dispatch timer, not a task, so that it goes on when callers keep Swift's
+/// cooperative threads busy with blocking work.
 final class MainObserver: Sendable {
     /// A move of `main`, as commit ids; `old == new` on a periodic tick with no move.
     struct Move: Sendable {
@@ -14,7 +16,7 @@ final class MainObserver: Sendable {
     private struct State {
         var last: String?
         var subscribers: [UUID: @Sendable (Move) -> Void] = [:]
-        var poller: Task<Void, Never>?
+        var poller: (any DispatchSourceTimer)?
     }
 
     private let state = Mutex(State())
@@ -34,13 +36,13 @@ final class MainObserver: Sendable {
             if state.subscribers.isEmpty { state.last = current }
             state.subscribers[id] = handler
             if state.poller == nil {
-                let interval = self.interval
-                state.poller = Task.detached { [weak self] in
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: interval)
-                        self?.check()
-                    }
-                }
+                let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+                let interval = self.interval.components
+                let nanoseconds = Int(interval.seconds) * 1_000_000_000 + Int(interval.attoseconds / 1_000_000_000)
+                timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+                timer.setEventHandler { [weak self] in self?.check() }
+                timer.resume()
+                state.poller = timer
             }
         }
         return id
