@@ -1600,6 +1600,8 @@ def main(argv=None) -> int:
     p.add_argument("--inject-fault", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--profile", action="store_true", help="print time spent per subcommand on stderr")
     args = p.parse_args(argv)
+    if os.sep in args.concord:
+        args.concord = os.path.abspath(args.concord)  # the runs change folder
     if args.profile:
         import atexit
 
