@@ -13,6 +13,9 @@ static inline int concord_git_enable_fsync(int enabled) {
 static inline int concord_git_set_mwindow_mapped_limit(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, bytes);
 }
+static inline int concord_git_set_cache_object_limit(git_object_t type, size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, type, bytes);
+}
 static inline int concord_git_set_mwindow_size(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, bytes);
 }

@@ -19,6 +19,9 @@ enum Libgit2 {
         // once (its buffer), not again for the pack pages that held it.
         _ = concord_git_set_mwindow_size(32 << 20)
         _ = concord_git_set_mwindow_mapped_limit(64 << 20)
+        // Keep folders of any size in libgit2's object cache (by default only those under 4 KB,
+        // about 100 entries): walking history reads the same folders again and again.
+        _ = concord_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
         return true
     }()
 
