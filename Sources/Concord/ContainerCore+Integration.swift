@@ -145,7 +145,7 @@ extension ContainerCore {
         while let next = frontier.popLast() {
             if next == version { return true }
             guard seen.insert(next).inserted, try repository.isDescendant(next, of: version) else { continue }
-            frontier += try previousVersions(of: commit(next), document: document)
+            frontier += try previousVersions(of: next, document: document)
         }
         return false
     }

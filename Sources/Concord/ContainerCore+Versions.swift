@@ -5,8 +5,8 @@ internal import Git
 extension ContainerCore {
     /// True when `commit` is a version of `document`: its entry differs from every parent's,
     /// or the commit resolved the document's conflict.
-    func isVersion(_ commit: Commit, of document: DocumentPath) throws -> Bool {
-        let trailers = Trailers(message: commit.message)
+    func isVersion(_ id: OID, of document: DocumentPath) throws -> Bool {
+        let known = try known(id), commit = known.commit, trailers = known.trailers
         if trailers.value(Trailers.document) == document.value, !trailers.values(Trailers.resolves).isEmpty { return true }
         let mine = try entry(document.value, in: commit.tree)
         if commit.parents.isEmpty { return mine != nil }
@@ -19,27 +19,44 @@ extension ContainerCore {
     /// never existed there.
     func currentVersion(of document: DocumentPath, at head: OID?) throws -> OID? {
         guard var id = head else { return nil }
+        var walked: [OID] = []
+        let found: OID?
         while true {
-            let commit = try commit(id)
-            let trailers = Trailers(message: commit.message)
-            if trailers.value(Trailers.document) == document.value, !trailers.values(Trailers.resolves).isEmpty { return id }
-            if commit.parents.count > 1, let named = trailers.current(of: document) { return named }
+            if let known = history.currentVersion(of: document, at: id) {
+                found = known
+                break
+            }
+            walked.append(id)
+            let known = try known(id), commit = known.commit, trailers = known.trailers
+            if trailers.value(Trailers.document) == document.value, !trailers.values(Trailers.resolves).isEmpty {
+                found = id
+                break
+            }
+            if commit.parents.count > 1, let named = trailers.current(of: document) {
+                found = named
+                break
+            }
             let mine = try entry(document.value, in: commit.tree)
             var next: OID?
             for parent in commit.parents where try entry(document.value, in: tree(of: parent)) == mine {
                 next = parent
                 break
             }
-            guard let following = next else { return commit.parents.isEmpty && mine == nil ? nil : id }
+            guard let following = next else {
+                found = commit.parents.isEmpty && mine == nil ? nil : id
+                break
+            }
             id = following
         }
+        history.remember(found, of: document, at: walked)
+        return found
     }
 
     /// The versions a version replaced: the one its first parent held, and, for a resolution,
     /// every version it resolved.
-    func previousVersions(of commit: Commit, document: DocumentPath) throws -> [OID] {
+    func previousVersions(of id: OID, document: DocumentPath) throws -> [OID] {
         var result: [OID] = []
-        let trailers = Trailers(message: commit.message)
+        let known = try known(id), commit = known.commit, trailers = known.trailers
         if trailers.value(Trailers.document) == document.value {
             result += trailers.values(Trailers.resolves).compactMap(OID.init(hex:))
         }
@@ -52,7 +69,7 @@ extension ContainerCore {
     /// Describes the version `id` of `document`.
     func describe(_ id: OID, of document: DocumentPath, current: OID?, conflicts: Set<OID>) throws -> DocumentVersion {
         let commit = try commit(id)
-        let stamp = Stamp(commit)
+        let stamp = try stamp(id)
         let entry = try entry(document.value, in: commit.tree)
         return DocumentVersion(
             id: id.hex, document: document, deviceName: stamp.deviceName, deviceID: stamp.deviceID,
@@ -60,7 +77,7 @@ extension ContainerCore {
             size: try size(of: entry), isPackage: entry?.kind == .tree, isCurrent: id == current,
             isConflict: conflicts.contains(id),
             resolves: stamp.trailers.value(Trailers.document) == document.value ? stamp.trailers.values(Trailers.resolves) : [],
-            replaces: try previousVersions(of: commit, document: document).map(\.hex))
+            replaces: try previousVersions(of: id, document: document).map(\.hex))
     }
 
     /// The current version of `document` first, then each unresolved conflict version in canonical order.
@@ -88,7 +105,7 @@ extension ContainerCore {
         var ids: [OID] = []
         try ConcordError.wrap("cannot walk the history") {
             try repository.walk(from: [head]) { id in
-                if try isVersion(commit(id), of: document) { ids.append(id) }
+                if try isVersion(id, of: document) { ids.append(id) }
                 return true
             }
         }
@@ -121,8 +138,8 @@ extension ContainerCore {
         guard lowered.count >= 4, lowered.allSatisfy(\.isHexDigit) else {
             throw ConcordError.unknownVersion(text, document: document.value)
         }
-        if let oid = OID(hex: lowered), repository.contains(oid), let commit = try? repository.commit(oid),
-           try isVersion(commit, of: document) {
+        if let oid = OID(hex: lowered), repository.contains(oid), (try? repository.commit(oid)) != nil,
+           try isVersion(oid, of: document) {
             return oid
         }
         let matches = try history(of: document).filter { $0.id.hasPrefix(lowered) }

@@ -15,6 +15,7 @@ final class ContainerCore {
     let now: @Sendable () -> Date
     let lockTimeout: Double
     let device: Device
+    let history = HistoryCache()
 
     init(repository: Repository, now: @escaping @Sendable () -> Date, lockTimeout: Double) throws {
         self.repository = repository
@@ -69,11 +70,19 @@ final class ContainerCore {
         return try ConcordError.wrap("cannot read tree \(tree.short)") { try repository.entry(at: path, in: tree) }
     }
 
-    func commit(_ id: OID) throws -> Commit {
-        try ConcordError.wrap("cannot read commit \(id.short)") { try repository.commit(id) }
+    func commit(_ id: OID) throws -> Commit { try known(id).commit }
+
+    /// A commit and its trailers, read from the repository once per container.
+    func known(_ id: OID) throws -> HistoryCache.Entry {
+        try history.entry(id) { id in
+            try ConcordError.wrap("cannot read commit \(id.short)") { try repository.commit(id) }
+        }
     }
 
-    func stamp(_ id: OID) throws -> Stamp { Stamp(try commit(id)) }
+    func stamp(_ id: OID) throws -> Stamp {
+        let known = try known(id)
+        return Stamp(known.commit, trailers: known.trailers)
+    }
 
     /// The clock for a new commit that follows every commit reachable from `heads`.
     func nextClock(after heads: [OID]) throws -> HybridLogicalClock {

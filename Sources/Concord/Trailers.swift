@@ -73,8 +73,8 @@ struct Stamp {
     var date: Date
     var trailers: Trailers
 
-    init(_ commit: Commit) {
-        trailers = Trailers(message: commit.message)
+    init(_ commit: Commit, trailers: Trailers) {
+        self.trailers = trailers
         deviceName = commit.author.name
         deviceID = trailers.value(Trailers.device) ?? commit.author.email
         date = commit.author.time

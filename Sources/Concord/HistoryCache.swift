@@ -1,0 +1,44 @@
+internal import Git
+
+/// What Concord has read from history, kept by commit id: commits with their parsed trailers,
+/// and the current version of a document at a commit. A commit never changes, so nothing here
+/// goes stale; the cache forgets everything at once when it grows past its bound.
+final class HistoryCache {
+    /// A commit and its trailers, read once.
+    struct Entry {
+        var commit: Commit
+        var trailers: Trailers
+    }
+
+    private struct VersionKey: Hashable {
+        var document: DocumentPath
+        var commit: OID
+    }
+
+    private var commits: [OID: Entry] = [:]
+    private var versions: [VersionKey: OID?] = [:]
+    private let limit: Int
+
+    init(limit: Int = 100_000) { self.limit = limit }
+
+    /// The cached entry for `id`, reading it with `read` the first time.
+    func entry(_ id: OID, read: (OID) throws -> Commit) rethrows -> Entry {
+        if let known = commits[id] { return known }
+        let commit = try read(id)
+        let entry = Entry(commit: commit, trailers: Trailers(message: commit.message))
+        if commits.count >= limit { commits.removeAll(keepingCapacity: true) }
+        commits[id] = entry
+        return entry
+    }
+
+    /// The current version of `document` at `commit` when known: `.some(nil)` means it never existed there.
+    func currentVersion(of document: DocumentPath, at commit: OID) -> OID?? {
+        versions[VersionKey(document: document, commit: commit)]
+    }
+
+    /// Records that `document`'s current version is `version` at each of `commits`.
+    func remember(_ version: OID?, of document: DocumentPath, at commits: [OID]) {
+        if versions.count + commits.count > limit { versions.removeAll(keepingCapacity: true) }
+        for commit in commits { versions[VersionKey(document: document, commit: commit)] = version }
+    }
+}
