@@ -7,10 +7,9 @@ extension ContainerCore {
     /// or the commit resolved the document's conflict.
     func isVersion(_ id: OID, of document: DocumentPath) throws -> Bool {
         let known = try known(id), commit = known.commit, trailers = known.trailers
-        if trailers.value(Trailers.document) == document.value, !trailers.values(Trailers.resolves).isEmpty { return true }
-        let mine = try entry(document.value, in: commit.tree)
-        if commit.parents.isEmpty { return mine != nil }
-        for parent in commit.parents where try entry(document.value, in: tree(of: parent)) == mine { return false }
+        if !trailers.resolved(document).isEmpty { return true }
+        if commit.parents.isEmpty { return try entry(document.value, in: commit.tree) != nil }
+        for parent in commit.parents where try sameEntry(document, commit.tree, tree(of: parent)) { return false }
         return true
     }
 
@@ -28,7 +27,7 @@ extension ContainerCore {
             }
             walked.append(id)
             let known = try known(id), commit = known.commit, trailers = known.trailers
-            if trailers.value(Trailers.document) == document.value, !trailers.values(Trailers.resolves).isEmpty {
+            if !trailers.resolved(document).isEmpty {
                 found = id
                 break
             }
@@ -36,14 +35,13 @@ extension ContainerCore {
                 found = named
                 break
             }
-            let mine = try entry(document.value, in: commit.tree)
             var next: OID?
-            for parent in commit.parents where try entry(document.value, in: tree(of: parent)) == mine {
+            for parent in commit.parents where try sameEntry(document, commit.tree, tree(of: parent)) {
                 next = parent
                 break
             }
             guard let following = next else {
-                found = commit.parents.isEmpty && mine == nil ? nil : id
+                found = try commit.parents.isEmpty && entry(document.value, in: commit.tree) == nil ? nil : id
                 break
             }
             id = following
@@ -57,9 +55,7 @@ extension ContainerCore {
     func previousVersions(of id: OID, document: DocumentPath) throws -> [OID] {
         var result: [OID] = []
         let known = try known(id), commit = known.commit, trailers = known.trailers
-        if trailers.value(Trailers.document) == document.value {
-            result += trailers.values(Trailers.resolves).compactMap(OID.init(hex:))
-        }
+        result += trailers.resolved(document).compactMap(OID.init(hex:))
         if let parent = commit.parents.first, let previous = try currentVersion(of: document, at: parent), !result.contains(previous) {
             result.append(previous)
         }
@@ -76,7 +72,7 @@ extension ContainerCore {
             modified: stamp.date, clock: stamp.clock, contentID: entry?.id.hex, isDeleted: entry == nil,
             size: try size(of: entry), isPackage: entry?.kind == .tree, isCurrent: id == current,
             isConflict: conflicts.contains(id),
-            resolves: stamp.trailers.value(Trailers.document) == document.value ? stamp.trailers.values(Trailers.resolves) : [],
+            resolves: stamp.trailers.resolved(document),
             replaces: try previousVersions(of: id, document: document).map(\.hex))
     }
 

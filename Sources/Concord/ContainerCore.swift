@@ -70,6 +70,11 @@ final class ContainerCore {
         return try ConcordError.wrap("cannot read tree \(tree.short)") { try repository.entry(at: path, in: tree) }
     }
 
+    /// True when `document`'s entry is the same in both trees.
+    func sameEntry(_ document: DocumentPath, _ first: OID?, _ second: OID?) throws -> Bool {
+        try ConcordError.wrap("cannot read a tree") { try repository.sameEntry(at: document.value, in: first, second) }
+    }
+
     func commit(_ id: OID) throws -> Commit { try known(id).commit }
 
     /// A commit and its trailers, read from the repository once per container.

@@ -90,15 +90,36 @@ extension Repository {
         let components = path.split(separator: "/", omittingEmptySubsequences: true)
         var current = tree
         for (index, component) in components.enumerated() {
-            let treePointer = try lookupTree(current)
-            defer { git_tree_free(treePointer) }
-            guard let found = git_tree_entry_byname(treePointer, String(component)) else { return nil }
-            let entry = TreeEntry(copying: found)
+            guard let entry = try child(component, of: current) else { return nil }
             if index == components.count - 1 { return entry }
             guard entry.kind == .tree else { return nil }
             current = entry.id
         }
         return nil
+    }
+
+    /// True when the entry at `path` is the same in both trees (the same id and mode, or absent
+    /// from both; nil is the empty tree). Reads down only to the first folder both trees share,
+    /// so comparing a commit with its parent costs little when the commit changed another folder.
+    /// - Throws: ``GitError`` when a tree cannot be read.
+    public func sameEntry(at path: String, in first: OID?, _ second: OID?) throws -> Bool {
+        let components = path.split(separator: "/", omittingEmptySubsequences: true)
+        var first = first, second = second
+        for (index, component) in components.enumerated() {
+            if first == second { return true }
+            let a = try first.flatMap { try child(component, of: $0) }
+            let b = try second.flatMap { try child(component, of: $0) }
+            if index == components.count - 1 { return a == b }
+            first = a?.kind == .tree ? a?.id : nil
+            second = b?.kind == .tree ? b?.id : nil
+        }
+        return first == second
+    }
+
+    private func child(_ name: Substring, of tree: OID) throws -> TreeEntry? {
+        let treePointer = try lookupTree(tree)
+        defer { git_tree_free(treePointer) }
+        return git_tree_entry_byname(treePointer, String(name)).map(TreeEntry.init(copying:))
     }
 
     /// Looks a tree up after checking its object is readable; the caller frees it.

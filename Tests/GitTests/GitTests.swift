@@ -50,6 +50,31 @@ import Testing
         #expect(throws: GitError.self) { try repository.setReference("refs/heads/main", to: first, expected: first, message: "cas") }
     }
 
+    @Test func sameEntryComparesOnePathAcrossTwoTrees() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: true)
+        let one = try repository.writeBlob(Data("one\n".utf8)), two = try repository.writeBlob(Data("two\n".utf8))
+        let before = try repository.updateTree(nil, [
+            .upsert(path: "a/b/c.txt", id: one, mode: TreeEntry.fileMode),
+            .upsert(path: "a/d.txt", id: one, mode: TreeEntry.fileMode),
+            .upsert(path: "e", id: one, mode: TreeEntry.fileMode),
+        ])
+        let after = try repository.updateTree(try repository.updateTree(before, [.remove(path: "e")]), [
+            .upsert(path: "a/d.txt", id: two, mode: TreeEntry.fileMode),
+            .upsert(path: "e/f.txt", id: one, mode: TreeEntry.fileMode),
+            .upsert(path: "x.sh", id: one, mode: TreeEntry.executableMode),
+        ])
+        let executable = try repository.updateTree(after, [.upsert(path: "x.sh", id: one, mode: TreeEntry.fileMode)])
+        #expect(try repository.sameEntry(at: "a/b/c.txt", in: before, after))
+        #expect(try !repository.sameEntry(at: "a/d.txt", in: before, after))
+        #expect(try !repository.sameEntry(at: "e", in: before, after))
+        #expect(try !repository.sameEntry(at: "e/f.txt", in: before, after))
+        #expect(try repository.sameEntry(at: "absent/g.txt", in: before, after))
+        #expect(try !repository.sameEntry(at: "x.sh", in: after, executable))
+        #expect(try !repository.sameEntry(at: "a/b/c.txt", in: nil, after))
+        #expect(try repository.sameEntry(at: "absent", in: nil, after))
+    }
+
     @Test func mergeFileMergesSeparateEditsAndMarksOverlaps() throws {
         let base = Data("a\nb\nc\nd\ne\n".utf8)
         let clean = try MergeFile.merge(base: base, ours: Data("A\nb\nc\nd\ne\n".utf8), theirs: Data("a\nb\nc\nd\nE\n".utf8))
