@@ -11,6 +11,20 @@ extension Container {
     ///   ``NeedsPersonError`` when a merge needs a person (nothing changed).
     @discardableResult
     public func resolve(_ document: DocumentPath, using resolution: Resolution, dryRun: Bool = false) throws -> ResolveReport {
-        try notifying { try withCore { try $0.resolve(document, using: resolution, dryRun: dryRun) } }
+        try resolve([document], using: resolution, dryRun: dryRun)[0]
+    }
+
+    /// Resolves several documents the same way in one commit (`concord resolve --all`): every
+    /// one of them, or none when one cannot be resolved.
+    /// - Parameters:
+    ///   - documents: documents in conflict (a document given twice is resolved once).
+    ///   - resolution: how to compute each one's new content.
+    ///   - dryRun: say what would be kept and removed, change nothing.
+    /// - Returns: one report per document, in the order given; all name the same new version.
+    /// - Throws: the errors of ``resolve(_:using:dryRun:)-(DocumentPath,_,_)`` for the first document that
+    ///   cannot be resolved; nothing is changed then.
+    @discardableResult
+    public func resolve(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool = false) throws -> [ResolveReport] {
+        try notifying { try withCore { try $0.resolve(documents, using: resolution, dryRun: dryRun) } }
     }
 }

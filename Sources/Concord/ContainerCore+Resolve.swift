@@ -4,7 +4,7 @@ internal import Git
 
 /// The resolver (the NSFileVersion workflow): list the versions in contention, keep or merge,
 /// save the result as the new current version, remove the other versions from the document's
-/// versions and clear the in-conflict state — all in one commit.
+/// versions and clear the in-conflict state — all in one commit, however many documents.
 extension ContainerCore {
     private struct Contender {
         var id: OID
@@ -13,14 +13,50 @@ extension ContainerCore {
         var content: DocumentContent?
     }
 
-    func resolve(_ document: DocumentPath, using resolution: Resolution, dryRun: Bool) throws -> ResolveReport {
-        if dryRun { return try resolveUnlocked(document, using: resolution, dryRun: true) }
-        return try writing { try resolveUnlocked(document, using: resolution, dryRun: false) }
+    /// One document's resolution, computed against main before anything is written.
+    private struct Plan {
+        var report: ResolveReport
+        var updates: [TreeUpdate]
+        var resolves: [OID]
     }
 
-    private func resolveUnlocked(_ document: DocumentPath, using resolution: Resolution, dryRun: Bool) throws -> ResolveReport {
+    /// Resolves `documents` in one commit: all of them, or, when one cannot be resolved
+    /// (a merge that needs a person, bad input), none.
+    func resolve(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool) throws -> [ResolveReport] {
+        if dryRun { return try resolveUnlocked(documents, using: resolution, dryRun: true) }
+        return try writing { try resolveUnlocked(documents, using: resolution, dryRun: false) }
+    }
+
+    private func resolveUnlocked(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool) throws -> [ResolveReport] {
         let head = try head()
         let headTree = try tree(of: head)
+        var seen = Set<DocumentPath>()
+        let plans = try documents.filter { seen.insert($0).inserted }.map { document in
+            try plan(document, using: resolution, head: head, headTree: headTree, dryRun: dryRun)
+        }
+        guard let head, !dryRun, !plans.isEmpty else { return plans.map(\.report) }
+
+        let newTree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, plans.flatMap(\.updates)) }
+        let unsaved = try unsavedPaths(from: headTree, to: newTree)
+        if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
+        var trailers = Trailers()
+        for plan in plans {
+            trailers.add(Trailers.document, plan.report.document.value)
+            for id in plan.resolves { trailers.add(Trailers.resolves, id.hex) }
+        }
+        let subject = plans.count == 1
+            ? "Resolve \(plans[0].report.document): \(plans[0].report.explanation)"
+            : "Resolve \(plans.count) documents"
+        let commit = try makeCommit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
+        try advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
+        return plans.map { plan in
+            var report = plan.report
+            report.version = commit.hex
+            return report
+        }
+    }
+
+    private func plan(_ document: DocumentPath, using resolution: Resolution, head: OID?, headTree: OID?, dryRun: Bool) throws -> Plan {
         guard let head, let record = try conflictRecord(of: document, in: headTree) else {
             if try entry(document.value, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
             throw ConcordError.notInConflict(document.value)
@@ -87,10 +123,10 @@ extension ContainerCore {
         }
 
         let removed = contenders.filter { $0.id != kept?.id }.map(\.version)
-        var report = ResolveReport(
+        let report = ResolveReport(
             document: document, kept: kept?.version, removed: removed, explanation: explanation, policy: policyName,
             isDeletion: result == nil, version: nil, clockWarnings: warnings)
-        if dryRun { return report }
+        if dryRun { return Plan(report: report, updates: [], resolves: []) }
 
         let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
         let currentEntry = try entry(document.value, in: headTree)
@@ -100,17 +136,7 @@ extension ContainerCore {
         } else if currentEntry != nil {
             updates.append(.remove(path: document.value))
         }
-        let newTree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, updates) }
-        let unsaved = try unsavedPaths(from: headTree, to: newTree)
-        if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
-        var trailers = Trailers()
-        trailers.add(Trailers.document, document.value)
-        for contender in contenders { trailers.add(Trailers.resolves, contender.id.hex) }
-        let subject = "Resolve \(document): \(explanation)"
-        let commit = try makeCommit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
-        try advanceMain(from: head, to: commit, message: "concord: resolve \(document)")
-        report.version = commit.hex
-        return report
+        return Plan(report: report, updates: updates, resolves: contenders.map(\.id))
     }
 
     /// Latest-wins among the contenders: versions that another causally follows drop out;

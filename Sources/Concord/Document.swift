@@ -86,11 +86,11 @@ public final class Document: Sendable {
         return try await container.offload { try $0.contestedVersions(of: path) }
     }
 
-    /// Resolves the document's conflict (see ``Container/resolve(_:using:dryRun:)``).
+    /// Resolves the document's conflict (see ``Container/resolve(_:using:dryRun:)-(DocumentPath,_,_)``).
     @discardableResult
     public func resolve(using resolution: Resolution) async throws -> ResolveReport {
         let path = path
-        let report = try await container.offload { try $0.resolve(path, using: resolution, dryRun: false) }
+        let report = try await container.offload { try $0.resolve([path], using: resolution, dryRun: false)[0] }
         container.observer.check()
         refresh()
         return report

@@ -40,6 +40,22 @@ struct Trailers: Equatable {
 
     mutating func add(_ key: String, _ value: String) { pairs.append((key, value)) }
 
+    /// The versions this commit resolved for `document`: the `Concord-Resolves` lines after its
+    /// `Concord-Document` line, up to the next document's (one commit can resolve several
+    /// documents). Empty when the commit resolved nothing of it.
+    func resolved(_ document: DocumentPath) -> [String] {
+        var result: [String] = []
+        var inGroup = false
+        for (key, value) in pairs {
+            if key == Self.document {
+                inGroup = value == document.value
+            } else if key == Self.resolves, inGroup {
+                result.append(value)
+            }
+        }
+        return result
+    }
+
     /// The version a `Concord-Current` trailer names for `document`.
     func current(of document: DocumentPath) -> OID? {
         for value in values(Self.current) {

@@ -131,6 +131,47 @@ import Testing
         #expect(try fixture[1].conflicts().isEmpty)
     }
 
+    @Test func resolvingSeveralDocumentsIsOneCommitThatNamesEachOnesVersions() async throws {
+        let fixture = try Fixture(devices: 2)
+        let names = ["a.txt", "notes/b.txt", "c.txt"]
+        for name in names { try await fixture.diverge(name, base: "base\n", "one \(name)\n", "two \(name)\n") }
+        let contenders = try Dictionary(uniqueKeysWithValues: names.map { name in
+            (name, Set(try fixture[1].unresolvedVersions(of: doc(name)).map(\.id)))
+        })
+        func commitCount() throws -> Int? {
+            Int(try fixture.git(["rev-list", "--count", "main"], in: fixture[1].root).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let before = try #require(try commitCount())
+
+        let reports = try fixture[1].resolve(names.map(doc), using: .latest)
+
+        #expect(reports.map(\.document.value) == names)
+        #expect(Set(reports.compactMap(\.version)).count == 1)
+        #expect(try commitCount() == before + 1)
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            #expect(try device.conflicts().isEmpty)
+            for name in names {
+                let resolution = try #require(try device.versions(of: doc(name)).first)
+                #expect(resolution.id == reports[0].version)
+                #expect(Set(resolution.resolves) == contenders[name])
+                #expect(try string(device.content(of: doc(name))) == string(fixture[1].content(of: doc(name))))
+            }
+        }
+    }
+
+    @Test func whenOneOfSeveralNeedsAPersonNoneIsResolved() async throws {
+        let fixture = try Fixture(devices: 2)
+        try await fixture.diverge("clean.txt", base: "1\n2\n3\n4\n5\n", "1 one\n2\n3\n4\n5\n", "1\n2\n3\n4\n5 two\n")
+        try await fixture.diverge("clash.txt", base: "base\n", "one\n", "two\n")
+        let before = try fixture.mainTree(1)
+        #expect(throws: NeedsPersonError.self) {
+            try fixture[1].resolve([doc("clean.txt"), doc("clash.txt")], using: .merge(TextMergePolicy()))
+        }
+        #expect(try fixture.mainTree(1) == before)
+        #expect(try fixture[1].conflicts().map(\.document.value) == ["clash.txt", "clean.txt"])
+    }
+
     @Test func editDeleteCanBeResolvedEitherWay() async throws {
         let fixture = try Fixture(devices: 2)
         try await fixture.diverge("a.txt", base: "a", "edited", nil)

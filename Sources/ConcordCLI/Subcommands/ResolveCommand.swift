@@ -20,7 +20,7 @@ struct ResolveCommand: AsyncParsableCommand {
     @Argument(help: "The document's path, relative to the container root.")
     var document: String?
 
-    @Flag(help: "Resolve every document in conflict (with --latest or --merge).")
+    @Flag(help: "Resolve every document in conflict (with --latest or --merge), in one commit: all or, when one needs a person, none.")
     var all = false
 
     @Flag(help: "Keep the latest version (causal order, then clock, device id, commit id).")
@@ -76,17 +76,15 @@ struct ResolveCommand: AsyncParsableCommand {
             let container = try global.openContainer()
             let resolution = try makeResolution()
             let documents = all ? try container.conflicts().map(\.document) : [try Output.document(document!)]
-            var reports: [ResolveReport] = []
-            for path in documents {
-                do {
-                    reports.append(try container.resolve(path, using: resolution, dryRun: dryRun))
-                } catch let error as NeedsPersonError {
-                    if let output, let markedUp = error.markedUp {
-                        try write(markedUp, to: global.resolvePath(output))
-                        Output.printError("concord: wrote the marked-up merge to \(output); edit it, then run: concord resolve \(path) --file \(output)")
-                    }
-                    throw error
+            let reports: [ResolveReport]
+            do {
+                reports = try container.resolve(documents, using: resolution, dryRun: dryRun)
+            } catch let error as NeedsPersonError {
+                if let output, let markedUp = error.markedUp {
+                    try write(markedUp, to: global.resolvePath(output))
+                    Output.printError("concord: wrote the marked-up merge to \(output); edit it, then run: concord resolve \(error.document) --file \(output)")
                 }
+                throw error
             }
             if json {
                 let values = reports.map { report in
