@@ -2,6 +2,9 @@
 #define CONCORD_CGIT2_SHIM_H
 #define GIT_DEPRECATE_HARD
 #include <git2.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
 
 /* git_libgit2_opts is variadic and cannot be called from Swift: one typed wrapper per option. */
 static inline int concord_git_set_search_path(int level, const char *path) {
@@ -18,6 +21,22 @@ static inline int concord_git_set_cache_object_limit(git_object_t type, size_t b
 }
 static inline int concord_git_set_mwindow_size(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, bytes);
+}
+
+#include <string.h>
+
+/* Stores a complete pack (as git_mempack_dump writes one) in the object database: the pack
+ * and its index are written and synced once, whatever the number of objects. */
+static inline int concord_odb_write_pack(git_odb *odb, const void *data, size_t size) {
+    git_odb_writepack *writer = NULL;
+    git_indexer_progress stats;
+    memset(&stats, 0, sizeof stats);
+    int error = git_odb_write_pack(&writer, odb, NULL, NULL);
+    if (error < 0) return error;
+    error = writer->append(writer, data, size, &stats);
+    if (error >= 0) error = writer->commit(writer, &stats);
+    writer->free(writer);
+    return error;
 }
 
 #include <stdio.h>

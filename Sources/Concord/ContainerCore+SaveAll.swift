@@ -9,21 +9,24 @@ internal import Git
 /// still gets a version (the commit changes its content).
 extension ContainerCore {
     func saveAll() throws -> SaveAllResult {
-        try writing {
-            let head = try head()
-            let headTree = try tree(of: head)
-            let patterns = try packagePatterns(in: headTree)
-            var scan = Scan()
-            try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true)
-            var result = SaveAllResult(version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
-                                       removed: scan.removed.sorted(), skipped: scan.skipped.sorted { $0.path < $1.path })
-            guard !scan.updates.isEmpty else { return result }
-            let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, scan.updates) }
-            let count = scan.added.count + scan.changed.count + scan.removed.count
-            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())
-            result.version = id.hex
-            return result
-        }
+        // Thousands of new objects: one pack synced once, not one synced file each.
+        try writing { try inOnePack { try saveAllUnlocked() } }
+    }
+
+    private func saveAllUnlocked() throws -> SaveAllResult {
+        let head = try head()
+        let headTree = try tree(of: head)
+        let patterns = try packagePatterns(in: headTree)
+        var scan = Scan()
+        try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true)
+        var result = SaveAllResult(version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
+                                   removed: scan.removed.sorted(), skipped: scan.skipped.sorted { $0.path < $1.path })
+        guard !scan.updates.isEmpty else { return result }
+        let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, scan.updates) }
+        let count = scan.added.count + scan.changed.count + scan.removed.count
+        let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())
+        result.version = id.hex
+        return result
     }
 
     private struct Scan {

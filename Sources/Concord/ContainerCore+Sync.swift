@@ -30,7 +30,7 @@ extension ContainerCore {
                         break
                     }
                     if try !repository.isDescendant(local, of: remote) {
-                        let integration = try integrate(local: local, remote: remote)
+                        let integration = try inOnePack { try integrate(local: local, remote: remote) }
                         updated.formUnion(try moveMain(from: local, to: integration.commit, message: "concord: integrate"))
                         fresh.formUnion(integration.newConflicts)
                         report.outcome = .integrated

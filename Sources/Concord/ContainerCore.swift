@@ -96,6 +96,12 @@ final class ContainerCore {
         return HybridLogicalClock.next(after: seen, now: now())
     }
 
+    /// Runs `body` with the objects it writes stored as one pack, synced once, before any
+    /// reference names them (for operations that write many objects).
+    func inOnePack<T>(_ body: () throws -> T) throws -> T {
+        try ConcordError.wrap("cannot store the new objects") { try repository.writingOnePack(body) }
+    }
+
     /// Writes a commit authored as this device, with Concord's trailers, moving `main` from
     /// `parents.first` to it (compare-and-swap) unless `updateMain` is false.
     func makeCommit(tree: OID, parents: [OID], subject: String, trailers extra: Trailers, updateMain: Bool = true) throws -> OID {

@@ -1,5 +1,6 @@
 internal import CGit2
 public import Foundation
+internal import Glibc
 
 extension Repository {
     // MARK: Blobs
@@ -8,20 +9,53 @@ extension Repository {
     /// - Throws: ``GitError`` when the object database cannot be written.
     public func writeBlob(_ data: Data) throws -> OID {
         var oid = git_oid()
-        try data.withUnsafeBytes { bytes in
-            try check("git_blob_create_from_buffer",
-                      git_blob_create_from_buffer(&oid, pointer, bytes.baseAddress, bytes.count))
+        try bypassingPendingPack(forBlobOf: data.count) {
+            try data.withUnsafeBytes { bytes in
+                try check("git_blob_create_from_buffer",
+                          git_blob_create_from_buffer(&oid, pointer, bytes.baseAddress, bytes.count))
+            }
         }
+        try notePendingBlob(OID(oid), bytes: data.count)
         return OID(oid)
     }
 
-    /// Writes the file at `path` as a blob, reading it as it is on disk (no filter, no symlink
-    /// following is done by Concord's callers, which check the file type first).
-    /// - Throws: ``GitError`` when the file cannot be read or the object written.
+    /// Writes the file at `path` as a blob, streaming it as it is on disk: no filter, no
+    /// attribute lookup (callers check the file type first and never follow a link).
+    /// - Throws: ``GitError`` when the file cannot be read, changes size while being read, or
+    ///   the object cannot be written.
     public func writeBlob(fromFile path: String) throws -> OID {
-        var oid = git_oid()
-        try check("git_blob_create_from_disk", git_blob_create_from_disk(&oid, pointer, path))
-        return OID(oid)
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw GitError(message: "cannot open \(path): \(String(cString: strerror(errno)))", function: "open") }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw GitError(message: "cannot read \(path): \(String(cString: strerror(errno)))", function: "fstat") }
+        let size = Int(status.st_size)
+        let id = try bypassingPendingPack(forBlobOf: size) {
+            var database: OpaquePointer?
+            try check("git_repository_odb", git_repository_odb(&database, pointer))
+            defer { git_odb_free(database) }
+            var stream: UnsafeMutablePointer<git_odb_stream>?
+            try check("git_odb_open_wstream", git_odb_open_wstream(&stream, database, git_object_size_t(size), GIT_OBJECT_BLOB))
+            defer { git_odb_stream_free(stream) }
+            var buffer = [UInt8](repeating: 0, count: min(max(size, 1), 1 << 20))
+            var remaining = size
+            while remaining > 0 {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, remaining)) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else {
+                    throw GitError(message: count < 0 ? "cannot read \(path): \(String(cString: strerror(errno)))" : "\(path) shrank while being read", function: "read")
+                }
+                try buffer.withUnsafeBytes { bytes in
+                    try check("git_odb_stream_write", git_odb_stream_write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), count))
+                }
+                remaining -= count
+            }
+            var oid = git_oid()
+            try check("git_odb_stream_finalize_write", git_odb_stream_finalize_write(&oid, stream))
+            return OID(oid)
+        }
+        try notePendingBlob(id, bytes: size)
+        return id
     }
 
     /// The id `data` would have as a blob, computed without writing anything.
@@ -168,6 +202,7 @@ extension Repository {
         }
         var oid = git_oid()
         try check("git_treebuilder_write", git_treebuilder_write(&oid, builder))
+        notePendingObject(OID(oid))
         return OID(oid)
     }
 
@@ -198,6 +233,7 @@ extension Repository {
         var oid = git_oid()
         try check("git_tree_create_updated",
                   git_tree_create_updated(&oid, pointer, baseTree, cUpdates.count, &cUpdates))
+        notePendingObject(OID(oid))
         return OID(oid)
     }
 
@@ -260,10 +296,16 @@ extension Repository {
         let committerPointer = try committer.makeSignature()
         defer { git_signature_free(committerPointer) }
         var oid = git_oid()
+        // Inside writingOnePack the commit is stored before the reference moves to it.
+        let movedHere = pendingPack == nil ? updateReference : nil
         try parentPointers.withUnsafeMutableBufferPointer { buffer in
             try check("git_commit_create", git_commit_create(
-                &oid, pointer, updateReference, authorPointer, committerPointer, "UTF-8", message,
+                &oid, pointer, movedHere, authorPointer, committerPointer, "UTF-8", message,
                 treePointer, buffer.count, buffer.baseAddress))
+        }
+        notePendingObject(OID(oid))
+        if let updateReference, movedHere == nil {
+            try setReference(updateReference, to: OID(oid), expected: parents.first, message: "commit: \(message.prefix { $0 != "\n" })")
         }
         return OID(oid)
     }

@@ -19,6 +19,7 @@ extension Repository {
     /// still points there (nil: only if it does not exist): a compare-and-swap.
     /// - Throws: ``GitError`` (``GitError/isNotFastForward`` when the reference moved).
     public func setReference(_ name: String, to target: OID, expected: OID?, message: String) throws {
+        try storePendingPack()
         var raw = target.raw
         var reference: OpaquePointer?
         defer { git_reference_free(reference) }
@@ -32,6 +33,7 @@ extension Repository {
 
     /// Points `name` at `target` whatever it pointed at before.
     public func forceReference(_ name: String, to target: OID, message: String) throws {
+        try storePendingPack()
         var raw = target.raw
         var reference: OpaquePointer?
         defer { git_reference_free(reference) }

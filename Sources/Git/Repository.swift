@@ -16,6 +16,8 @@ public final class Repository {
     public let workDirectory: String?
     /// Objects already checked readable (objects never change, so once is enough).
     var verifiedObjects = Set<OID>()
+    /// The objects being written in memory, inside ``writingOnePack(_:)``.
+    var pendingPack: PendingPack?
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer

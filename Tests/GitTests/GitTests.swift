@@ -75,6 +75,38 @@ import Testing
         #expect(try repository.sameEntry(at: "absent", in: nil, after))
     }
 
+    @Test func writesInOnePackAreStoredBeforeAReferenceNamesThem() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: true)
+        let signature = Signature(name: "t", email: "t@example.invalid", time: Date(timeIntervalSince1970: 1_700_000_000))
+        let first = try repository.createCommit(tree: repository.updateTree(nil, []), parents: [], author: signature, committer: signature, message: "one\n", updateReference: "refs/heads/main")
+        let large = Data(repeating: 7, count: 3000)
+        let (commit, blobs) = try repository.writingOnePack(streamingAbove: 2000) {
+            let blobs = try (0..<50).map { try repository.writeBlob(Data("document \($0)\n".utf8)) } + [repository.writeBlob(large)]
+            let tree = try repository.updateTree(nil, blobs.enumerated().map { .upsert(path: "f\($0.offset % 5)/d\($0.offset)", id: $0.element, mode: TreeEntry.fileMode) })
+            let commit = try repository.createCommit(tree: tree, parents: [first], author: signature, committer: signature, message: "two\n", updateReference: "refs/heads/main")
+            return (commit, blobs)
+        }
+        let packs = try FileManager.default.contentsOfDirectory(atPath: folder + "/objects/pack").filter { $0.hasSuffix(".pack") }
+        #expect(packs.count == 1)
+        let reopened = try Repository.open(at: folder)
+        #expect(try reopened.resolve("refs/heads/main") == commit)
+        #expect(try reopened.blob(blobs[7]) == Data("document 7\n".utf8))
+        #expect(try reopened.blob(blobs[50]) == large)
+        #expect(try reopened.entry(at: "f3/d48", in: reopened.treeID(ofCommit: commit))?.id == blobs[48])
+
+        struct Stop: Error {}
+        var dropped: OID?
+        #expect(throws: Stop.self) {
+            try repository.writingOnePack {
+                dropped = try repository.writeBlob(Data("never stored\n".utf8))
+                throw Stop()
+            }
+        }
+        #expect(try !Repository.open(at: folder).contains(#require(dropped)))
+        #expect(try repository.resolve("refs/heads/main") == commit)
+    }
+
     @Test func mergeFileMergesSeparateEditsAndMarksOverlaps() throws {
         let base = Data("a\nb\nc\nd\ne\n".utf8)
         let clean = try MergeFile.merge(base: base, ours: Data("A\nb\nc\nd\ne\n".utf8), theirs: Data("a\nb\nc\nd\nE\n".utf8))

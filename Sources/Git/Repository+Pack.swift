@@ -1,0 +1,146 @@
+internal import CGit2
+internal import Foundation
+
+/// The object database of a ``Repository/writingOnePack(_:)`` call: the repository's own
+/// database for reading, and a database in memory that takes every write.
+final class PendingPack {
+    /// The repository's own object database, restored at the end.
+    let original: OpaquePointer
+    /// The on-disk backends plus the memory backend; the repository uses it meanwhile.
+    let database: OpaquePointer
+    /// The memory backend, owned by `database`.
+    let memory: UnsafeMutablePointer<git_odb_backend>
+    /// Blobs larger than this go to disk directly.
+    let streamingAbove: Int
+    /// The pack is stored when the blobs held reach this many bytes.
+    let flushingAt: Int
+    /// Bytes of blob content held in memory.
+    var bytes = 0
+    /// What the wrapper wrote (blobs, root trees, commits): the pack holds these and whatever
+    /// they name that is not on disk yet.
+    var written: [OID] = []
+
+    init(repository: OpaquePointer, objects: String, streamingAbove: Int, flushingAt: Int) throws {
+        var original: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&original, repository))
+        var database: OpaquePointer?
+        var memory: UnsafeMutablePointer<git_odb_backend>?
+        var function = "git_odb_open"
+        var status = git_odb_open(&database, objects)
+        if status >= 0 {
+            function = "git_mempack_new"
+            status = git_mempack_new(&memory)
+        }
+        if status >= 0 {
+            function = "git_odb_add_backend"
+            status = git_odb_add_backend(database, memory, 1000)
+            if status < 0 { memory?.pointee.free(memory) }
+        }
+        guard status >= 0, let original, let database, let memory else {
+            git_odb_free(database)
+            git_odb_free(original)
+            try check(function, status)
+            throw GitError(message: "no object database", function: function)
+        }
+        self.original = original
+        self.database = database
+        self.memory = memory
+        self.streamingAbove = streamingAbove
+        self.flushingAt = flushingAt
+    }
+
+    deinit {
+        git_odb_free(database)
+        git_odb_free(original)
+    }
+}
+
+extension Repository {
+    /// Runs `body` with every object it writes kept in memory, then stored as one pack: one
+    /// file synced once instead of one synced file per object. References must not name the
+    /// new objects before they are stored, so moving one inside `body` stores the pack first.
+    /// A blob larger than `streamingAbove` bytes goes to disk directly, and the pack is stored
+    /// whenever the blobs held reach `flushingAt` bytes, so memory stays bounded.
+    /// If `body` throws, the objects it wrote are dropped (no reference names them).
+    /// - Throws: ``GitError`` when the pack cannot be stored, or what `body` throws.
+    public func writingOnePack<T>(streamingAbove: Int = 8 << 20, flushingAt: Int = 64 << 20, _ body: () throws -> T) throws -> T {
+        if pendingPack != nil { return try body() }
+        let pack = try PendingPack(repository: pointer, objects: gitDirectory + "objects",
+                                   streamingAbove: streamingAbove, flushingAt: flushingAt)
+        try check("git_repository_set_odb", git_repository_set_odb(pointer, pack.database))
+        pendingPack = pack
+        defer {
+            pendingPack = nil
+            git_repository_set_odb(pointer, pack.original)
+        }
+        let result = try body()
+        try storePendingPack()
+        return result
+    }
+
+    /// Stores the objects written so far as one pack (nothing outside ``writingOnePack(_:)``).
+    /// The memory backend cannot list what it holds, so the pack is made from what the wrapper
+    /// wrote, following trees and commits only into objects not already on disk: its cost
+    /// follows what was written, not the size of the trees.
+    func storePendingPack() throws {
+        guard let pack = pendingPack, !pack.written.isEmpty else { return }
+        var builder: OpaquePointer?
+        try check("git_packbuilder_new", git_packbuilder_new(&builder, pointer))
+        defer { git_packbuilder_free(builder) }
+        var seen = Set<OID>()
+        for id in pack.written { try insertIfNew(id, into: builder, pack: pack, seen: &seen) }
+        if git_packbuilder_object_count(builder) > 0 {
+            var buffer = git_buf()
+            defer { git_buf_dispose(&buffer) }
+            try check("git_packbuilder_write_buf", git_packbuilder_write_buf(&buffer, builder))
+            try check("git_odb_write_pack", concord_odb_write_pack(pack.original, buffer.ptr, buffer.size))
+            try check("git_odb_refresh", git_odb_refresh(pack.original))
+        }
+        try check("git_mempack_reset", git_mempack_reset(pack.memory))
+        pack.written = []
+        pack.bytes = 0
+    }
+
+    private func insertIfNew(_ id: OID, into builder: OpaquePointer?, pack: PendingPack, seen: inout Set<OID>) throws {
+        guard seen.insert(id).inserted else { return }
+        var raw = id.raw
+        if git_odb_exists_ext(pack.original, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1 { return }
+        var size = 0
+        var type = GIT_OBJECT_ANY
+        try check("git_odb_read_header", git_odb_read_header(&size, &type, pack.database, &raw))
+        try check("git_packbuilder_insert", git_packbuilder_insert(builder, &raw, nil))
+        switch type {
+        case GIT_OBJECT_TREE:
+            for entry in try entries(ofTree: id) where entry.kind != .commit {
+                try insertIfNew(entry.id, into: builder, pack: pack, seen: &seen)
+            }
+        case GIT_OBJECT_COMMIT:
+            try insertIfNew(treeID(ofCommit: id), into: builder, pack: pack, seen: &seen)
+            for parent in try parents(ofCommit: id) { try insertIfNew(parent, into: builder, pack: pack, seen: &seen) }
+        default:
+            break
+        }
+    }
+
+    /// Notes an object the wrapper wrote, for ``storePendingPack()``.
+    func notePendingObject(_ id: OID) {
+        pendingPack?.written.append(id)
+    }
+
+    /// Counts blob bytes written into the pending pack, storing it when it grows past the limit.
+    func notePendingBlob(_ id: OID, bytes: Int) throws {
+        guard let pack = pendingPack, bytes <= pack.streamingAbove else { return }
+        pack.written.append(id)
+        pack.bytes += bytes
+        if pack.bytes >= pack.flushingAt { try storePendingPack() }
+    }
+
+    /// Runs `body` against the repository's own object database when a blob of `bytes` is too
+    /// large to hold in memory (libgit2 then streams it to disk).
+    func bypassingPendingPack<T>(forBlobOf bytes: Int, _ body: () throws -> T) throws -> T {
+        guard let pack = pendingPack, bytes > pack.streamingAbove else { return try body() }
+        try check("git_repository_set_odb", git_repository_set_odb(pointer, pack.original))
+        defer { git_repository_set_odb(pointer, pack.database) }
+        return try body()
+    }
+}
