@@ -19,6 +19,9 @@ static inline int concord_git_set_mwindow_mapped_limit(size_t bytes) {
 static inline int concord_git_set_cache_object_limit(git_object_t type, size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, type, bytes);
 }
+static inline int concord_git_set_cache_max_size(ssize_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, bytes);
+}
 static inline int concord_git_set_mwindow_size(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, bytes);
 }

@@ -79,7 +79,16 @@ extension ContainerCore {
             throw ConcordError.failed("this container has no cloud: give one with 'concord init --remote URL'")
         }
         do {
-            try repository.fetch(remote: "origin", refspecs: ["+\(Self.branch):\(Self.remoteBranch)"], progress: progress.map(SyncProgress.forward))
+            if let cloud = try localCloud(url) {
+                guard let tip = try cloud.resolve(Self.branch) else { return }
+                if !repository.contains(tip) {
+                    let known = try [head(), repository.resolve(Self.remoteBranch)].compactMap { $0 }
+                    try cloud.copyObjects(to: repository, from: [tip], hiding: known)
+                }
+                try repository.forceReference(Self.remoteBranch, to: tip, message: "concord: fetch")
+            } else {
+                try repository.fetch(remote: "origin", refspecs: ["+\(Self.branch):\(Self.remoteBranch)"], progress: progress.map(SyncProgress.forward))
+            }
         } catch let error as GitError {
             var cause = Cloud.redacted(error.message)
             if let local = Cloud.localPath(url), !FileManager.default.fileExists(atPath: local) {
@@ -102,7 +111,14 @@ extension ContainerCore {
         }
         defer { withExtendedLifetime(cloudLock) {} }
         do {
-            try repository.push(remote: "origin", refspecs: ["\(Self.branch):\(Self.branch)"])
+            if let cloud = try localCloud(url), let main = try head(), let fetched = try repository.resolve(Self.remoteBranch) {
+                // Only a fast-forward of what this sync fetched: if the cloud moved since, the
+                // compare-and-swap fails as a rejected push does, and the sync tries again.
+                try repository.copyObjects(to: cloud, from: [main], hiding: [fetched] + [cloud.resolve(Self.branch)].compactMap { $0 })
+                try cloud.setReference(Self.branch, to: main, expected: fetched, message: "concord: push")
+            } else {
+                try repository.push(remote: "origin", refspecs: ["\(Self.branch):\(Self.branch)"])
+            }
         } catch let error as GitError where !error.isNotFastForward {
             throw ConcordError.offline(
                 reason: "cannot push to the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))",
@@ -111,6 +127,16 @@ extension ContainerCore {
         if let main = try head() {
             try? repository.forceReference(Self.remoteBranch, to: main, message: "concord: pushed")
         }
+    }
+
+    /// The cloud as a repository when it is a bare repository on this machine: fetch and push
+    /// then copy exactly the objects that changed (``Repository/copyObjects(to:from:hiding:)``)
+    /// instead of going through a transport. Nil for a network cloud.
+    private func localCloud(_ url: String) throws -> Repository? {
+        guard let path = Cloud.localPath(url), FileManager.default.fileExists(atPath: "\(path)/objects"),
+              !FileManager.default.fileExists(atPath: "\(path)/.git") else { return nil }
+        let cloud = try Repository.open(at: path)
+        return cloud.workDirectory == nil ? cloud : nil
     }
 
     /// Versions (commits other than integrations) on main that the cloud has not received.

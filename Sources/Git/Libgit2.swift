@@ -20,8 +20,11 @@ enum Libgit2 {
         _ = concord_git_set_mwindow_size(32 << 20)
         _ = concord_git_set_mwindow_mapped_limit(64 << 20)
         // Keep folders of any size in libgit2's object cache (by default only those under 4 KB,
-        // about 100 entries): walking history reads the same folders again and again.
+        // about 100 entries): walking history reads the same folders again and again. But bound
+        // the whole cache (256 MB by default): a flat folder of 10,000 documents is a 400 KB
+        // tree in every commit, and walking such a history must not keep them all.
         _ = concord_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
+        _ = concord_git_set_cache_max_size(48 << 20)
         return true
     }()
 

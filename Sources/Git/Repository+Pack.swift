@@ -80,8 +80,9 @@ extension Repository {
 
     /// Stores the objects written so far as one pack (nothing outside ``writingOnePack(_:)``).
     /// The memory backend cannot list what it holds, so the pack is made from what the wrapper
-    /// wrote, following trees and commits only into objects not already on disk: its cost
-    /// follows what was written, not the size of the trees.
+    /// wrote (every blob, each tree update's root, each commit), following commits and trees
+    /// into the folders not already on disk: its cost follows what was written, not the size
+    /// of the trees.
     func storePendingPack() throws {
         guard let pack = pendingPack, !pack.written.isEmpty else { return }
         var builder: OpaquePointer?
@@ -111,7 +112,8 @@ extension Repository {
         try check("git_packbuilder_insert", git_packbuilder_insert(builder, &raw, nil))
         switch type {
         case GIT_OBJECT_TREE:
-            for entry in try entries(ofTree: id) where entry.kind != .commit {
+            // Blobs this batch wrote are in `written`; any other blob a tree names is on disk.
+            for entry in try entries(ofTree: id) where entry.kind == .tree {
                 try insertIfNew(entry.id, into: builder, pack: pack, seen: &seen)
             }
         case GIT_OBJECT_COMMIT:

@@ -107,6 +107,28 @@ import Testing
         #expect(try repository.resolve("refs/heads/main") == commit)
     }
 
+    @Test func copyingObjectsSendsOnlyWhatChanged() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try Repository.create(at: folder + "/source", bare: true)
+        let destination = try Repository.create(at: folder + "/destination", bare: true)
+        let signature = Signature(name: "t", email: "t@example.invalid", time: Date(timeIntervalSince1970: 1_700_000_000))
+        let blobs = try (0..<40).map { try source.writeBlob(Data("document \($0)\n".utf8)) }
+        let tree = try source.updateTree(nil, blobs.enumerated().map { .upsert(path: "f\($0.offset % 4)/g\($0.offset % 8)/d\($0.offset)", id: $0.element, mode: TreeEntry.fileMode) })
+        let first = try source.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "one\n")
+        // Everything: 1 commit, the root, 4 + 8 folders, 40 files.
+        #expect(try source.copyObjects(to: destination, from: [first], hiding: []) == 1 + 1 + 12 + 40)
+        let edited = try source.writeBlob(Data("edited\n".utf8))
+        let second = try source.createCommit(tree: source.updateTree(tree, [.upsert(path: "f1/g5/d13", id: edited, mode: TreeEntry.fileMode)]),
+                                             parents: [first], author: signature, committer: signature, message: "two\n")
+        // Only what changed: the commit, the root, f1, f1/g5 and the new file.
+        #expect(try source.copyObjects(to: destination, from: [second], hiding: [first]) == 5)
+        #expect(try source.copyObjects(to: destination, from: [second], hiding: [second]) == 0)
+        let reopened = try Repository.open(at: folder + "/destination")
+        #expect(try reopened.parents(ofCommit: second) == [first])
+        #expect(try reopened.blob(reopened.entry(at: "f1/g5/d13", in: reopened.treeID(ofCommit: second))!.id) == Data("edited\n".utf8))
+        #expect(try reopened.blob(reopened.entry(at: "f2/g2/d2", in: reopened.treeID(ofCommit: second))!.id) == Data("document 2\n".utf8))
+    }
+
     @Test func mergeFileMergesSeparateEditsAndMarksOverlaps() throws {
         let base = Data("a\nb\nc\nd\ne\n".utf8)
         let clean = try MergeFile.merge(base: base, ours: Data("A\nb\nc\nd\ne\n".utf8), theirs: Data("a\nb\nc\nd\nE\n".utf8))

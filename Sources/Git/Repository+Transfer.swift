@@ -1,0 +1,61 @@
+internal import CGit2
+
+extension Repository {
+    /// Copies into `destination` every object of the commits reachable from `tips` and not from
+    /// `known` (commits the destination already has), as one pack. For each commit it follows
+    /// only the folders that differ from its parents', so the cost follows what changed, not
+    /// the size of the trees (libgit2's pack building for fetch and push reads every folder of
+    /// the known commits). Both repositories must be on this machine.
+    /// - Returns: the number of objects copied.
+    /// - Throws: ``GitError`` when an object cannot be read or the pack cannot be stored.
+    @discardableResult
+    public func copyObjects(to destination: Repository, from tips: [OID], hiding known: [OID]) throws -> Int {
+        var commits: [OID] = []
+        try walk(from: tips, hiding: known.filter(contains)) { id in
+            commits.append(id)
+            return true
+        }
+        guard !commits.isEmpty else { return 0 }
+        var database: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&database, destination.pointer))
+        defer { git_odb_free(database) }
+        func destinationHas(_ id: OID) -> Bool {
+            var raw = id.raw
+            return git_odb_exists_ext(database, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
+        }
+        var builder: OpaquePointer?
+        try check("git_packbuilder_new", git_packbuilder_new(&builder, pointer))
+        defer { git_packbuilder_free(builder) }
+        var inserted = Set<OID>()
+        func insert(_ id: OID) throws {
+            guard inserted.insert(id).inserted else { return }
+            var raw = id.raw
+            try check("git_packbuilder_insert", git_packbuilder_insert(builder, &raw, nil))
+        }
+        func addTree(_ tree: OID, against old: [OID]) throws {
+            guard !old.contains(tree), !inserted.contains(tree), !destinationHas(tree) else { return }
+            try insert(tree)
+            let before = try old.map { try Dictionary(entries(ofTree: $0), uniquingKeysWith: { a, _ in a }, keyedBy: \.name) }
+            for entry in try entries(ofTree: tree) where entry.kind != .commit {
+                let previous = before.compactMap { $0[entry.name] }
+                if previous.contains(where: { $0.id == entry.id }) { continue }
+                if entry.kind == .tree {
+                    try addTree(entry.id, against: previous.filter { $0.kind == .tree }.map(\.id))
+                } else {
+                    try insert(entry.id)
+                }
+            }
+        }
+        for commit in commits.reversed() {
+            try insert(commit)
+            let parentTrees = try parents(ofCommit: commit).map(treeID(ofCommit:))
+            try addTree(treeID(ofCommit: commit), against: parentTrees)
+        }
+        var buffer = git_buf()
+        defer { git_buf_dispose(&buffer) }
+        try check("git_packbuilder_write_buf", git_packbuilder_write_buf(&buffer, builder))
+        try check("git_odb_write_pack", concord_odb_write_pack(database, buffer.ptr, buffer.size))
+        try check("git_odb_refresh", git_odb_refresh(database))
+        return inserted.count
+    }
+}
