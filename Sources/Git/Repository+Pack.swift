@@ -88,6 +88,7 @@ extension Repository {
         var builder: OpaquePointer?
         try check("git_packbuilder_new", git_packbuilder_new(&builder, pointer))
         defer { git_packbuilder_free(builder) }
+        git_packbuilder_set_threads(builder, 0)
         var seen = Set<OID>()
         for id in pack.written { try insertIfNew(id, into: builder, pack: pack, seen: &seen) }
         if git_packbuilder_object_count(builder) > 0 {

@@ -26,6 +26,7 @@ extension Repository {
         var builder: OpaquePointer?
         try check("git_packbuilder_new", git_packbuilder_new(&builder, pointer))
         defer { git_packbuilder_free(builder) }
+        git_packbuilder_set_threads(builder, 0)
         var inserted = Set<OID>()
         func insert(_ id: OID) throws {
             guard inserted.insert(id).inserted else { return }

@@ -851,7 +851,9 @@ def main() -> int:
     args.concord = str(Path(args.concord).resolve())
     args.workdir = str(Path(args.workdir).resolve())
     Path(args.workdir).mkdir(parents=True, exist_ok=True)
-    Path(args.workdir, "gitconfig").write_text("[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n")
+    # gc.auto = 0: a `git commit` of thousands of new files starts `git gc --auto` in the
+    # background, which would run during the next measurements (and races the cleanup).
+    Path(args.workdir, "gitconfig").write_text("[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n[gc]\n\tauto = 0\n")
     global ENV
     ENV = git_env(Path(args.workdir))
 
@@ -947,7 +949,7 @@ def main() -> int:
             "both writing the result into their own fresh copy CUR of the current version (exit 0 required). "
             "Throughput is BASE's size over the median wall time.",
             "git runs with no system configuration (GIT_CONFIG_NOSYSTEM) and a global one that only sets "
-            "init.defaultBranch = main and advice.detachedHead = false, as concord ignores them too.",
+            "init.defaultBranch = main, advice.detachedHead = false and gc.auto = 0 (no background `git gc` during the measurements), as concord ignores them too.",
         ] + ([f"**concord and git merged differently**: {', '.join(different)} (the results were compared after "
               f"each repetition)."] if different else []),
     }
