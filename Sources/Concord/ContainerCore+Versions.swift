@@ -35,6 +35,14 @@ extension ContainerCore {
                 found = named
                 break
             }
+            if commit.parents.count == 1, let changed = try changes(document, in: id, commit) {
+                if changed {
+                    found = id
+                    break
+                }
+                id = commit.parents[0]
+                continue
+            }
             var next: OID?
             for parent in commit.parents where try sameEntry(document, commit.tree, tree(of: parent)) {
                 next = parent
@@ -48,6 +56,27 @@ extension ContainerCore {
         }
         history.remember(found, of: document, at: walked)
         return found
+    }
+
+    /// Whether a one-parent commit changed `document`, from the paths it changed, found once per
+    /// commit by diffing it with its parent: a walk over many documents then reads each commit's
+    /// folders once, not once per document (a folder of 10,000 documents is a 400 KB tree).
+    /// Nil when the commit changed too many paths to keep (an import): compare entries then.
+    private func changes(_ document: DocumentPath, in id: OID, _ commit: Commit) throws -> Bool? {
+        let paths = try history.changedPaths(of: id) {
+            guard let changes = try ConcordError.wrap("cannot compare trees", {
+                try repository.diff(tree(of: commit.parents[0]), commit.tree, limit: 1000)
+            }) else { return nil }
+            var paths = Set<String>()
+            for change in changes {
+                var path = Substring(change.path)
+                while paths.insert(String(path)).inserted, let slash = path.lastIndex(of: "/") {
+                    path = path[..<slash]
+                }
+            }
+            return paths
+        }
+        return paths.map { $0.contains(document.value) }
     }
 
     /// The versions a version replaced: the one its first parent held, and, for a resolution,

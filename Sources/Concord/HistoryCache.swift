@@ -16,6 +16,7 @@ final class HistoryCache {
     }
 
     private var commits: [OID: Entry] = [:]
+    private var changedPaths: [OID: Set<String>?] = [:]
     private var versions: [VersionKey: OID?] = [:]
     private let limit: Int
 
@@ -29,6 +30,16 @@ final class HistoryCache {
         if commits.count >= limit { commits.removeAll(keepingCapacity: true) }
         commits[id] = entry
         return entry
+    }
+
+    /// The paths a one-parent commit changed and the folders holding them, computed with
+    /// `compute` the first time; nil when it changed too many to keep.
+    func changedPaths(of commit: OID, compute: () throws -> Set<String>?) rethrows -> Set<String>? {
+        if let known = changedPaths[commit] { return known }
+        let paths = try compute()
+        if changedPaths.count >= limit { changedPaths.removeAll(keepingCapacity: true) }
+        changedPaths[commit] = .some(paths)
+        return paths
     }
 
     /// The current version of `document` at `commit` when known: `.some(nil)` means it never existed there.

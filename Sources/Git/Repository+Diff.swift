@@ -17,39 +17,61 @@ extension Repository {
     /// rename detection; a file replaced by a folder is a removal plus additions.
     /// - Throws: ``GitError`` when a tree cannot be read.
     public func diff(_ old: OID?, _ new: OID?) throws -> [TreeChange] {
-        var changes: [TreeChange] = []
-        try compare(old, new, prefix: "", into: &changes)
-        return changes.sorted { $0.path < $1.path }
+        try diff(old, new, limit: .max)!
     }
 
-    private func compare(_ old: OID?, _ new: OID?, prefix: String, into changes: inout [TreeChange]) throws {
-        guard old != new else { return }
-        var before = Dictionary(try old.map(entries(ofTree:)) ?? [], uniquingKeysWith: { first, _ in first }, keyedBy: \.name)
-        for entry in try new.map(entries(ofTree:)) ?? [] {
-            let path = prefix + entry.name
-            let previous = before.removeValue(forKey: entry.name)
-            if let previous, previous.id == entry.id, previous.mode == entry.mode { continue }
-            let wasTree = previous?.kind == .tree, isTree = entry.kind == .tree
+    /// The files that differ between two trees, as ``diff(_:_:)``, or nil as soon as more than
+    /// `limit` differ (without reading further).
+    public func diff(_ old: OID?, _ new: OID?, limit: Int) throws -> [TreeChange]? {
+        var changes: [TreeChange] = []
+        try compare(old, new, prefix: "", into: &changes, limit: limit)
+        return changes.count > limit ? nil : changes.sorted { $0.path < $1.path }
+    }
+
+    private func compare(_ old: OID?, _ new: OID?, prefix: String, into changes: inout [TreeChange], limit: Int) throws {
+        guard old != new, changes.count <= limit else { return }
+        try forEachDifference(old, new) { previous, entry in
+            let path = prefix + (entry ?? previous)!.name
+            let wasTree = previous?.kind == .tree, isTree = entry?.kind == .tree
             if wasTree || isTree {
-                try compare(wasTree ? previous?.id : nil, isTree ? entry.id : nil, prefix: path + "/", into: &changes)
+                try compare(wasTree ? previous?.id : nil, isTree ? entry?.id : nil, prefix: path + "/", into: &changes, limit: limit)
             }
-            if !isTree || (previous != nil && !wasTree) {
+            if (previous != nil && !wasTree) || (entry != nil && !isTree) {
                 changes.append(TreeChange(path: path, old: wasTree ? nil : previous, new: isTree ? nil : entry))
             }
         }
-        for entry in before.values {
-            let path = prefix + entry.name
-            if entry.kind == .tree {
-                try compare(entry.id, nil, prefix: path + "/", into: &changes)
+    }
+
+    /// Calls `body` with each pair of entries, one from each tree (nil is the empty tree), that
+    /// differ: same name with another id or mode, or present on one side only (a name that is
+    /// a file on one side and a folder on the other comes as two pairs). Walks both trees in
+    /// their stored order and copies only the entries that differ, so comparing two large
+    /// folders that differ in a few entries costs little.
+    func forEachDifference(_ old: OID?, _ new: OID?, _ body: (TreeEntry?, TreeEntry?) throws -> Void) throws {
+        let oldTree = try old.map(lookupTree) ?? nil
+        defer { git_tree_free(oldTree) }
+        let newTree = try new.map(lookupTree) ?? nil
+        defer { git_tree_free(newTree) }
+        let oldCount = oldTree.map(git_tree_entrycount) ?? 0, newCount = newTree.map(git_tree_entrycount) ?? 0
+        var i = 0, j = 0
+        while i < oldCount || j < newCount {
+            let a = i < oldCount ? git_tree_entry_byindex(oldTree, i) : nil
+            let b = j < newCount ? git_tree_entry_byindex(newTree, j) : nil
+            let order: Int32 = if let a, let b { git_tree_entry_cmp(a, b) } else { a == nil ? 1 : -1 }
+            if order < 0 {
+                try body(TreeEntry(copying: a!), nil)
+                i += 1
+            } else if order > 0 {
+                try body(nil, TreeEntry(copying: b!))
+                j += 1
             } else {
-                changes.append(TreeChange(path: path, old: entry, new: nil))
+                if git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) == 0
+                    || git_tree_entry_filemode_raw(a) != git_tree_entry_filemode_raw(b) {
+                    try body(TreeEntry(copying: a!), TreeEntry(copying: b!))
+                }
+                i += 1
+                j += 1
             }
         }
-    }
-}
-
-extension Dictionary {
-    init<S: Sequence>(_ values: S, uniquingKeysWith combine: (Value, Value) -> Value, keyedBy key: (Value) -> Key) where S.Element == Value {
-        self.init(values.map { (key($0), $0) }, uniquingKeysWith: combine)
     }
 }

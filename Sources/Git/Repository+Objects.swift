@@ -150,7 +150,7 @@ extension Repository {
         return first == second
     }
 
-    private func child(_ name: Substring, of tree: OID) throws -> TreeEntry? {
+    func child(_ name: Substring, of tree: OID) throws -> TreeEntry? {
         let treePointer = try lookupTree(tree)
         defer { git_tree_free(treePointer) }
         return git_tree_entry_byname(treePointer, String(name)).map(TreeEntry.init(copying:))

@@ -36,12 +36,13 @@ extension Repository {
         func addTree(_ tree: OID, against old: [OID]) throws {
             guard !old.contains(tree), !inserted.contains(tree), !destinationHas(tree) else { return }
             try insert(tree)
-            let before = try old.map { try Dictionary(entries(ofTree: $0), uniquingKeysWith: { a, _ in a }, keyedBy: \.name) }
-            for entry in try entries(ofTree: tree) where entry.kind != .commit {
-                let previous = before.compactMap { $0[entry.name] }
-                if previous.contains(where: { $0.id == entry.id }) { continue }
+            try forEachDifference(old.first, tree) { first, entry in
+                guard let entry, entry.kind != .commit else { return }
+                // A merge's other parents: an entry one of them already has is not new either.
+                let previous = try old.dropFirst().compactMap { try child(Substring(entry.name), of: $0) }
+                if previous.contains(where: { $0.id == entry.id }) { return }
                 if entry.kind == .tree {
-                    try addTree(entry.id, against: previous.filter { $0.kind == .tree }.map(\.id))
+                    try addTree(entry.id, against: ([first].compactMap { $0 } + previous).filter { $0.kind == .tree }.map(\.id))
                 } else {
                     try insert(entry.id)
                 }

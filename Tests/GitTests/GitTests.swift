@@ -36,6 +36,8 @@ import Testing
         #expect(try repository.entries(ofTree: pruned).map(\.name) == ["d.txt"])
         let changes = try repository.diff(tree, pruned)
         #expect(changes.map(\.path) == ["a/b/c.txt"] && changes[0].new == nil)
+        #expect(try repository.diff(tree, pruned, limit: 0) == nil)
+        #expect(try repository.diff(tree, pruned, limit: 1) == changes)
         let signature = Signature(name: "t", email: "t@example.invalid", time: Date(timeIntervalSince1970: 1_700_000_000))
         let first = try repository.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "one\n", updateReference: "refs/heads/main")
         let second = try repository.createCommit(tree: pruned, parents: [first], author: signature, committer: signature, message: "two\n", updateReference: "refs/heads/main")
@@ -65,6 +67,8 @@ import Testing
             .upsert(path: "x.sh", id: one, mode: TreeEntry.executableMode),
         ])
         let executable = try repository.updateTree(after, [.upsert(path: "x.sh", id: one, mode: TreeEntry.fileMode)])
+        #expect(try repository.diff(before, after).map(\.path) == ["a/d.txt", "e", "e/f.txt", "x.sh"])
+        #expect(try repository.diff(before, after).first { $0.path == "e" }?.new == nil)
         #expect(try repository.sameEntry(at: "a/b/c.txt", in: before, after))
         #expect(try !repository.sameEntry(at: "a/d.txt", in: before, after))
         #expect(try !repository.sameEntry(at: "e", in: before, after))

@@ -939,7 +939,7 @@ def main() -> int:
             "index is refreshed untimed (`git update-index --refresh`) so that git does not pay for the copy.",
             "conflicts: run after the airplane round, on its result (concord: the conflict records; git: the "
             "conflicted merge's index), several times per round.",
-            "resolve: concord makes one commit per document (50), git one commit for the 50 paths.",
+            "resolve: concord makes one commit for the 50 documents, as git does for the 50 paths.",
             "save: on device 1 of each side after the rounds, one untimed warm-up each first.",
             "Concord's devices get the N documents with `git read-tree -u`, after which the index it leaves is "
             "removed: a Concord container has none, and libgit2 would read all of it at each attribute lookup "
