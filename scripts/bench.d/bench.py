@@ -49,8 +49,9 @@ this part.)
 
 --only import,airplane,save,merge runs part of the bench (a partial run writes no results unless --write).
 
-Wall time is measured around each process (fork to wait4); peak RSS is wait4's ru_maxrss (the
-largest of the process and the descendants it waited for). Each figure: median, min, max.
+Wall time is measured around each process (spawn to wait4), run under GNU time, whose %M is its
+peak RSS (a process forked straight from this Python process would report Python's own peak: the
+kernel keeps the old memory's high-water mark across exec). Each figure: median, min, max.
 """
 from __future__ import annotations
 
@@ -101,6 +102,7 @@ def git_env(workdir: Path) -> dict:
 
 ENV: dict = dict(os.environ)
 LAST_CPU = 0.0
+TIME = "/usr/bin/time"  # GNU time, for each process's peak RSS (Debian package `time`)
 
 
 def run(argv, cwd=None, input: bytes | None = None, ok=(0,)) -> str:
@@ -115,9 +117,13 @@ def timed(argv, cwd=None, ok=(0,)) -> tuple[float, int, str]:
     """One process: (seconds from spawn to reaped, peak RSS in KiB, stdout). Its CPU time
     (user + system, its waited-for children included) goes to LAST_CPU."""
     global LAST_CPU
-    with tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile() as peak:
+        # A process forked from this (large) Python process inherits its peak RSS: the kernel
+        # records the old memory's high-water mark at exec. GNU time forks the command from its
+        # own small process and reports the command's true peak.
         start = time.perf_counter()
-        p = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, env=ENV)
+        p = subprocess.Popen([TIME, "-q", "-f", "%M", "-o", peak.name, *map(str, argv)], cwd=cwd, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=err, env=ENV)
         out = p.stdout.read()
         p.stdout.close()
         _, status, usage = os.wait4(p.pid, 0)
@@ -127,7 +133,8 @@ def timed(argv, cwd=None, ok=(0,)) -> tuple[float, int, str]:
         if p.returncode not in ok:
             err.seek(0)
             raise Failed(f"{' '.join(map(str, argv))} exited {p.returncode}: {err.read().decode(errors='replace').strip()[-2000:]}")
-    return seconds, usage.ru_maxrss, out.decode(errors="replace")
+        peak_kb = int(Path(peak.name).read_text().split()[-1])
+    return seconds, peak_kb, out.decode(errors="replace")
 
 
 def timed_chain(steps) -> tuple[float, int, list[float], list[str]]:
@@ -696,7 +703,7 @@ def markdown(data) -> str:
         "",
         *load_warning(data),
         "Times in ms: median (min–max) over the repetitions, concord and git run alternately in the same run.",
-        "Peak RSS: wait4's ru_maxrss of the process (for git, the largest of the chain's processes and their children).",
+        "Peak RSS: GNU time's %M for each process, which forks it from its own small process (for git, the largest of the chain's processes and their children).",
         "",
         "| size | operation | concord | git CLI (same work) | concord / git | concord peak RSS | git peak RSS | reps |",
         "|---:|---|---:|---:|---:|---:|---:|---:|",
