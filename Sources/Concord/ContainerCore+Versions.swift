@@ -9,6 +9,7 @@ extension ContainerCore {
         let known = try known(id), commit = known.commit, trailers = known.trailers
         if !trailers.resolved(document).isEmpty { return true }
         if commit.parents.isEmpty { return try entry(document.value, in: commit.tree) != nil }
+        if commit.parents.count == 1, let changed = try changes(document, in: id, commit) { return changed }
         for parent in commit.parents where try sameEntry(document, commit.tree, tree(of: parent)) { return false }
         return true
     }
