@@ -171,6 +171,7 @@ public final class Container: Sendable {
                 try repository.setConfig("concord.formatVersion", "1")
                 try repository.setConfig("core.hooksPath", "/dev/null")
             }
+            CrashPoint.reach("clone:configured")
             let core = try ContainerCore(repository: repository, now: options.now, lockTimeout: options.lockTimeout)
             try core.checkout(from: nil, to: try core.tree(of: remoteMain), force: true)
             return Container(core: core, options: options)

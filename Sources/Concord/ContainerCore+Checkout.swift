@@ -38,6 +38,7 @@ extension ContainerCore {
             } else {
                 try workTree.remove(change.path)
             }
+            CrashPoint.reach("checkout:file")
         }
         return skipped
     }
@@ -48,6 +49,7 @@ extension ContainerCore {
         let oldTree = try tree(of: old)
         let newTree = try tree(of: new)
         try writeJournal(old: oldTree, new: newTree)
+        CrashPoint.reach("checkout:journal-written")
         try ConcordError.wrap("cannot move main") {
             if let old {
                 try repository.setReference(Self.branch, to: new, expected: old, message: message)
@@ -56,6 +58,7 @@ extension ContainerCore {
             }
         }
         try checkout(from: oldTree, to: newTree, force: false)
+        CrashPoint.reach("checkout:done")
         try? FileManager.default.removeItem(atPath: journalPath)
     }
 

@@ -28,6 +28,7 @@ extension ContainerCore {
             let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
             if let content { try writeWorkContent(document, content, isPackage: isPackage) }
             let newEntry = try entryFromWorkTree(document, isPackage: isPackage)
+            CrashPoint.reach("save:objects-written")
             guard let newEntry else {
                 if try entry(document.value, in: headTree) != nil {
                     throw ConcordError.missingInput(document.value)

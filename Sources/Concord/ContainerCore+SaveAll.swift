@@ -22,6 +22,7 @@ extension ContainerCore {
         var result = SaveAllResult(version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
                                    removed: scan.removed.sorted(), skipped: scan.skipped.sorted { $0.path < $1.path })
         guard !scan.updates.isEmpty else { return result }
+        CrashPoint.reach("save-all:scanned")
         let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, scan.updates) }
         let count = scan.added.count + scan.changed.count + scan.removed.count
         let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())

@@ -19,6 +19,7 @@ extension ContainerCore {
                 }
                 report.attempts += 1
                 try fetchCloud(progress: progress)
+                CrashPoint.reach("sync:fetched")
                 guard let local = try head() else { throw ConcordError.failed("this container has no first commit") }
                 let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
                 var toPush = local
@@ -31,6 +32,7 @@ extension ContainerCore {
                     }
                     if try !repository.isDescendant(local, of: remote) {
                         let integration = try inOnePack { try integrate(local: local, remote: remote) }
+                        CrashPoint.reach("sync:integrated")
                         updated.formUnion(try moveMain(from: local, to: integration.commit, message: "concord: integrate"))
                         fresh.formUnion(integration.newConflicts)
                         report.outcome = .integrated

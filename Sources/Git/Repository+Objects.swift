@@ -298,11 +298,13 @@ extension Repository {
         var oid = git_oid()
         // Inside writingOnePack the commit is stored before the reference moves to it.
         let movedHere = pendingPack == nil ? updateReference : nil
+        if let movedHere { CrashPoint.reach(crashPointName(movedHere, "before")) }
         try parentPointers.withUnsafeMutableBufferPointer { buffer in
             try check("git_commit_create", git_commit_create(
                 &oid, pointer, movedHere, authorPointer, committerPointer, "UTF-8", message,
                 treePointer, buffer.count, buffer.baseAddress))
         }
+        if let movedHere { CrashPoint.reach(crashPointName(movedHere, "after")) }
         notePendingObject(OID(oid))
         if let updateReference, movedHere == nil {
             try setReference(updateReference, to: OID(oid), expected: parents.first, message: "commit: \(message.prefix { $0 != "\n" })")

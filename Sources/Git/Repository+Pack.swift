@@ -96,6 +96,7 @@ extension Repository {
             defer { git_buf_dispose(&buffer) }
             try check("git_packbuilder_write_buf", git_packbuilder_write_buf(&buffer, builder))
             try check("git_odb_write_pack", concord_odb_write_pack(pack.original, buffer.ptr, buffer.size))
+            CrashPoint.reach("pack:stored")
             try check("git_odb_refresh", git_odb_refresh(pack.original))
         }
         try check("git_mempack_reset", git_mempack_reset(pack.memory))
