@@ -38,6 +38,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case git(GitError, context: String)
     /// A key or value of the key-value store was refused (limits, invalid JSON).
     case keyValue(String)
+    /// A commit from the cloud holds an entry that no device may write; nothing of it was taken.
+    case refusedFromCloud(commit: String, path: String, reason: String)
     /// Anything else, said plainly.
     case failed(String)
 
@@ -63,6 +65,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .io(path, reason): "\(path): \(reason)"
         case let .git(error, context): "\(context): \(error.message)"
         case let .keyValue(message): "key-value store: \(message)"
+        case let .refusedFromCloud(commit, path, reason):
+            "refused the cloud's commit \(commit): '\(TerminalText.escaped(path))' is \(reason); nothing was written, and this device keeps its own versions (whoever writes to the cloud must remove that commit)"
         case let .failed(message): message
         }
     }

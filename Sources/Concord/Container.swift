@@ -163,6 +163,7 @@ public final class Container: Sendable {
             guard let remoteMain = try repository.resolve(ContainerCore.remoteBranch) else {
                 throw ConcordError.failed("the cloud \(Cloud.redacted(url)) holds no container (no main branch)")
             }
+            try ArrivalCheck(limits: .current(in: nil)).check(repository, from: [remoteMain], hiding: [])
             try ConcordError.wrap("cannot set up the clone") {
                 try repository.forceReference(ContainerCore.branch, to: remoteMain, message: "concord: clone")
                 try repository.setHead(ContainerCore.branch)

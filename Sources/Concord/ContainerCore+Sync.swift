@@ -18,10 +18,12 @@ extension ContainerCore {
                     throw ConcordError.cloudKeptMoving(attempts: report.attempts)
                 }
                 report.attempts += 1
+                let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
                 try fetchCloud(progress: progress)
                 CrashPoint.reach("sync:fetched")
                 guard let local = try head() else { throw ConcordError.failed("this container has no first commit") }
                 let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
+                if let remote { try checkArrival(remote, local: local, restoring: previousRemote) }
                 var toPush = local
                 if let remote, remote != local {
                     if try repository.isDescendant(remote, of: local) {

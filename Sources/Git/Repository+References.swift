@@ -54,3 +54,10 @@ extension Repository {
         try check("git_repository_set_head", git_repository_set_head(pointer, reference))
     }
 }
+
+extension Repository {
+    /// Removes the reference `name`; nothing happens when it does not exist.
+    public func removeReference(_ name: String) throws {
+        try check("git_reference_remove", git_reference_remove(pointer, name))
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+/// A cloud controlled by an attacker (anyone who can push to it) must never make a device write
+/// outside its container or into `.git`, crash it, or jam it. Each attack is a commit crafted
+/// with git plumbing and pushed to the cloud's `main`.
+@Suite struct HostileCloudTests {
+    /// The attacks on names and shapes, each refused whole at the next sync or clone.
+    enum Attack: String, CaseIterable, Sendable {
+        case dotDotFolder, dotDotInOneName, absolutePathInOneName, dotGitFolderWithHook, dotGitInOneName
+        case upperCaseDotGit, hfsDisguisedDotGit, ntfsDisguisedDotGit, ntfsShortName
+        case symbolicLinkOut, submoduleLink, overlongName, newlineInName, escapeInName
+        case conflictRecordsAsAFile, conflictRecordAsAFolder, duplicateEntries, oddMode, oversizedBlob
+    }
+
+    struct Device {
+        let cli: CLI
+        let cloud: HostileCloud
+        let beforeAttack: String
+    }
+
+    /// A cloud with one document, device `a` that made it and device `b` that cloned it.
+    func twoDevices() throws -> Device {
+        let cli = try CLI()
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+        let cloud = HostileCloud(path: "\(cli.folder)/cloud.git")
+        return Device(cli: cli, cloud: cloud, beforeAttack: try cloud.main())
+    }
+
+    /// Pushes `attack` to the cloud; returns the environment the victim runs with.
+    func push(_ attack: Attack, to cloud: HostileCloud) throws -> [String: String] {
+        let pwned = try cloud.blob("PWNED\n")
+        let pwnedFolder = try cloud.tree([.init("100644", "PWNED", pwned)])
+        switch attack {
+        case .dotDotFolder:
+            try cloud.push(adding: [.init("40000", "..", pwnedFolder)])
+        case .dotDotInOneName:
+            try cloud.push(adding: [.init("100644", "docs/../../PWNED", pwned)])
+        case .absolutePathInOneName:
+            try cloud.push(adding: [.init("100644", "/tmp/PWNED", pwned)])
+        case .dotGitFolderWithHook:
+            let hook = try cloud.blob("#!/bin/sh\ntouch PWNED\n")
+            let hooks = try cloud.tree([.init("100755", "post-checkout", hook)])
+            try cloud.push(adding: [.init("40000", ".git", cloud.tree([.init("40000", "hooks", hooks), .init("100644", "PWNED", pwned)]))])
+        case .dotGitInOneName:
+            try cloud.push(adding: [.init("100644", ".git/PWNED", pwned)])
+        case .upperCaseDotGit:
+            try cloud.push(adding: [.init("40000", ".GIT", pwnedFolder)])
+        case .hfsDisguisedDotGit:
+            try cloud.push(adding: [.init("40000", ".g\u{200C}it", pwnedFolder)])
+        case .ntfsDisguisedDotGit:
+            try cloud.push(adding: [.init("40000", ".git. ", pwnedFolder)])
+        case .ntfsShortName:
+            try cloud.push(adding: [.init("40000", "GIT~1", pwnedFolder)])
+        case .symbolicLinkOut:
+            try cloud.push(adding: [.init("120000", "outside", cloud.blob("/tmp"))])
+        case .submoduleLink:
+            try cloud.push(adding: [.init("160000", "module", cloud.main())])
+        case .overlongName:
+            try cloud.push(adding: [.init("100644", String(repeating: "n", count: 300), pwned)])
+        case .newlineInName:
+            try cloud.push(adding: [.init("100644", "fake\nupdated  PWNED", pwned)])
+        case .escapeInName:
+            try cloud.push(adding: [.init("100644", "title\u{1B}]0;PWNED\u{07}", pwned)])
+        case .conflictRecordsAsAFile:
+            let concord = try cloud.entries(of: "main:.concord") + [.init("100644", "conflicts", pwned)]
+            try cloud.push(adding: [.init("40000", ".concord", cloud.tree(concord))])
+        case .conflictRecordAsAFolder:
+            let records = try cloud.tree([.init("40000", "note.txt", pwnedFolder)])
+            let concord = try cloud.entries(of: "main:.concord") + [.init("40000", "conflicts", records)]
+            try cloud.push(adding: [.init("40000", ".concord", cloud.tree(concord))])
+        case .duplicateEntries:
+            let twice = try cloud.tree([.init("100644", "PWNED", pwned), .init("100644", "PWNED", cloud.blob("other\n"))], sorted: false)
+            try cloud.push(adding: [.init("40000", "twice", twice)])
+        case .oddMode:
+            try cloud.push(adding: [.init("100666", "odd", pwned)])
+        case .oversizedBlob:
+            try cloud.push(adding: [.init("100644", "zeros.bin", cloud.blob(Data(count: 4096)))])
+            return ["CONCORD_MAX_OBJECT_SIZE": "1k"]
+        }
+        return [:]
+    }
+
+    /// Every file and folder below `folder`, relative to it, leaving out git's object store.
+    func listing(_ folder: String) -> Set<String> {
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        var result = Set<String>()
+        while let path = enumerator?.nextObject() as? String {
+            if path.contains("objects/") || path.hasSuffix("objects") { continue }
+            result.insert(path)
+        }
+        return result
+    }
+
+    @Test(arguments: Attack.allCases)
+    func aHostileCommitIsRefusedWholeAndTheDeviceKeepsWorking(_ attack: Attack) throws {
+        let device = try twoDevices()
+        let cli = device.cli, cloud = device.cloud
+        defer { cli.remove() }
+        let main = try cli.git(["rev-parse", "main"], in: "b")
+        let outside = listing(cli.folder).filter { !$0.hasPrefix("cloud.git") && !$0.hasPrefix("b/.git") }
+        let gitFolder = listing("\(cli.folder)/b/.git").filter { !$0.hasPrefix("logs") }
+        let environment = try push(attack, to: cloud)
+        let hostile = try cloud.main()
+
+        let sync = try cli.run(["-C", "b", "sync"], environment: environment)
+        #expect(sync.status == 1, "\(attack): \(sync.stdout) \(sync.stderr)")
+        let line = sync.stderr.trimmingCharacters(in: .newlines)
+        #expect(!line.contains("\n") && !line.contains("\u{1B}"), "one line, no raw control character: \(line.debugDescription)")
+        #expect(line.contains("refused") && line.contains(String(hostile.prefix(7))), "\(attack): \(line)")
+        #expect(try cli.git(["rev-parse", "main"], in: "b") == main)
+        #expect(listing(cli.folder).filter { !$0.hasPrefix("cloud.git") && !$0.hasPrefix("b/.git") } == outside)
+        #expect(listing("\(cli.folder)/b/.git").filter { !$0.hasPrefix("logs") && !$0.hasPrefix("concord") } == gitFolder.filter { !$0.hasPrefix("concord") })
+        #expect(try cli.run(["-C", "b", "sync"], environment: environment).status == 1, "refused again, not taken on a second try")
+
+        let clone = try cli.run(["clone", "cloud.git", "c"], environment: environment)
+        #expect(clone.status == 1 && clone.stderr.contains("refused"), "\(attack): \(clone.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/c"))
+        #expect(listing(cli.folder).filter { !$0.hasPrefix("cloud.git") && !$0.hasPrefix("b/.git") } == outside)
+
+        try cli.ok(["-C", "b", "save", "note.txt"], input: "edited while the cloud is hostile\n")
+        #expect(try cli.git(["fsck", "--no-dangling"], in: "b").isEmpty)
+        try cloud.setMain(device.beforeAttack)
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "a", "sync"])
+        #expect(try cli.ok(["-C", "a", "show", "note.txt"]) == "edited while the cloud is hostile\n")
+        #expect(try cli.tree("a") == cli.tree("b"))
+    }
+}
