@@ -130,3 +130,42 @@ import Testing
         #expect(try cli.tree("a") == cli.tree("b"))
     }
 }
+
+extension HostileCloudTests {
+    /// A plain git commit (no Concord trailers) dated 10^16 seconds: every device takes it and
+    /// goes on saving, listing and resolving; nothing traps.
+    @Test func aCommitDatedInTheFarFutureCrashesNothing() throws {
+        let device = try twoDevices()
+        let cli = device.cli, cloud = device.cloud
+        defer { cli.remove() }
+        try cloud.push(adding: [.init("100644", "note.txt", cloud.blob("from plain git\n"))], time: "10000000000000000", message: "plain\n")
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "b", "save", "other.txt"], input: "after\n")
+        for arguments in [["versions", "note.txt", "--json"], ["versions", "note.txt", "--all", "--json"], ["log", "note.txt"], ["ls"]] {
+            try cli.ok(["-C", "b"] + arguments)
+        }
+        let versions = try cli.json(["-C", "b", "versions", "note.txt", "--json"])
+        #expect((versions.first?["modified"] as? String)?.hasPrefix("9999-") == true, "\(versions)")
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "a's edit\n")
+        try cli.ok(["-C", "b", "save", "note.txt"], input: "b's edit\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "b", "resolve", "note.txt", "--latest"])
+        #expect(try cli.git(["fsck", "--no-dangling"], in: "b").isEmpty)
+    }
+
+    /// One commit carrying the clock 9e18 (or a wrapped counter) neither traps nor carries every
+    /// later version's clock with it: the next save's clock is the device's own time.
+    @Test func anAbsurdClockDoesNotPoisonLaterVersions() throws {
+        let device = try twoDevices()
+        let cli = device.cli, cloud = device.cloud
+        defer { cli.remove() }
+        let message = "Save note.txt\n\nConcord-Document: note.txt\nConcord-Device: mallory\nConcord-Clock: 9000000000000000000.4294967295\n"
+        try cloud.push(adding: [.init("100644", "note.txt", cloud.blob("poisoned\n"))], message: message)
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "b", "save", "note.txt"], input: "after the poison\n")
+        let current = try cli.json(["-C", "b", "versions", "note.txt", "--json"]).first
+        let clock = (current?["clock"] as? String).flatMap { Double($0) } ?? .infinity
+        #expect(abs(clock / 1000 - Date().timeIntervalSince1970) < 3600, "the new version's clock follows the device's time: \(clock)")
+    }
+}
