@@ -75,7 +75,9 @@ extension ContainerCore {
     /// Documents whose conflict record gains a version between two commits.
     private func arrivingConflicts(from old: OID, to new: OID) throws -> [DocumentPath] {
         let before = Dictionary(try conflictRecords(in: tree(of: old)).map { ($0.document, $0.versions) }, uniquingKeysWith: { a, _ in a })
-        return try conflictRecords(in: tree(of: new)).filter { !$0.versions.isSubset(of: before[$0.document] ?? []) }.map(\.document)
+        return try conflictRecords(in: tree(of: new)).filter { record in
+            try !recordedVersions(record.versions.subtracting(before[record.document] ?? []), of: record.document).isEmpty
+        }.map(\.document)
     }
 
     func fetchCloud(progress: (@Sendable (SyncProgress) -> Void)?) throws {

@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import Logging
 
 /// The non-Sendable core of a container: the repository handle and the operations on it.
 /// ``Container`` hands it out one caller at a time.
@@ -16,15 +17,17 @@ final class ContainerCore {
     let lockTimeout: Double
     let device: Device
     let history = HistoryCache()
+    let logger: Logger
 
-    init(repository: Repository, now: @escaping @Sendable () -> Date, lockTimeout: Double) throws {
+    init(repository: Repository, options: Container.Options) throws {
         self.repository = repository
         guard let directory = repository.workDirectory else {
             throw ConcordError.notAContainer(repository.gitDirectory)
         }
         workTree = WorkTree(root: String(directory.dropLast(directory.hasSuffix("/") ? 1 : 0)))
-        self.now = now
-        self.lockTimeout = lockTimeout
+        now = options.now
+        lockTimeout = options.lockTimeout
+        logger = options.logger
         guard let id = try? repository.config("concord.deviceId"), !id.isEmpty else {
             throw ConcordError.notAContainer(workTree.root)
         }

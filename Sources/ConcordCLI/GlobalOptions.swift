@@ -1,6 +1,7 @@
 import ArgumentParser
 import Concord
 import Foundation
+import Logging
 
 /// Options every subcommand takes.
 struct GlobalOptions: ParsableArguments {
@@ -16,7 +17,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// Opens the container at the working directory or the nearest folder above it that is one.
     func openContainer() throws -> Container {
-        let options = Container.Options(now: Clock.now, lockTimeout: Clock.lockTimeout)
+        let options = Container.Options.commandLine
         var candidate = URL(fileURLWithPath: workingDirectory).standardizedFileURL.path
         let start = candidate
         while true {
@@ -32,6 +33,16 @@ struct GlobalOptions: ParsableArguments {
     /// A path given on the command line, relative to the working directory.
     func resolvePath(_ path: String) -> String {
         path.hasPrefix("/") ? path : "\(workingDirectory)/\(path)"
+    }
+}
+
+extension Container.Options {
+    /// The options every command opens or makes a container with: the clock and the lock's wait
+    /// from the environment, warnings printed one line each.
+    static var commandLine: Container.Options {
+        var options = Container.Options(now: Clock.now, lockTimeout: Clock.lockTimeout, deviceID: Clock.deviceID)
+        options.logger = Logger(label: "concord") { _ in WarningLines() }
+        return options
     }
 }
 

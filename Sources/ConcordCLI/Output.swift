@@ -28,8 +28,10 @@ enum Output {
         }
     }
 
+    /// Prints one line on stderr, its control characters escaped: names from the cloud can never
+    /// fake a line or drive the terminal.
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        FileHandle.standardError.write(Data((TerminalText.escaped(line) + "\n").utf8))
     }
 
     /// Prints a value as one JSON document on stdout.

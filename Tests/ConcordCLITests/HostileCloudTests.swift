@@ -169,3 +169,49 @@ extension HostileCloudTests {
         #expect(abs(clock / 1000 - Date().timeIntervalSince1970) < 3600, "the new version's clock follows the device's time: \(clock)")
     }
 }
+
+extension HostileCloudTests {
+    /// A conflict record naming a commit that does not exist, a blob, another document's
+    /// version, and a record for a document that never existed: each such entry is left out with
+    /// one warning; versions, resolve and resolve --all work, and resolving clears the records.
+    @Test func brokenConflictRecordsNeverBlockVersionsOrResolve() throws {
+        let device = try twoDevices()
+        let cli = device.cli, cloud = device.cloud
+        defer { cli.remove() }
+        try cli.ok(["-C", "a", "save", "other.txt"], input: "other\n")
+        try cli.ok(["-C", "a", "sync"])
+        let otherVersion = try cli.git(["rev-parse", "main"], in: "a")
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "a's edit\n")
+        try cli.ok(["-C", "b", "save", "note.txt"], input: "b's edit\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "a", "sync"])
+        let record = try cloud.git(["show", "main:.concord/conflicts/note.txt"])
+        let blob = try cloud.blob("not a commit\n")
+        let bogus = record + "\n" + ["1234567890123456789012345678901234567890", blob, otherVersion].joined(separator: "\n") + "\n"
+        let records = try cloud.entries(of: "main:.concord/conflicts").filter { $0.name != Array("note.txt".utf8) } + [
+            .init("100644", "note.txt", cloud.blob(bogus)),
+            .init("100644", "ghost.txt", cloud.blob("abcdefabcdefabcdefabcdefabcdefabcdefabcd\n")),
+        ]
+        let concord = try cloud.entries(of: "main:.concord").filter { $0.name != Array("conflicts".utf8) } + [.init("40000", "conflicts", cloud.tree(records))]
+        try cloud.push(adding: [.init("40000", ".concord", cloud.tree(concord))])
+        try cli.ok(["-C", "b", "sync"])
+
+        let versions = try cli.run(["-C", "b", "versions", "note.txt", "--json"])
+        #expect(versions.status == 0, "\(versions.stderr)")
+        let listed = try JSONSerialization.jsonObject(with: Data(versions.stdout.utf8)) as? [[String: Any]] ?? []
+        #expect(listed.count == 2, "the current version and the real conflict version only: \(listed)")
+        let warnings = versions.stderr.split(separator: "\n")
+        #expect(warnings.count == 3 && warnings.allSatisfy { $0.hasPrefix("concord: warning: ignored") }, "\(versions.stderr)")
+        #expect(try cli.run(["-C", "b", "versions", "ghost.txt"]).stderr.contains("names no version"))
+
+        try cli.ok(["-C", "b", "resolve", "--all", "--latest"])
+        #expect(try cli.json(["-C", "b", "conflicts", "--json"]).isEmpty)
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "a", "sync"])
+        #expect(try cli.json(["-C", "a", "conflicts", "--json"]).isEmpty)
+        #expect(try cli.tree("a") == cli.tree("b"))
+        #expect(try cli.git(["fsck", "--no-dangling"], in: "b").isEmpty)
+    }
+}

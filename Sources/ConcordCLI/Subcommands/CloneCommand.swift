@@ -23,7 +23,7 @@ struct CloneCommand: AsyncParsableCommand {
         try await Output.guarding {
             let container = try Container.clone(
                 from: InitCommand.absoluteCloud(url, global: global), to: global.resolvePath(path), deviceName: device,
-                options: Container.Options(now: Clock.now, deviceID: Clock.deviceID))
+                options: .commandLine)
             print("Joined \(container.cloudURL ?? url) as device \(container.device.name) in \(container.root)")
         }
     }

@@ -26,7 +26,7 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         try await Output.guarding {
             let showProgress = !json && isatty(2) == 1
-            var options = Container.Options(now: Clock.now, lockTimeout: Clock.lockTimeout)
+            var options = Container.Options.commandLine
             if showProgress {
                 options.progress = { progress in
                     guard progress.totalObjects > 0 else { return }
