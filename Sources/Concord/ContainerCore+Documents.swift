@@ -26,6 +26,10 @@ extension ContainerCore {
             let head = try head()
             let headTree = try tree(of: head)
             let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
+            if case let .file(data)? = content { try checkSize(data.count, of: document.value) }
+            if case let .package(files)? = content {
+                for (file, data) in files { try checkSize(data.count, of: "\(document.value)/\(file)") }
+            }
             if let content { try writeWorkContent(document, content, isPackage: isPackage) }
             let newEntry = try entryFromWorkTree(document, isPackage: isPackage)
             CrashPoint.reach("save:objects-written")
@@ -102,9 +106,21 @@ extension ContainerCore {
         }
     }
 
+    /// Refuses a file larger than other devices accept from the cloud.
+    func checkSize(_ size: Int, of path: String) throws {
+        let limit = try ArrivalCheck.Limits.current(in: repository).objectSize
+        if size > limit {
+            throw ConcordError.io(path, reason: "\(ArrivalCheck.format(size)) is over the limit of \(ArrivalCheck.format(limit)) for one file that devices accept (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it, on every device)")
+        }
+    }
+
+    /// Stores a work-tree file as a blob; a file larger than other devices accept
+    /// (``ArrivalCheck/Limits``) is refused here, so that no device saves what the others refuse.
     private func writeBlob(fromWorkFile path: String) throws -> OID {
         try workTree.withOpenFile(path) { descriptor in
-            try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromDescriptor: descriptor, name: path) }
+            var info = stat()
+            if fstat(descriptor, &info) == 0 { try checkSize(Int(info.st_size), of: path) }
+            return try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromDescriptor: descriptor, name: path) }
         }
     }
 
