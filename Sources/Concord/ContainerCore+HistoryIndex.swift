@@ -1,0 +1,113 @@
+internal import Foundation
+internal import Git
+internal import Logging
+
+/// Keeping the persistent ``HistoryIndex`` equal to `main`'s history: writers extend it after
+/// `main` moves, by the commits that arrived (the cost follows them); a missing, damaged or
+/// stale index is rebuilt from the repository, commit by commit along `main`'s first parents.
+extension ContainerCore {
+    /// The index on disk, opened once per container object; nil when there is none usable.
+    var openedIndex: HistoryIndex? {
+        if history.index == nil { history.index = .some(HistoryIndex.open(gitDirectory: repository.gitDirectory)) }
+        return history.index ?? nil
+    }
+
+    /// The index when it describes `head` exactly; nil otherwise (callers then walk the history).
+    func index(at head: OID?) -> HistoryIndex? {
+        guard let index = openedIndex, let head, index.tip == head else { return nil }
+        return index
+    }
+
+    /// Brings the index to `main` (holding the container lock). A failure is only a warning:
+    /// the index is a cache, and every query works without it.
+    func updateHistoryIndex() {
+        do {
+            guard let head = try head() else { return }
+            if index(at: head) != nil { return }
+            if let index = openedIndex, let tip = index.tip, repository.contains(tip),
+               try repository.isDescendant(head, of: tip) {
+                try extend(index, to: head)
+                try index.save(tip: head)
+            } else {
+                try rebuildHistoryIndex(at: head)
+            }
+        } catch {
+            history.index = .some(nil)
+            logger.warning("could not update the history index (queries walk the history instead): \(error)")
+        }
+    }
+
+    /// Builds the index anew: one extension per commit of `main`'s first-parent chain.
+    func rebuildHistoryIndex(at head: OID) throws {
+        history.index = .some(nil)
+        var chain: [OID] = []
+        var next: OID? = head
+        while let commit = next {
+            chain.append(commit)
+            next = try known(commit).commit.parents.first
+        }
+        let index = HistoryIndex.empty(gitDirectory: repository.gitDirectory)
+        history.index = .some(index)
+        for commit in chain.reversed() {
+            try extend(index, to: commit)
+            index.advance(to: commit)
+        }
+        try index.save(tip: head)
+    }
+
+    /// Adds the commits reachable from `head` and not from the index's tip: the versions each
+    /// makes (with the versions they replace), then the current version at `head` of every path
+    /// they touched.
+    private func extend(_ index: HistoryIndex, to head: OID) throws {
+        var arrived: [OID] = []
+        try ConcordError.wrap("cannot walk the history") {
+            try repository.walk(from: [head], hiding: index.tip.map { [$0] } ?? []) { id in
+                arrived.append(id)
+                return true
+            }
+        }
+        var touched = Set<String>()
+        for commit in arrived.reversed() {
+            let known = try known(commit)
+            let commitTree = known.commit.tree
+            var perParent: [Set<String>] = []
+            for parent in known.commit.parents.isEmpty ? [nil] : known.commit.parents.map(Optional.some) {
+                let parentTree = try tree(of: parent)
+                let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(parentTree, commitTree) }
+                perParent.append(Self.pathsAndFolders(changes.map(\.path)))
+            }
+            let named = Set(known.trailers.values(Trailers.document) + known.trailers.values(Trailers.current).compactMap { value in
+                value.firstIndex(of: " ").map { String(value[value.index(after: $0)...]) }
+            })
+            touched.formUnion(perParent.reduce(into: Set<String>()) { $0.formUnion($1) })
+            touched.formUnion(named)
+            var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
+            for document in named where !known.trailers.resolved(DocumentPath(unchecked: document)).isEmpty {
+                versionPaths.insert(document)
+            }
+            for path in versionPaths.sorted() where !Self.isConcordPath(path) {
+                let document = DocumentPath(unchecked: path)
+                index.add(HistoryIndex.Version(commit: commit, replaces: try previousVersions(of: commit, document: document)), of: path)
+            }
+        }
+        for path in touched.sorted() where !Self.isConcordPath(path) {
+            index.setCurrent(try currentVersion(of: DocumentPath(unchecked: path), at: head), of: path)
+        }
+    }
+
+    /// The paths and every folder above them.
+    static func pathsAndFolders(_ paths: [String]) -> Set<String> {
+        var result = Set<String>()
+        for path in paths {
+            var current = Substring(path)
+            while result.insert(String(current)).inserted, let slash = current.lastIndex(of: "/") {
+                current = current[..<slash]
+            }
+        }
+        return result
+    }
+
+    private static func isConcordPath(_ path: String) -> Bool {
+        path == ".concord" || path.hasPrefix(".concord/")
+    }
+}
