@@ -1,8 +1,9 @@
 /// The structural three-way merge of two JSON values against their common ancestor.
 ///
 /// Objects merge member by member, recursively; arrays of objects that carry an id merge element
-/// by element; other arrays merge only when both sides appended; anything else changed on both
-/// sides to different values is a conflict, settled by `latestSide` when one is given.
+/// by element, by id; other arrays merge three-way by element (see `JSONMerger+Arrays.swift`);
+/// anything else changed on both sides to different values is a conflict, settled by
+/// `latestSide` when one is given.
 struct JSONMerger {
     enum Side {
         case ours
@@ -54,91 +55,13 @@ struct JSONMerger {
                 ) { _, index in .index(index) }
                 return (.array(entries.map(\.1)), conflicts)
             }
-            if let merged = mergeInsertions(base: baseElements, ours: oursElements, theirs: theirsElements) {
-                return (.array(merged), [])
+            if let (merged, conflicts) = mergeArrays(base: baseElements, ours: oursElements, theirs: theirsElements) {
+                return (.array(merged), conflicts)
             }
             return conflict(ours: ours, theirs: theirs)
         default:
             return conflict(ours: ours, theirs: theirs)
         }
-    }
-
-    /// Merges two arrays that only inserted elements into the ancestor's (the ancestor is a
-    /// subsequence of both). Where both inserted at the same place, the insertions merge in sorted
-    /// order when both arrays are sorted strings, else the earlier version's come first; an
-    /// element both inserted there appears once. Nil when a side removed or reordered elements.
-    private func mergeInsertions(base: [JSONValue], ours: [JSONValue], theirs: [JSONValue]) -> [JSONValue]? {
-        guard let oursGaps = JSONMerger.insertions(into: base, giving: ours),
-              let theirsGaps = JSONMerger.insertions(into: base, giving: theirs) else { return nil }
-        let sorted = JSONMerger.sortedStrings(ours) && JSONMerger.sortedStrings(theirs)
-        var result: [JSONValue] = []
-        result.reserveCapacity(ours.count + theirs.count)
-        for gap in 0...base.count {
-            let (first, second) = oursFirst ? (oursGaps[gap], theirsGaps[gap]) : (theirsGaps[gap], oursGaps[gap])
-            if first == second {
-                result.append(contentsOf: first)
-            } else if sorted {
-                result.append(contentsOf: JSONMerger.sortedUnion(first, second))
-            } else {
-                result.append(contentsOf: first)
-                var counts: [JSONValue: Int] = [:]
-                for element in first { counts[element, default: 0] += 1 }
-                for element in second {
-                    if let count = counts[element], count > 0 {
-                        counts[element] = count - 1
-                    } else {
-                        result.append(element)
-                    }
-                }
-            }
-            if gap < base.count { result.append(base[gap]) }
-        }
-        return result
-    }
-
-    /// For each place in `base` (before each element, then the end), the elements `side` inserted
-    /// there, matching the ancestor's elements as early as possible; nil when `side` is not `base`
-    /// with insertions.
-    private static func insertions(into base: [JSONValue], giving side: [JSONValue]) -> [[JSONValue]]? {
-        guard side.count >= base.count else { return nil }
-        var gaps: [[JSONValue]] = Array(repeating: [], count: base.count + 1)
-        var next = 0
-        for element in side {
-            if next < base.count, element == base[next] {
-                next += 1
-            } else {
-                gaps[next].append(element)
-            }
-        }
-        return next == base.count ? gaps : nil
-    }
-
-    private static func sortedStrings(_ elements: [JSONValue]) -> Bool {
-        var previous: String?
-        for element in elements {
-            guard case let .string(text) = element else { return false }
-            if let previous, text.utf8.lexicographicallyPrecedes(previous.utf8) { return false }
-            previous = text
-        }
-        return true
-    }
-
-    private static func sortedUnion(_ lhs: [JSONValue], _ rhs: [JSONValue]) -> [JSONValue] {
-        func text(_ value: JSONValue) -> String { if case let .string(text) = value { text } else { "" } }
-        var result: [JSONValue] = []
-        var left = 0
-        var right = 0
-        while left < lhs.count || right < rhs.count {
-            if right == rhs.count || (left < lhs.count && !text(rhs[right]).utf8.lexicographicallyPrecedes(text(lhs[left]).utf8)) {
-                if right < rhs.count, lhs[left] == rhs[right] { right += 1 }
-                result.append(lhs[left])
-                left += 1
-            } else {
-                result.append(rhs[right])
-                right += 1
-            }
-        }
-        return result
     }
 
     private func conflict(ours: JSONValue?, theirs: JSONValue?) -> (value: JSONValue?, conflicts: [Conflict]) {

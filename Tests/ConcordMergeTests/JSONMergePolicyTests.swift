@@ -86,10 +86,38 @@ struct JSONMergePolicyTests {
         #expect(Fixtures.text(outcome) == #"[{"name": "x", "v": 2}, {"name": "y", "v": 3}]"#)
     }
 
-    @Test func otherArrayChangesConflict() {
+    @Test func aRemovalBesideAnAppendMerges() {
         let outcome = Fixtures.merge(policy, base: #"{"a": [1, 2]}"#, #"{"a": [2]}"#, #"{"a": [1, 2, 3]}"#)
+        #expect(Fixtures.text(outcome) == #"{"a": [2, 3]}"#)
+    }
+
+    @Test func anEditBesideAnAppendMerges() {
+        let base = "{\n  \"4.0.x\": [\n    \"fix a\",\n    \"fix b\"\n  ]\n}\n"
+        let mac = "{\n  \"4.0.x\": [\n    \"fix a\",\n    \"fix b (#12)\"\n  ]\n}\n"
+        let ipad = "{\n  \"4.0.x\": [\n    \"fix a\",\n    \"fix b\",\n    \"fix c\"\n  ]\n}\n"
+        let outcome = Fixtures.merge(policy, base: base, mac, ipad)
+        #expect(Fixtures.text(outcome) == "{\n  \"4.0.x\": [\n    \"fix a\",\n    \"fix b (#12)\",\n    \"fix c\"\n  ]\n}\n")
+    }
+
+    @Test func differentMembersOfOneElementMerge() {
+        let base = #"[{"n": "a", "v": 1}, {"n": "b", "v": 1}]"#
+        let outcome = Fixtures.merge(policy, base: base, #"[{"n": "a", "v": 1}, {"n": "B", "v": 1}]"#,
+                                     #"[{"n": "a", "v": 1}, {"n": "b", "v": 2}, {"n": "c", "v": 3}]"#)
+        #expect(Fixtures.text(outcome) == #"[{"n": "a", "v": 1}, {"n": "B", "v": 2}, {"n": "c", "v": 3}]"#)
+    }
+
+    @Test func theSameElementChangedTwiceConflicts() {
+        let outcome = Fixtures.merge(policy, base: #"{"a": [1, 2, 3]}"#, #"{"a": [1, 5, 3]}"#, #"{"a": [1, 6, 3, 4]}"#)
         guard case let .needsPerson(reason, _) = outcome else { Issue.record("merged"); return }
-        #expect(reason.contains("$.a"))
+        #expect(reason == "both sides changed $.a[1] to different values")
+        let removedAndEdited = Fixtures.merge(policy, base: #"{"a": [1, 2]}"#, #"{"a": [2]}"#, #"{"a": [7, 2]}"#)
+        guard case let .needsPerson(reason, _) = removedAndEdited else { Issue.record("merged"); return }
+        #expect(reason == "both sides changed $.a to different values")
+    }
+
+    @Test func theSameElementAddedAtTwoPlacesConflicts() {
+        let outcome = Fixtures.merge(policy, base: #"["a", "b"]"#, #"["x", "a", "b"]"#, #"["a", "b", "x"]"#)
+        #expect(Fixtures.needsPerson(outcome))
     }
 
     @Test func sameMemberChangedTwiceNeedsAPersonWithMarkers() {
