@@ -1,35 +1,39 @@
 #!/usr/bin/env python3
 """Draws the merge corpus from the candidates mine.py listed, and writes it.
 
-For each repository named in the plan (a TSV file: repository, set, git directory, URL,
-licence, kind of documents), the candidates of each (kind, stratum) pair -- kind json or
-text, stratum clean or conflict as `git merge-file` decides -- are shuffled with
-`random.Random(SEED + repository)` and taken in that order while:
+Only data files are drawn (JSON, Markdown and other prose, change logs, translation tables,
+YAML and other settings; see DATA_EXTENSIONS and DATA_NAMES): no source code. For each
+repository named in the plan (a TSV file: repository, set, git directory, URL, licence,
+kinds of documents), the candidates of each (kind, stratum) pair -- kind json or text, stratum
+clean or conflict as `git merge-file` decides -- are shuffled with
+`random.Random(f"{SEED}-{repository}-{kind}-{stratum}")` and taken in that order while:
 
 - the pair has fewer than --per-stratum cases from this repository;
 - the path has fewer than --per-path cases in this pair from this repository (so that one
   busy file, a package.json bumped by a bot, does not stand for a whole repository);
 - the four versions together are at most --case-bytes bytes.
 
-Each case is written as a folder OUT/<repository>/<NNN>/ with base, ours, theirs and merged
-(the file in the merge base, the first parent, the second parent and the merge commit), named
-with the path's extension; OUT/cases.tsv lists every case with its set, repository, kind,
-stratum, commits and path, in order of repository and number.
+OUT/cases.tsv lists every case with its set, repository, kind, stratum, commits and path,
+numbered per repository; extract.py then writes the files.
 
-Usage: build.py PLAN.tsv CANDIDATES_DIR OUT [--seed 2026] [--per-stratum 30] [--per-path 3]
+Usage: build.py PLAN.tsv CANDIDATES_DIR OUT [--seed 2026] [--per-stratum 30] [--per-path 10]
 """
 
 import argparse
 import json
 import os
 import random
-import shutil
-import subprocess
 
 
-def blob(git_dir, blob_id):
-    return subprocess.run(["git", "--git-dir", git_dir, "cat-file", "blob", blob_id],
-                          stdout=subprocess.PIPE, check=True).stdout
+DATA_EXTENSIONS = {".json", ".md", ".markdown", ".txt", ".rst", ".adoc", ".asciidoc", ".yml", ".yaml", ".po",
+                   ".pot", ".xlf", ".xliff", ".properties", ".ini", ".toml", ".csv", ".neon"}
+DATA_NAMES = {"NEWS", "CHANGES", "CHANGELOG", "ChangeLog", "AUTHORS", "README", "THANKS", "UPGRADING",
+              "CONTRIBUTORS", "RelNotes"}
+
+
+def is_data(path):
+    name = os.path.basename(path)
+    return os.path.splitext(name)[1].lower() in DATA_EXTENSIONS or name in DATA_NAMES
 
 
 def main():
@@ -39,7 +43,7 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--per-stratum", type=int, default=30)
-    parser.add_argument("--per-path", type=int, default=3)
+    parser.add_argument("--per-path", type=int, default=10)
     parser.add_argument("--case-bytes", type=int, default=64000)
     args = parser.parse_args()
 
@@ -51,10 +55,6 @@ def main():
             name, corpus_set, git_dir, url, licence, kinds = line.rstrip("\n").split("\t")
             plan.append((name, corpus_set, git_dir))
 
-    for entry in os.listdir(args.out) if os.path.isdir(args.out) else []:
-        path = os.path.join(args.out, entry)
-        if os.path.isdir(path):
-            shutil.rmtree(path)
     os.makedirs(args.out, exist_ok=True)
     rows = []
     for name, corpus_set, git_dir in plan:
@@ -63,7 +63,8 @@ def main():
         chosen = []
         for kind in ("json", "text"):
             for stratum in ("clean", "conflict"):
-                pool = sorted((c for c in candidates if c["kind"] == kind and c["stratum"] == stratum),
+                pool = sorted((c for c in candidates
+                               if c["kind"] == kind and c["stratum"] == stratum and is_data(c["path"])),
                               key=lambda c: (c["merge"], c["path"]))
                 random.Random(f"{args.seed}-{name}-{kind}-{stratum}").shuffle(pool)
                 per_path = {}
@@ -79,12 +80,6 @@ def main():
         chosen.sort(key=lambda c: (c["kind"], c["stratum"], c["merge"], c["path"]))
         for number, candidate in enumerate(chosen, start=1):
             case = f"{name}/{number:03d}"
-            folder = os.path.join(args.out, name, f"{number:03d}")
-            os.makedirs(folder)
-            extension = os.path.splitext(candidate["path"])[1] or ".txt"
-            for role in ("base", "ours", "theirs", "merged"):
-                with open(os.path.join(folder, role + extension), "wb") as out:
-                    out.write(blob(git_dir, candidate["blobs"][role]))
             rows.append([case, corpus_set, name, candidate["kind"], candidate["stratum"], candidate["merge"],
                          candidate["ours"], candidate["theirs"], candidate["base"], candidate["path"]])
     with open(os.path.join(args.out, "cases.tsv"), "w") as out:
