@@ -12,6 +12,15 @@ struct ByteLevelMergeTests {
         #expect(result == MergeResult(content: data("oat milk\nbread\ngreen tea\n"), isMerged: true, reason: nil))
     }
 
+    /// The README's sample.
+    @Test func theReadmeSampleMerges() {
+        let base = Data(#"{"tags": ["a"], "v": 1}"#.utf8)
+        let mine = Data(#"{"tags": ["a", "b"], "v": 1}"#.utf8)
+        let theirs = Data(#"{"tags": ["a"], "v": 2}"#.utf8)
+        let result = JSONMergePolicy().merge(base: base, current: mine, other: theirs)
+        #expect(String(decoding: result.content, as: UTF8.self) == #"{"tags": ["a", "b"], "v": 2}"#)
+    }
+
     @Test func aConflictGivesMarkersNamedByTheLabelsAndAReason() {
         let result = TextMergePolicy().merge(base: data("a\n"), current: data("b\n"), other: data("c\n"),
                                              currentLabel: "mine", otherLabel: "theirs")

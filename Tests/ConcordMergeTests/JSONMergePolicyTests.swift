@@ -115,6 +115,18 @@ struct JSONMergePolicyTests {
         #expect(reason == "both sides changed $.a to different values")
     }
 
+    /// Never worse than git: the structural merge refuses an element both sides added at
+    /// different places, git's line merge keeps both, parses and loses nothing: git's bytes, noted.
+    @Test func gitsCleanLineMergeIsTakenWhenItKeepsEveryChange() {
+        let lines = ["\"a\"", "\"b\"", "\"c\"", "\"d\"", "\"e\"", "\"f\""]
+        func array(_ elements: [String]) -> String { "[\n  " + elements.joined(separator: ",\n  ") + "\n]\n" }
+        let decision = policy.decide(base: .file(Data(array(lines).utf8)),
+                                     versions: Fixtures.pair(array(["\"x\""] + lines), array(lines + ["\"x\""])))
+        #expect(decision.outcome == .merged(.file(Data(array(["\"x\""] + lines + ["\"x\""]).utf8))))
+        #expect(decision.note?.hasPrefix("taken from git's line merge") == true)
+        #expect(policy.decide(base: .file(Data(array(lines).utf8)), versions: Fixtures.pair(array(lines + ["\"y\""]), array(["\"x\""] + lines))).note == nil)
+    }
+
     @Test func theSameElementAddedAtTwoPlacesConflicts() {
         let outcome = Fixtures.merge(policy, base: #"["a", "b"]"#, #"["x", "a", "b"]"#, #"["a", "b", "x"]"#)
         #expect(Fixtures.needsPerson(outcome))
