@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -20,13 +21,14 @@ let package = Package(
         ),
         .target(name: "Git", dependencies: ["CGit2"]),
         .target(name: "ConcordMerge", dependencies: ["Git"]),
-        .target(name: "Concord", dependencies: ["ConcordMerge", "Git"]),
+        .target(name: "Concord", dependencies: ["ConcordMerge", "Git", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "ConcordCLI",
             dependencies: [
                 "Concord",
                 "ConcordMerge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),

@@ -34,10 +34,15 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidPackage(String, reason: String)
     /// A file could not be read or written.
     case io(String, reason: String)
+    /// This device cannot hold a file at that path: its file system refuses the name, or a link
+    /// or a file stands where a folder of the path should be.
+    case notWritable(String, reason: String)
     /// The repository is damaged or a git operation failed.
     case git(GitError, context: String)
     /// A key or value of the key-value store was refused (limits, invalid JSON).
     case keyValue(String)
+    /// A commit from the cloud holds an entry that no device may write; nothing of it was taken.
+    case refusedFromCloud(commit: String, path: String, reason: String)
     /// Anything else, said plainly.
     case failed(String)
 
@@ -61,8 +66,11 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
             "not saved: \(paths.joined(separator: ", ")) changed in the work tree; save first (concord save DOC), then retry"
         case let .invalidPackage(path, reason): "package '\(path)' refused: \(reason)"
         case let .io(path, reason): "\(path): \(reason)"
+        case let .notWritable(path, reason): "\(path): cannot be written here: \(reason)"
         case let .git(error, context): "\(context): \(error.message)"
         case let .keyValue(message): "key-value store: \(message)"
+        case let .refusedFromCloud(commit, path, reason):
+            "refused the cloud's commit \(commit): '\(TerminalText.escaped(path))' is \(reason); nothing was written, and this device keeps its own versions (whoever writes to the cloud must remove that commit)"
         case let .failed(message): message
         }
     }

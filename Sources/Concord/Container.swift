@@ -1,5 +1,6 @@
 public import Foundation
 internal import Git
+public import Logging
 internal import Synchronization
 
 /// A container: one git repository of documents, held by this device as a clone with a
@@ -22,6 +23,8 @@ public final class Container: Sendable {
         public var deviceID: String?
         /// How often open documents and queries look for changes made by other processes.
         public var watchInterval: Duration = .milliseconds(250)
+        /// Where warnings go: a conflict record naming something that is not a version, and the like.
+        public var logger = Logger(label: "concord")
 
         /// Creates options; by default the system clock and a 5-second wait.
         public init(
@@ -88,7 +91,7 @@ public final class Container: Sendable {
         } catch {
             throw ConcordError.notAContainer(path)
         }
-        let core = try ContainerCore(repository: repository, now: options.now, lockTimeout: options.lockTimeout)
+        let core = try ContainerCore(repository: repository, options: options)
         return Container(core: core, options: options)
     }
 
@@ -127,7 +130,7 @@ public final class Container: Sendable {
                 try repository.setConfig("core.hooksPath", "/dev/null")
                 if let cloud { try repository.setRemote("origin", url: cloud) }
             }
-            let core = try ContainerCore(repository: repository, now: options.now, lockTimeout: options.lockTimeout)
+            let core = try ContainerCore(repository: repository, options: options)
             if cloud != nil {
                 try core.fetchCloud(progress: nil)
                 if try core.repository.resolve(ContainerCore.remoteBranch) != nil {
@@ -163,6 +166,7 @@ public final class Container: Sendable {
             guard let remoteMain = try repository.resolve(ContainerCore.remoteBranch) else {
                 throw ConcordError.failed("the cloud \(Cloud.redacted(url)) holds no container (no main branch)")
             }
+            try ArrivalCheck(limits: .current(in: nil)).check(repository, from: [remoteMain], hiding: [])
             try ConcordError.wrap("cannot set up the clone") {
                 try repository.forceReference(ContainerCore.branch, to: remoteMain, message: "concord: clone")
                 try repository.setHead(ContainerCore.branch)
@@ -171,7 +175,8 @@ public final class Container: Sendable {
                 try repository.setConfig("concord.formatVersion", "1")
                 try repository.setConfig("core.hooksPath", "/dev/null")
             }
-            let core = try ContainerCore(repository: repository, now: options.now, lockTimeout: options.lockTimeout)
+            CrashPoint.reach("clone:configured")
+            let core = try ContainerCore(repository: repository, options: options)
             try core.checkout(from: nil, to: try core.tree(of: remoteMain), force: true)
             return Container(core: core, options: options)
         } catch {

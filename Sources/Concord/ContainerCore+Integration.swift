@@ -77,7 +77,7 @@ extension ContainerCore {
                 base: try conflictRecord(of: document, in: baseTree)?.versions ?? [],
                 local: try conflictRecord(of: document, in: localSide.tree)?.versions ?? [],
                 remote: try conflictRecord(of: document, in: remoteSide.tree)?.versions ?? [])
-            var versions = merged.union(losers[document].map { [$0] } ?? [])
+            var versions = try recordedVersions(merged, of: document).union(losers[document].map { [$0] } ?? [])
             let current = try currents[document] ?? currentVersion(of: document, at: local)
             if let current {
                 versions.remove(current)

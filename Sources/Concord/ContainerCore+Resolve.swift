@@ -62,9 +62,13 @@ extension ContainerCore {
             throw ConcordError.notInConflict(document.value)
         }
         guard let current = try currentVersion(of: document, at: head) else {
-            throw ConcordError.failed("'\(document)' has a conflict record but no current version")
+            // A record for a document that never existed names no version: resolving removes it.
+            let report = ResolveReport(
+                document: document, kept: nil, removed: [], explanation: "removed a conflict record that named no version of it",
+                policy: nil, isDeletion: true, version: nil, clockWarnings: [])
+            return Plan(report: report, updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], resolves: [])
         }
-        let others = record.versions.subtracting([current])
+        let others = try recordedVersions(record.versions, of: document).subtracting([current])
         let contenders = try ([current] + others.sorted()).map { id in
             let entry = try entry(document.value, in: tree(of: id))
             return Contender(

@@ -22,6 +22,7 @@ extension ContainerCore {
         var result = SaveAllResult(version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
                                    removed: scan.removed.sorted(), skipped: scan.skipped.sorted { $0.path < $1.path })
         guard !scan.updates.isEmpty else { return result }
+        CrashPoint.reach("save-all:scanned")
         let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, scan.updates) }
         let count = scan.added.count + scan.changed.count + scan.removed.count
         let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())
@@ -40,8 +41,7 @@ extension ContainerCore {
     private func scanFolder(_ folder: String, tree: OID?, patterns: [String], scan: inout Scan, isRoot: Bool = false) throws {
         let entries = try tree.map { id in try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: id) } } ?? []
         var inTree = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: workTree.absolute(folder).replacingOccurrences(of: "//", with: "/"))) ?? []
-        for name in names.sorted() {
+        for name in workTree.names(inFolder: folder) {
             if name.hasPrefix(".concord-tmp-") { continue }
             if isRoot && (name == ".git" || name == ".concord") {
                 inTree[name] = nil
@@ -72,7 +72,7 @@ extension ContainerCore {
                 if let old, old.kind == .tree, !isPackage { scan.updates.append(.remove(path: path)) }
                 scan.updates.append(.upsert(path: path, id: entry.id, mode: entry.mode))
                 if old == nil { scan.added.append(document) } else { scan.changed.append(document) }
-            case .symlink:
+            case .symlink, .behindLink:
                 scan.skipped.append(.init(path: path, reason: "a symbolic link; links are never followed"))
             case .other, .missing:
                 scan.skipped.append(.init(path: path, reason: "not a regular file"))

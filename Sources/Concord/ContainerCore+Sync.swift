@@ -18,9 +18,12 @@ extension ContainerCore {
                     throw ConcordError.cloudKeptMoving(attempts: report.attempts)
                 }
                 report.attempts += 1
+                let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
                 try fetchCloud(progress: progress)
+                CrashPoint.reach("sync:fetched")
                 guard let local = try head() else { throw ConcordError.failed("this container has no first commit") }
                 let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
+                if let remote { try checkArrival(remote, local: local, restoring: previousRemote) }
                 var toPush = local
                 if let remote, remote != local {
                     if try repository.isDescendant(remote, of: local) {
@@ -31,6 +34,7 @@ extension ContainerCore {
                     }
                     if try !repository.isDescendant(local, of: remote) {
                         let integration = try inOnePack { try integrate(local: local, remote: remote) }
+                        CrashPoint.reach("sync:integrated")
                         updated.formUnion(try moveMain(from: local, to: integration.commit, message: "concord: integrate"))
                         fresh.formUnion(integration.newConflicts)
                         report.outcome = .integrated
@@ -71,7 +75,9 @@ extension ContainerCore {
     /// Documents whose conflict record gains a version between two commits.
     private func arrivingConflicts(from old: OID, to new: OID) throws -> [DocumentPath] {
         let before = Dictionary(try conflictRecords(in: tree(of: old)).map { ($0.document, $0.versions) }, uniquingKeysWith: { a, _ in a })
-        return try conflictRecords(in: tree(of: new)).filter { !$0.versions.isSubset(of: before[$0.document] ?? []) }.map(\.document)
+        return try conflictRecords(in: tree(of: new)).filter { record in
+            try !recordedVersions(record.versions.subtracting(before[record.document] ?? []), of: record.document).isEmpty
+        }.map(\.document)
     }
 
     func fetchCloud(progress: (@Sendable (SyncProgress) -> Void)?) throws {
@@ -116,6 +122,7 @@ extension ContainerCore {
                 // compare-and-swap fails as a rejected push does, and the sync tries again.
                 try repository.copyObjects(to: cloud, from: [main], hiding: [fetched] + [cloud.resolve(Self.branch)].compactMap { $0 })
                 try cloud.setReference(Self.branch, to: main, expected: fetched, message: "concord: push")
+                maintain(cloud)
             } else {
                 try repository.push(remote: "origin", refspecs: ["\(Self.branch):\(Self.branch)"])
             }
@@ -132,11 +139,17 @@ extension ContainerCore {
     /// The cloud as a repository when it is a bare repository on this machine: fetch and push
     /// then copy exactly the objects that changed (``Repository/copyObjects(to:from:hiding:)``)
     /// instead of going through a transport. Nil for a network cloud.
-    private func localCloud(_ url: String) throws -> Repository? {
+    func localCloud(_ url: String) throws -> Repository? {
         guard let path = Cloud.localPath(url), FileManager.default.fileExists(atPath: "\(path)/objects"),
               !FileManager.default.fileExists(atPath: "\(path)/.git") else { return nil }
         let cloud = try Repository.open(at: path)
         return cloud.workDirectory == nil ? cloud : nil
+    }
+
+    /// The cloud as a repository when it is a bare repository on this machine; nil otherwise.
+    func localCloudRepository() throws -> Repository? {
+        guard let url = try repository.remoteURL("origin") else { return nil }
+        return try localCloud(url)
     }
 
     /// Versions (commits other than integrations) on main that the cloud has not received.

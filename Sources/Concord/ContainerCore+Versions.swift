@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import Logging
 
 extension ContainerCore {
     /// True when `commit` is a version of `document`: its entry differs from every parent's,
@@ -112,10 +113,12 @@ extension ContainerCore {
         let headTree = try tree(of: head)
         let record = try conflictRecord(of: document, in: headTree)
         guard let current = try currentVersion(of: document, at: head) else {
-            if record == nil { throw ConcordError.noSuchDocument(document.value) }
-            throw ConcordError.failed("'\(document)' has a conflict record but no current version")
+            if record != nil {
+                logger.warning("the conflict record of '\(document)' names no version of it: 'concord resolve \(document) --latest' removes the record")
+            }
+            throw ConcordError.noSuchDocument(document.value)
         }
-        let others = record?.versions.subtracting([current]) ?? []
+        let others = try recordedVersions(record?.versions ?? [], of: document).subtracting([current])
         let described = try others.map { try describe($0, of: document, current: current, conflicts: others) }
         return [try describe(current, of: document, current: current, conflicts: others)]
             + described.sorted { ($0.clock, $0.deviceID, $0.id) < ($1.clock, $1.deviceID, $1.id) }
@@ -126,7 +129,7 @@ extension ContainerCore {
         let head = try head()
         guard let head else { return [] }
         let record = try conflictRecord(of: document, in: tree(of: head))
-        let conflicts = record?.versions ?? []
+        let conflicts = try recordedVersions(record?.versions ?? [], of: document)
         let current = try currentVersion(of: document, at: head)
         var ids: [OID] = []
         try ConcordError.wrap("cannot walk the history") {
@@ -176,6 +179,31 @@ extension ContainerCore {
     }
 
     // MARK: Conflict records
+
+    /// The ids among `ids`, named by the conflict record of `document`, that are versions of it.
+    /// Any other (no such commit in this container, not a commit, a commit that did not change the
+    /// document) is left out with one warning: a broken record never blocks listing or resolving.
+    func recordedVersions(_ ids: Set<OID>, of document: DocumentPath) throws -> Set<OID> {
+        var kept = Set<OID>()
+        for id in ids.sorted() {
+            let problem: String?
+            if !repository.contains(id) {
+                problem = "no such commit in this container"
+            } else if (try? known(id)) == nil {
+                problem = "not a commit"
+            } else if try !isVersion(id, of: document) {
+                problem = "not a version of it"
+            } else {
+                problem = nil
+            }
+            guard let problem else {
+                kept.insert(id)
+                continue
+            }
+            logger.warning("ignored \(id.short) in the conflict record of '\(document)': \(problem)")
+        }
+        return kept
+    }
 
     func conflictRecord(of document: DocumentPath, in tree: OID?) throws -> ConflictRecord? {
         guard let entry = try entry(ConflictRecord.path(of: document), in: tree) else { return nil }

@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import Logging
 
 /// The non-Sendable core of a container: the repository handle and the operations on it.
 /// ``Container`` hands it out one caller at a time.
@@ -16,15 +17,17 @@ final class ContainerCore {
     let lockTimeout: Double
     let device: Device
     let history = HistoryCache()
+    let logger: Logger
 
-    init(repository: Repository, now: @escaping @Sendable () -> Date, lockTimeout: Double) throws {
+    init(repository: Repository, options: Container.Options) throws {
         self.repository = repository
         guard let directory = repository.workDirectory else {
             throw ConcordError.notAContainer(repository.gitDirectory)
         }
         workTree = WorkTree(root: String(directory.dropLast(directory.hasSuffix("/") ? 1 : 0)))
-        self.now = now
-        self.lockTimeout = lockTimeout
+        now = options.now
+        lockTimeout = options.lockTimeout
+        logger = options.logger
         guard let id = try? repository.config("concord.deviceId"), !id.isEmpty else {
             throw ConcordError.notAContainer(workTree.root)
         }
@@ -35,13 +38,27 @@ final class ContainerCore {
     // MARK: Locking
 
     /// Runs `body` holding the container's write lock, after finishing any work-tree update
-    /// that an interrupted command left pending.
+    /// that an interrupted command left pending; then keeps the object database small
+    /// (``Maintenance``), still holding the lock.
     func writing<T>(_ body: () throws -> T) throws -> T {
         let lock = try ContainerLock(gitDirectory: repository.gitDirectory, root: workTree.root, timeout: lockTimeout)
         return try withExtendedLifetime(lock) {
             removeStaleGitLocks()
             try recoverPendingCheckout()
-            return try body()
+            let result = try body()
+            maintain(repository)
+            return result
+        }
+    }
+
+    /// Rolls up packs and loose objects of `repository` (this device's or its local cloud's) when
+    /// they pile up; a failure is only a warning, as nothing depends on it.
+    func maintain(_ repository: Repository) {
+        guard !repository.isWritingOnePack else { return }
+        do {
+            try Maintenance.keepSmall(repository)
+        } catch {
+            logger.warning("could not repack \(repository.gitDirectory): \(error)")
         }
     }
 

@@ -1,7 +1,8 @@
 /// A document's path relative to the container root: checked, normalised, slash-separated.
 ///
-/// Refused: empty paths, absolute paths, `.` and `..` components, `.git` anywhere,
-/// `.concord` at the root, control characters, and text that was not valid UTF-8.
+/// Refused: empty paths, absolute paths, `.` and `..` components, `.git` anywhere (in any case
+/// or disguise), `.concord` at the root, control characters, text that was not valid UTF-8, and
+/// names or paths too long for a file system (``PathRules``).
 public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The normalised path, for example `notes/today.txt`.
     public let value: String
@@ -24,12 +25,14 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
         for component in components {
             if component == ".." { throw ConcordError.invalidPath(text, reason: "'..' leaves the container") }
             if component == "." { throw ConcordError.invalidPath(text, reason: "'.' components are not allowed") }
-            if component.lowercased() == ".git" { throw ConcordError.invalidPath(text, reason: "'.git' belongs to git") }
+            if PathRules.isDotGit(component) { throw ConcordError.invalidPath(text, reason: "'\(component)' would be read as '.git', which belongs to git") }
+            if let problem = PathRules.problem(withName: component) { throw ConcordError.invalidPath(text, reason: problem) }
         }
         if components[0] == ".concord" {
             throw ConcordError.invalidPath(text, reason: "'.concord' holds Concord's own records")
         }
         value = components.joined(separator: "/")
+        if let problem = PathRules.problem(withPath: value) { throw ConcordError.invalidPath(text, reason: problem) }
     }
 
     init(unchecked value: String) { self.value = value }

@@ -94,7 +94,6 @@ struct Stamp {
         deviceName = commit.author.name
         deviceID = trailers.value(Trailers.device) ?? commit.author.email
         date = commit.author.time
-        clock = trailers.value(Trailers.clock).flatMap(HybridLogicalClock.init)
-            ?? HybridLogicalClock(milliseconds: Int64(commit.author.time.timeIntervalSince1970 * 1000))
+        clock = trailers.value(Trailers.clock).flatMap(HybridLogicalClock.init) ?? HybridLogicalClock(date: commit.author.time)
     }
 }

@@ -20,7 +20,7 @@ public struct ConcordCommand: AsyncParsableCommand {
             InitCommand.self, CloneCommand.self, SaveCommand.self, RemoveCommand.self, ListCommand.self,
             SyncCommand.self, AirplaneCommand.self, ConflictsCommand.self, VersionsCommand.self,
             ShowCommand.self, ResolveCommand.self, LogCommand.self, MergeFileCommand.self,
-            KeyValueCommand.self, AdoptCommand.self, EvictCommand.self, PoliciesCommand.self,
+            KeyValueCommand.self, AdoptCommand.self, EvictCommand.self, PoliciesCommand.self, GCCommand.self,
         ]
     )
 
@@ -30,6 +30,10 @@ public struct ConcordCommand: AsyncParsableCommand {
     /// each subcommand's options take it.
     /// Exit codes: 0 done, 1 failed, 2 bad usage, 3 a merge needs a person.
     public static func run(arguments: [String]) async -> Never {
+        if let problem = Clock.environmentProblem {
+            Output.printError("concord: \(problem)")
+            Foundation.exit(1)
+        }
         do {
             var command = try parseAsRoot(reorderingGlobalOptions(arguments))
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -78,6 +78,9 @@ extension Repository {
         return result
     }
 
+    /// True inside ``writingOnePack(streamingAbove:flushingAt:_:)``.
+    public var isWritingOnePack: Bool { pendingPack != nil }
+
     /// Stores the objects written so far as one pack (nothing outside ``writingOnePack(_:)``).
     /// The memory backend cannot list what it holds, so the pack is made from what the wrapper
     /// wrote (every blob, each tree update's root, each commit), following commits and trees
@@ -96,6 +99,7 @@ extension Repository {
             defer { git_buf_dispose(&buffer) }
             try check("git_packbuilder_write_buf", git_packbuilder_write_buf(&buffer, builder))
             try check("git_odb_write_pack", concord_odb_write_pack(pack.original, buffer.ptr, buffer.size))
+            CrashPoint.reach("pack:stored")
             try check("git_odb_refresh", git_odb_refresh(pack.original))
         }
         try check("git_mempack_reset", git_mempack_reset(pack.memory))

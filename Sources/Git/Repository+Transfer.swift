@@ -57,6 +57,7 @@ extension Repository {
         defer { git_buf_dispose(&buffer) }
         try check("git_packbuilder_write_buf", git_packbuilder_write_buf(&buffer, builder))
         try check("git_odb_write_pack", concord_odb_write_pack(database, buffer.ptr, buffer.size))
+        CrashPoint.reach("objects:copied")
         try check("git_odb_refresh", git_odb_refresh(database))
         return inserted.count
     }

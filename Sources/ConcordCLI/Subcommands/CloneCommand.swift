@@ -23,8 +23,8 @@ struct CloneCommand: AsyncParsableCommand {
         try await Output.guarding {
             let container = try Container.clone(
                 from: InitCommand.absoluteCloud(url, global: global), to: global.resolvePath(path), deviceName: device,
-                options: Container.Options(now: Clock.now, deviceID: Clock.deviceID))
-            print("Joined \(container.cloudURL ?? url) as device \(container.device.name) in \(container.root)")
+                options: .commandLine)
+            Output.line("Joined \(container.cloudURL ?? url) as device \(container.device.name) in \(container.root)")
         }
     }
 }

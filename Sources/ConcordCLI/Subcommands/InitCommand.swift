@@ -29,10 +29,10 @@ struct InitCommand: AsyncParsableCommand {
             let remote = remote.map { Self.absoluteCloud($0, global: global) }
             let container = try Container.create(
                 at: target, deviceName: device, cloud: remote, packagePatterns: packages,
-                options: Container.Options(now: Clock.now, deviceID: Clock.deviceID))
+                options: .commandLine)
             var line = "Created container \(container.root) for device \(container.device.name)"
             if let cloud = container.cloudURL { line += ", cloud \(cloud)" }
-            print(line)
+            Output.line(line)
         }
     }
 

@@ -1,0 +1,120 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+/// What arrives from the cloud is input, like what a person types: every tree entry of the
+/// commits a sync or a clone receives is checked before any of it is written or `main` moves
+/// (git's `transfer.fsckObjects` is the model). A commit that fails is refused whole.
+///
+/// Refused: names ``PathRules`` refuses (`..`, `.git` and its disguises, `/`, control
+/// characters, names too long), symbolic links and submodule links (a document could follow
+/// them out of the container), modes Concord never writes, a `.concord` folder of another shape
+/// than Concord's records, and blobs larger than the limits.
+struct ArrivalCheck {
+    /// The limits on what one sync or clone may receive.
+    struct Limits: Equatable {
+        /// The largest object (a document, or a file of a package), in bytes.
+        var objectSize: Int
+        /// The most bytes of new file content one sync or clone may receive, inflated.
+        var totalSize: Int
+
+        static let defaultObjectSize = 100 << 20
+        static let defaultTotalSize = 2 << 30
+
+        /// The limits from the environment (`CONCORD_MAX_OBJECT_SIZE`, `CONCORD_MAX_ARRIVAL_SIZE`),
+        /// else the container's configuration (`concord.maxObjectSize`, `concord.maxArrivalSize`),
+        /// else the defaults (100 MB and 2 GB). Sizes take a `k`, `m` or `g` suffix.
+        static func current(in repository: Repository?) throws -> Limits {
+            func value(_ variable: String, _ key: String, _ fallback: Int) throws -> Int {
+                let text = ProcessInfo.processInfo.environment[variable] ?? (try? repository?.config(key)) ?? nil
+                guard let text else { return fallback }
+                guard let size = parseSize(text) else {
+                    throw ConcordError.failed("invalid size '\(text)' for \(variable) / \(key): give bytes, or a number with k, m or g")
+                }
+                return size
+            }
+            return Limits(
+                objectSize: try value("CONCORD_MAX_OBJECT_SIZE", "concord.maxObjectSize", defaultObjectSize),
+                totalSize: try value("CONCORD_MAX_ARRIVAL_SIZE", "concord.maxArrivalSize", defaultTotalSize))
+        }
+
+        /// Parses `1024`, `64k`, `100m`, `2g` (powers of 1024); nil when malformed or absurd.
+        static func parseSize(_ text: String) -> Int? {
+            let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let last = trimmed.last else { return nil }
+            let shift: Int = switch last {
+            case "k": 10
+            case "m": 20
+            case "g": 30
+            default: 0
+            }
+            guard let number = Int(shift == 0 ? trimmed : String(trimmed.dropLast())), number > 0,
+                  number <= Int(Int32.max) else { return nil }
+            return number << shift
+        }
+    }
+
+    let limits: Limits
+
+    /// Checks every entry that the commits reachable from `tips` and not from `known` introduce.
+    /// - Throws: ``ConcordError/refusedFromCloud(commit:path:reason:)`` for the first entry refused.
+    func check(_ repository: Repository, from tips: [OID], hiding known: [OID]) throws {
+        var sizes: [OID: Int] = [:]
+        var total = 0
+        do {
+            try repository.forEachArrivingEntry(from: tips, hiding: known) { arriving in
+                if let reason = try problem(with: arriving, repository: repository) {
+                    throw ConcordError.refusedFromCloud(commit: arriving.commit.short, path: arriving.path, reason: reason)
+                }
+                guard arriving.entry.kind == .blob, sizes[arriving.entry.id] == nil else { return }
+                let size = try repository.blobSize(arriving.entry.id)
+                sizes[arriving.entry.id] = size
+                total += size
+                if size > limits.objectSize {
+                    throw ConcordError.refusedFromCloud(
+                        commit: arriving.commit.short, path: arriving.path,
+                        reason: "\(Self.format(size)), over the limit of \(Self.format(limits.objectSize)) for one file (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it)")
+                }
+                if total > limits.totalSize {
+                    throw ConcordError.refusedFromCloud(
+                        commit: arriving.commit.short, path: arriving.path,
+                        reason: "past the limit of \(Self.format(limits.totalSize)) of new content in one transfer (CONCORD_MAX_ARRIVAL_SIZE or concord.maxArrivalSize raise it)")
+                }
+            }
+        } catch let error as GitError {
+            throw ConcordError.git(error, context: "refused what the cloud sent (nothing was written)")
+        }
+    }
+
+    /// Why an arriving entry cannot be taken; nil when it can.
+    private func problem(with arriving: ArrivingEntry, repository: Repository) throws -> String? {
+        let entry = arriving.entry
+        if let problem = PathRules.problem(withName: Substring(entry.name)) { return problem }
+        let path = arriving.path
+        if path.utf8.count > PathRules.maximumPathLength {
+            return "a path of \(path.utf8.count) bytes (at most \(PathRules.maximumPathLength))"
+        }
+        switch entry.mode {
+        case TreeEntry.fileMode, TreeEntry.executableMode, TreeEntry.treeMode: break
+        case 0o120000: return "a symbolic link; links are never written, so that no document can lead out of the container"
+        case 0o160000: return "a submodule link, which Concord never writes"
+        default: return "an entry of mode \(String(entry.mode, radix: 8)), which Concord never writes"
+        }
+        let components = path.split(separator: "/")
+        guard components.first == ".concord" else { return nil }
+        let isFolder = entry.kind == .tree
+        let inRecords = components.count >= 2 && (components[1] == "conflicts" || components[1] == "kv")
+        switch (components.count, inRecords) {
+        case (1, _), (2, true):
+            return isFolder ? nil : "one of Concord's records folders, sent as a file"
+        case (2, false), (3, true):
+            return isFolder ? "a folder where Concord keeps only record files" : nil
+        default:
+            return "a folder where Concord keeps only record files"
+        }
+    }
+
+    static func format(_ bytes: Int) -> String {
+        ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .binary)
+    }
+}

@@ -1,0 +1,66 @@
+/// The names a container may hold, for paths typed by a person and for entries that arrive from
+/// the cloud alike (git's `verify_path` and `fsck` are the models): whatever one device can save,
+/// every device can write, and nothing can name a place outside the container or inside `.git`.
+enum PathRules {
+    /// The longest name of one path component, in UTF-8 bytes (Linux's `NAME_MAX`).
+    static let maximumNameLength = 255
+    /// The longest path from the container root, in UTF-8 bytes (macOS's `PATH_MAX`, so that a
+    /// container fits under any folder on any system Concord runs on).
+    static let maximumPathLength = 1024
+
+    /// Why `name` cannot be one component of a path in a container; nil when it can.
+    static func problem(withName name: Substring) -> String? {
+        if name.isEmpty { return "an empty name" }
+        if name == "." || name == ".." { return "'\(name)' leaves the folder it is in" }
+        if name.contains("/") { return "a name holding '/'" }
+        if name.utf8.contains(0) { return "a name holding a NUL byte" }
+        if name.unicodeScalars.contains("\u{FFFD}") { return "a name that is not valid UTF-8" }
+        if name.unicodeScalars.contains(where: isControl) { return "a name holding a control character" }
+        if name.utf8.count > maximumNameLength {
+            return "a name of \(name.utf8.count) bytes (at most \(maximumNameLength))"
+        }
+        if isDotGit(name) { return "'\(name)' would be read as '.git', which belongs to git" }
+        return nil
+    }
+
+    /// Why the slash-separated `path` cannot name something in a container; nil when it can.
+    static func problem(withPath path: String) -> String? {
+        if path.utf8.count > maximumPathLength {
+            return "a path of \(path.utf8.count) bytes (at most \(maximumPathLength))"
+        }
+        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
+            if let problem = problem(withName: component) { return problem }
+        }
+        return nil
+    }
+
+    /// C0 controls, DEL and C1 controls: characters a terminal may act on.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+    }
+
+    /// True for `.git` in any case, and for the names that HFS+ or NTFS would read as `.git`:
+    /// with code points HFS+ ignores (`.g\u{200C}it`), with trailing dots or spaces or an NTFS
+    /// stream (`.git. `, `.git::$INDEX_ALLOCATION`), or NTFS's short name `git~1`.
+    static func isDotGit(_ name: Substring) -> Bool {
+        let visible = String(String.UnicodeScalarView(name.unicodeScalars.filter { !isIgnoredByHFS($0) })).lowercased()
+        if visible == ".git" { return true }
+        let lowered = name.lowercased()
+        for stem in [".git", "git~1"] where lowered.hasPrefix(stem) {
+            for character in lowered.dropFirst(stem.count) {
+                if character == ":" || character == "\\" { return true }
+                if character != "." && character != " " { return false }
+            }
+            return true
+        }
+        return false
+    }
+
+    /// The code points HFS+ drops when comparing names (git's `next_hfs_char`).
+    private static func isIgnoredByHFS(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x200C...0x200F, 0x202A...0x202E, 0x206A...0x206F, 0xFEFF: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,78 @@
+internal import CGit2
+
+/// One tree entry that an arriving commit introduces.
+public struct ArrivingEntry: Sendable, Equatable {
+    /// The commit that introduces it (the first one met, newest first).
+    public var commit: OID
+    /// The folder path holding the entry, empty at the root, without a trailing slash.
+    public var folder: String
+    /// The entry, as stored.
+    public var entry: TreeEntry
+
+    /// The entry's slash-separated path from the root.
+    public var path: String { folder.isEmpty ? entry.name : "\(folder)/\(entry.name)" }
+}
+
+extension Repository {
+    /// Visits every tree entry introduced by the commits reachable from `tips` and not from
+    /// `known`, before anything names them: for each commit, the entries of its tree that differ
+    /// from its first parent's (every entry of a root commit), going down only into folders that
+    /// changed, each folder at a given path once. A tree that lists a name twice or out of git's
+    /// order is refused. Cost follows what the commits changed, not the size of their trees.
+    /// - Throws: ``GitError`` when an object is missing or malformed, or what `body` throws.
+    public func forEachArrivingEntry(from tips: [OID], hiding known: [OID], _ body: (ArrivingEntry) throws -> Void) throws {
+        var commits: [OID] = []
+        try walk(from: tips, hiding: known.filter(contains)) { id in
+            commits.append(id)
+            return true
+        }
+        var visited = Set<FolderKey>()
+        for commit in commits {
+            let tree = try treeID(ofCommit: commit)
+            let parentTree = try parents(ofCommit: commit).first.map(treeID(ofCommit:))
+            try visitArriving(tree, against: parentTree, folder: "", commit: commit, visited: &visited, body)
+        }
+    }
+
+    private struct FolderKey: Hashable {
+        var id: OID
+        var path: String
+    }
+
+    private func visitArriving(
+        _ tree: OID, against old: OID?, folder: String, commit: OID, visited: inout Set<FolderKey>,
+        _ body: (ArrivingEntry) throws -> Void
+    ) throws {
+        guard tree != old, visited.insert(FolderKey(id: tree, path: folder)).inserted else { return }
+        try checkOrder(of: tree, folder: folder, commit: commit)
+        try forEachDifference(old, tree) { previous, entry in
+            guard let entry else { return }
+            let arriving = ArrivingEntry(commit: commit, folder: folder, entry: entry)
+            try body(arriving)
+            if entry.kind == .tree {
+                try visitArriving(entry.id, against: previous?.kind == .tree ? previous?.id : nil,
+                                  folder: arriving.path, commit: commit, visited: &visited, body)
+            }
+        }
+    }
+
+    /// Refuses a tree whose entries are not strictly in git's order (a name listed twice, or a
+    /// tree written by hand): comparing it with another tree would then skip or repeat entries.
+    private func checkOrder(of tree: OID, folder: String, commit: OID) throws {
+        let pointer = try lookupTree(tree)
+        defer { git_tree_free(pointer) }
+        let count = git_tree_entrycount(pointer)
+        guard count > 1 else { return }
+        for index in 1..<count {
+            guard let previous = git_tree_entry_byindex(pointer, index - 1),
+                  let entry = git_tree_entry_byindex(pointer, index) else { continue }
+            if git_tree_entry_cmp(previous, entry) >= 0 {
+                let name = String(cString: git_tree_entry_name(entry))
+                throw GitError(
+                    code: GIT_EINVALID.rawValue, errorClass: Int32(GIT_ERROR_OBJECT.rawValue),
+                    message: "commit \(commit.short): the folder '\(folder.isEmpty ? "/" : folder)' (tree \(tree.short)) lists '\(name)' twice or out of order",
+                    function: "git_tree_entry_cmp")
+            }
+        }
+    }
+}
