@@ -27,9 +27,9 @@ struct JSONMerger {
     /// The merged value (nil: absent) and the conflicts found. On a conflict that is not settled,
     /// the value holds our side's value where we have one, else theirs.
     func merge(base: JSONValue?, ours: JSONValue?, theirs: JSONValue?) -> (value: JSONValue?, conflicts: [Conflict]) {
-        if ours == theirs { return (ours, []) }
-        if base == ours { return (theirs, []) }
-        if base == theirs { return (ours, []) }
+        if JSONMerger.identical(ours, theirs) { return (ours, []) }
+        if JSONMerger.identical(base, ours) { return (theirs, []) }
+        if JSONMerger.identical(base, theirs) { return (ours, []) }
         switch (ours, theirs) {
         case let (.object(oursMembers)?, .object(theirsMembers)?):
             var baseMembers: [JSONMember] = []
@@ -72,9 +72,10 @@ struct JSONMerger {
         }
     }
 
-    /// Merges two keyed sequences (object members, or array elements by id). Our order is kept;
-    /// entries only theirs has go at their sorted place when every key list is sorted, else
-    /// right after the entry that precedes them on their side.
+    /// Merges two keyed sequences (object members, or array elements by id). Our order is kept,
+    /// unless only theirs moved entries (a move is a change too): then theirs is kept. Entries
+    /// only the other side has go at their sorted place when every key list is sorted, else right
+    /// after the entry that precedes them on their side.
     private func mergeKeyed<Key: Hashable>(
         base: [(Key, JSONValue)], ours: [(Key, JSONValue)], theirs: [(Key, JSONValue)],
         sortedKeys: Bool, component: (Key, Int) -> JSONPath.Component
@@ -82,9 +83,15 @@ struct JSONMerger {
         let baseValues = Dictionary(base, uniquingKeysWith: { first, _ in first })
         let oursValues = Dictionary(ours, uniquingKeysWith: { first, _ in first })
         let theirsValues = Dictionary(theirs, uniquingKeysWith: { first, _ in first })
-        let order = sortedKeys
-            ? JSONMerger.sortedOrder(ours: ours.map(\.0), theirs: theirs.map(\.0), oursFirst: oursFirst)
-            : JSONMerger.anchoredOrder(ours: ours.map(\.0), theirs: theirs.map(\.0), oursFirst: oursFirst)
+        let (baseKeys, oursKeys, theirsKeys) = (base.map(\.0), ours.map(\.0), theirs.map(\.0))
+        let order: [Key]
+        if sortedKeys {
+            order = JSONMerger.sortedOrder(ours: oursKeys, theirs: theirsKeys, oursFirst: oursFirst)
+        } else if JSONMerger.moved(baseKeys, in: theirsKeys), !JSONMerger.moved(baseKeys, in: oursKeys) {
+            order = JSONMerger.anchoredOrder(ours: theirsKeys, theirs: oursKeys, oursFirst: !oursFirst)
+        } else {
+            order = JSONMerger.anchoredOrder(ours: oursKeys, theirs: theirsKeys, oursFirst: oursFirst)
+        }
         var entries: [(Key, JSONValue)] = []
         var conflicts: [Conflict] = []
         for key in order {
@@ -98,6 +105,27 @@ struct JSONMerger {
             entries.append((key, value))
         }
         return (entries, conflicts)
+    }
+
+    /// True when both are the same JSON with their members in the same order: a member moved is
+    /// a change here, though not for `==`.
+    private static func identical(_ lhs: JSONValue?, _ rhs: JSONValue?) -> Bool {
+        guard lhs == rhs else { return false }
+        switch (lhs, rhs) {
+        case let (.object(left)?, .object(right)?):
+            return left.map(\.key) == right.map(\.key) && zip(left, right).allSatisfy { identical($0.value, $1.value) }
+        case let (.array(left)?, .array(right)?):
+            return zip(left, right).allSatisfy { identical($0, $1) }
+        default:
+            return true
+        }
+    }
+
+    /// True when `side` holds the keys it shares with `base` in another order: it moved some.
+    private static func moved<Key: Hashable>(_ base: [Key], in side: [Key]) -> Bool {
+        let sideKeys = Set(side)
+        let baseKeys = Set(base)
+        return !base.filter(sideKeys.contains).elementsEqual(side.filter(baseKeys.contains))
     }
 
     /// Our keys, then each key only theirs has right after the key before it on their side.

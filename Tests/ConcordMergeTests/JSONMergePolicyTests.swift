@@ -29,6 +29,16 @@ struct JSONMergePolicyTests {
         #expect(Fixtures.text(outcome) == "{\n\t\"z\": 1,\n\t\"k\": {\"x\": [1, 2]},\n\t\"a\": 2,\n\t\"m\": 3\n}")
     }
 
+    /// A member moved on one side is a change, kept beside the other side's edits.
+    @Test func aMemberMovedOnOneSideStaysMoved() {
+        let base = "{\n  \"private\": true,\n  \"name\": \"app\",\n  \"version\": \"1.0.0\"\n}\n"
+        let mac = "{\n  \"private\": true,\n  \"name\": \"app\",\n  \"version\": \"1.1.0\"\n}\n"
+        let ipad = "{\n  \"name\": \"app\",\n  \"version\": \"1.0.0\",\n  \"private\": true\n}\n"
+        let moved = "{\n  \"name\": \"app\",\n  \"version\": \"1.1.0\",\n  \"private\": true\n}\n"
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, ipad)) == moved)
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, ipad, mac)) == moved)
+    }
+
     @Test func nestedChangesMerge() {
         let base = #"{"a":{"x":1,"y":2},"b":[1]}"#
         let mac = #"{"a":{"x":10,"y":2},"b":[1]}"#
