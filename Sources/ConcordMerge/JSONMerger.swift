@@ -41,7 +41,8 @@ struct JSONMerger {
                 theirs: theirsMembers.map { ($0.key, $0.value) },
                 sortedKeys: sorted
             ) { key, _ in .key(key) }
-            return (.object(entries.map { JSONMember(key: $0.0, value: $0.1) }), conflicts)
+            let members = JSONMerger.followingLockstepBumps(entries, base: baseMembers, ours: oursMembers, theirs: theirsMembers)
+            return (.object(members), conflicts)
         case let (.array(oursElements)?, .array(theirsElements)?):
             var baseElements: [JSONValue] = []
             if case let .array(elements)? = base { baseElements = elements }

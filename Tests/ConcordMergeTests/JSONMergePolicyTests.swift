@@ -39,6 +39,21 @@ struct JSONMergePolicyTests {
         #expect(Fixtures.text(Fixtures.merge(policy, base: base, ipad, mac)) == moved)
     }
 
+    /// Lockstep versions: a dependency added at the version every sibling was moved from is
+    /// written at the version they moved to; one sibling moved alone is no lockstep.
+    @Test func anAddedDependencyFollowsALockstepBump() {
+        let base = #"{"deps": {"@x/a": "^1.0.0-alpha.11", "@x/b": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#
+        let mac = #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#
+        let ipad = #"{"deps": {"@x/a": "^1.0.0-alpha.11", "@x/b": "^1.0.0-alpha.11", "@x/c": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, ipad))
+            == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "@x/c": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#)
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, ipad, mac))
+            == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "@x/c": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#)
+        let alone = #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, alone, ipad))
+            == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.11", "@x/c": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#)
+    }
+
     @Test func nestedChangesMerge() {
         let base = #"{"a":{"x":1,"y":2},"b":[1]}"#
         let mac = #"{"a":{"x":10,"y":2},"b":[1]}"#
