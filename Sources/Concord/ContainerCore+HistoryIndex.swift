@@ -28,6 +28,9 @@ extension ContainerCore {
                try repository.isDescendant(head, of: tip) {
                 try extend(index, to: head)
                 try index.save(tip: head)
+                #if DEBUG
+                if let report = ProcessInfo.processInfo.environment["CONCORD_CHECK_HISTORY_INDEX"] { try checkAgainstRebuild(index, from: tip, at: head, report: report) }
+                #endif
             } else {
                 try rebuildHistoryIndex(at: head)
             }
@@ -56,8 +59,8 @@ extension ContainerCore {
     }
 
     /// Adds the commits reachable from `head` and not from the index's tip: the versions each
-    /// makes (with the versions they replace), then the current version at `head` of every path
-    /// they touched.
+    /// makes, with the path's entry and the versions they replace. The versions replaced are
+    /// found while the index still describes its old tip, then the new versions are added.
     private func extend(_ index: HistoryIndex, to head: OID) throws {
         var arrived: [OID] = []
         try ConcordError.wrap("cannot walk the history") {
@@ -66,7 +69,7 @@ extension ContainerCore {
                 return true
             }
         }
-        var touched = Set<String>()
+        var additions: [(path: String, version: HistoryIndex.Version)] = []
         for commit in arrived.reversed() {
             let known = try known(commit)
             let commitTree = known.commit.tree
@@ -76,24 +79,54 @@ extension ContainerCore {
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(parentTree, commitTree) }
                 perParent.append(Self.pathsAndFolders(changes.map(\.path)))
             }
-            let named = Set(known.trailers.values(Trailers.document) + known.trailers.values(Trailers.current).compactMap { value in
-                value.firstIndex(of: " ").map { String(value[value.index(after: $0)...]) }
-            })
-            touched.formUnion(perParent.reduce(into: Set<String>()) { $0.formUnion($1) })
-            touched.formUnion(named)
             var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
-            for document in named where !known.trailers.resolved(DocumentPath(unchecked: document)).isEmpty {
+            for document in known.trailers.values(Trailers.document) where !known.trailers.resolved(DocumentPath(unchecked: document)).isEmpty {
                 versionPaths.insert(document)
             }
             for path in versionPaths.sorted() where !Self.isConcordPath(path) {
                 let document = DocumentPath(unchecked: path)
-                index.add(HistoryIndex.Version(commit: commit, replaces: try previousVersions(of: commit, document: document)), of: path)
+                let version = HistoryIndex.Version(
+                    commit: commit, entry: try entry(path, in: commitTree)?.id,
+                    replaces: try previousVersions(of: commit, document: document))
+                additions.append((path, version))
             }
         }
-        for path in touched.sorted() where !Self.isConcordPath(path) {
-            index.setCurrent(try currentVersion(of: DocumentPath(unchecked: path), at: head), of: path)
+        for (path, version) in additions { index.add(version, of: path) }
+    }
+
+    #if DEBUG
+    /// Debug builds: compares the extended index with one rebuilt from scratch, path by path,
+    /// and appends the first difference to the file `report` (for finding extension bugs in simulations).
+    private func checkAgainstRebuild(_ index: HistoryIndex, from tip: OID, at head: OID, report: String) throws {
+        let fresh = HistoryIndex.empty(gitDirectory: repository.gitDirectory + "concord/check-")
+        let saved = history.index
+        history.index = .some(fresh)
+        defer { history.index = saved }
+        var chain: [OID] = []
+        var next: OID? = head
+        while let commit = next {
+            chain.append(commit)
+            next = try known(commit).commit.parents.first
+        }
+        for commit in chain.reversed() {
+            try extend(fresh, to: commit)
+            fresh.advance(to: commit)
+        }
+        var lines: [String] = []
+        for path in fresh.paths.union(index.paths).sorted() {
+            let a = index.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
+            let b = fresh.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
+            if a != b { lines.append("  \(path): extended \(a); rebuilt \(b)") }
+        }
+        guard !lines.isEmpty else { return }
+        let text = "INDEX MISMATCH extending \(tip.short) -> \(head.short) in \(repository.gitDirectory)\n" + lines.joined(separator: "\n") + "\n"
+        if let handle = FileHandle(forWritingAtPath: report) ?? (FileManager.default.createFile(atPath: report, contents: nil) ? FileHandle(forWritingAtPath: report) : nil) {
+            handle.seekToEndOfFile()
+            handle.write(Data(text.utf8))
+            try? handle.close()
         }
     }
+    #endif
 
     /// The paths and every folder above them.
     static func pathsAndFolders(_ paths: [String]) -> Set<String> {

@@ -28,8 +28,9 @@ extension ContainerCore {
                 found = known
                 break
             }
-            if let index, id == index.tip {
-                found = index.current(of: document.value)
+            if let index, id == index.tip,
+               let known = index.current(of: document.value, entry: try entry(document.value, in: tree(of: id))?.id) {
+                found = known
                 break
             }
             walked.append(id)

@@ -6,8 +6,9 @@ internal import Git
 /// history (git's commit-graph with changed-path Bloom filters is the model).
 ///
 /// For every path (documents, package folders and the folders above them) it keeps the commits
-/// that are versions of it, each with the versions it replaced, and the path's current version
-/// at the index's tip. It is a cache: everything in it is computed from the repository, so a
+/// that are versions of it, each with the path's entry there and the versions it replaced. At
+/// the index's tip, a path's current version is the one version whose entry is the tip's (when
+/// several share it, callers walk the history, which decides). It is a cache: everything in it is computed from the repository, so a
 /// missing, stale or damaged index is rebuilt, never trusted.
 ///
 /// On disk, in `.git/concord/history/`: `base-N`, an immutable table sorted by path hash and
@@ -15,21 +16,12 @@ internal import Git
 /// naming the commit the index describes, the generation N and how many bytes of the log count.
 /// Only writers (holding the container lock) change it; readers read the files `tip` names.
 final class HistoryIndex {
-    /// One version of a path: the commit, and the versions it replaced (its previous versions).
+    /// One version of a path: the commit, the path's entry there (nil for a deletion), and the
+    /// versions it replaced (its previous versions).
     struct Version: Equatable {
         var commit: OID
+        var entry: OID?
         var replaces: [OID]
-    }
-
-    /// What one path has gained since the base.
-    private struct Entry {
-        var versions: [Version] = []
-        var current: OID??
-    }
-
-    private enum Record {
-        case version(Version)
-        case current(OID?)
     }
 
     /// The commit whose history the index describes.
@@ -37,8 +29,8 @@ final class HistoryIndex {
     private let folder: String
     private var generation: Int
     private var base: BaseTable?
-    private var logged: [String: Entry] = [:]
-    private var pending: [(path: String, record: Record)] = []
+    private var logged: [String: [Version]] = [:]
+    private var pending: [(path: String, version: Version)] = []
     private var logBytes: Int
 
     private init(folder: String, tip: OID?, generation: Int, base: BaseTable?, logBytes: Int) {
@@ -59,7 +51,7 @@ final class HistoryIndex {
         let folder = gitDirectory + "concord/history"
         guard let text = try? String(contentsOfFile: "\(folder)/tip", encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n").map(String.init)
-        guard lines.count == 4, lines[0] == "concord-history 1", let tip = OID(hex: lines[1]),
+        guard lines.count == 4, lines[0] == "concord-history 2", let tip = OID(hex: lines[1]),
               let generation = Int(lines[2]), let logBytes = Int(lines[3]) else { return nil }
         guard let base = BaseTable(path: "\(folder)/base-\(generation)") else { return nil }
         let index = HistoryIndex(folder: folder, tip: tip, generation: generation, base: base, logBytes: logBytes)
@@ -71,14 +63,18 @@ final class HistoryIndex {
 
     /// The versions of `path` the index knows, in the order they were indexed.
     func versions(of path: String) -> [Version] {
-        (base?.versions(of: path) ?? []) + (logged[path]?.versions ?? [])
+        (base?.versions(of: path) ?? []) + (logged[path] ?? [])
     }
 
-    /// The current version of `path` at ``tip``; nil when the path never existed there.
-    func current(of path: String) -> OID? {
-        if let known = logged[path]?.current { return known }
-        return base?.current(of: path) ?? nil
+    /// The current version of `path` at ``tip``, whose entry there is `entry`: `.some(nil)` when
+    /// the path never existed, nil when the index cannot tell (several versions share that entry).
+    func current(of path: String, entry: OID?) -> OID?? {
+        let versions = versions(of: path)
+        if versions.isEmpty && entry == nil { return .some(nil) }
+        let matching = versions.filter { $0.entry == entry }
+        return matching.count == 1 ? .some(matching[0].commit) : nil
     }
+
 
     // MARK: Writing
 
@@ -86,17 +82,13 @@ final class HistoryIndex {
     /// advances commit by commit and saves once).
     func advance(to commit: OID) { tip = commit }
 
+    /// Every path with a version (for checks).
+    var paths: Set<String> { Set(logged.keys).union(base?.paths() ?? []) }
+
     /// Records a version of `path`.
     func add(_ version: Version, of path: String) {
-        logged[path, default: Entry()].versions.append(version)
-        pending.append((path, .version(version)))
-    }
-
-    /// Records the current version of `path` at the tip being indexed.
-    func setCurrent(_ version: OID?, of path: String) {
-        guard current(of: path) != version else { return }
-        logged[path, default: Entry()].current = .some(version)
-        pending.append((path, .current(version)))
+        logged[path, default: []].append(version)
+        pending.append((path, version))
     }
 
     /// Writes what was added since the last save and names `tip` as the commit described: the
@@ -117,7 +109,7 @@ final class HistoryIndex {
 
     private func appendLog() throws {
         var data = Data()
-        for (path, record) in pending { Self.encode(path, record, into: &data) }
+        for (path, version) in pending { Self.encode(path, version, into: &data) }
         pending = []
         guard !data.isEmpty else { return }
         let path = "\(folder)/log-\(generation)"
@@ -141,12 +133,6 @@ final class HistoryIndex {
             let versions = versions(of: path)
             Self.appendInteger(UInt32(versions.count), to: &data)
             for version in versions { Self.encode(version, into: &data) }
-            if let current = logged[path]?.current ?? base?.currentRecord(of: path) {
-                data.append(1)
-                Self.encodeOptional(current, into: &data)
-            } else {
-                data.append(0)
-            }
             entries.append((BaseTable.hash(path), path, data))
         }
         entries.sort { ($0.hash, $0.path) < ($1.hash, $1.path) }
@@ -177,7 +163,7 @@ final class HistoryIndex {
 
     private func writeTip() throws {
         guard let tip else { return }
-        let text = "concord-history 1\n\(tip.hex)\n\(generation)\n\(logBytes)\n"
+        let text = "concord-history 2\n\(tip.hex)\n\(generation)\n\(logBytes)\n"
         try Data(text.utf8).write(to: URL(fileURLWithPath: "\(folder)/tip"), options: .atomic)
     }
 
@@ -187,40 +173,24 @@ final class HistoryIndex {
         var reader = Reader(data: data.prefix(logBytes))
         while !reader.isAtEnd {
             guard let length = reader.integer(UInt16.self), let key = reader.bytes(Int(length)),
-                  let kind = reader.byte() else { return false }
-            let path = String(decoding: key, as: UTF8.self)
-            switch kind {
-            case 1:
-                guard let version = Self.decodeVersion(&reader) else { return false }
-                logged[path, default: Entry()].versions.append(version)
-            case 2:
-                guard let current = Self.decodeOptional(&reader) else { return false }
-                logged[path, default: Entry()].current = .some(current)
-            default:
-                return false
-            }
+                  let version = Self.decodeVersion(&reader) else { return false }
+            logged[String(decoding: key, as: UTF8.self), default: []].append(version)
         }
         return true
     }
 
     // MARK: Encoding
 
-    private static func encode(_ path: String, _ record: Record, into data: inout Data) {
+    private static func encode(_ path: String, _ version: Version, into data: inout Data) {
         let key = Data(path.utf8)
         appendInteger(UInt16(key.count), to: &data)
         data.append(key)
-        switch record {
-        case let .version(version):
-            data.append(1)
-            encode(version, into: &data)
-        case let .current(current):
-            data.append(2)
-            encodeOptional(current, into: &data)
-        }
+        encode(version, into: &data)
     }
 
     static func encode(_ version: Version, into data: inout Data) {
         data.append(contentsOf: version.commit.bytes)
+        encodeOptional(version.entry, into: &data)
         data.append(UInt8(min(version.replaces.count, 255)))
         for replaced in version.replaces.prefix(255) { data.append(contentsOf: replaced.bytes) }
     }
@@ -235,13 +205,13 @@ final class HistoryIndex {
     }
 
     static func decodeVersion(_ reader: inout Reader) -> Version? {
-        guard let commit = reader.oid(), let count = reader.byte() else { return nil }
+        guard let commit = reader.oid(), let entry = decodeOptional(&reader), let count = reader.byte() else { return nil }
         var replaces: [OID] = []
         for _ in 0..<count {
             guard let id = reader.oid() else { return nil }
             replaces.append(id)
         }
-        return Version(commit: commit, replaces: replaces)
+        return Version(commit: commit, entry: entry, replaces: replaces)
     }
 
     /// `.some(id)` or `.some(nil)`; nil when the bytes are damaged.
@@ -332,17 +302,6 @@ struct BaseTable {
         }
         return result
     }
-
-    /// The current version recorded for `path`: `.some(nil)` when it is recorded as absent,
-    /// nil when nothing is recorded.
-    func currentRecord(of path: String) -> OID?? {
-        guard var reader = records(of: path), let count = reader.integer(UInt32.self) else { return nil }
-        for _ in 0..<count { guard HistoryIndex.decodeVersion(&reader) != nil else { return nil } }
-        guard reader.byte() == 1 else { return nil }
-        return HistoryIndex.decodeOptional(&reader)
-    }
-
-    func current(of path: String) -> OID? { currentRecord(of: path) ?? nil }
 
     /// Every path the table holds.
     func paths() -> [String] {

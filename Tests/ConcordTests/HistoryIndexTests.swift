@@ -82,4 +82,31 @@ import Testing
         #expect(try String(contentsOfFile: "\(history)/tip", encoding: .utf8).contains(unrelated) == false, "rebuilt")
         #expect(try answers(Container.open(at: device.root), paths) == expected)
     }
+
+    /// The current version depends on the route the walk takes when several versions share a
+    /// content (here two deletions on two devices' lines): after a fast-forward onto the other
+    /// device's integration, the index must give the walk's answer, not the one of its old tip.
+    @Test func aFastForwardOntoAnotherLineageAgreesWithTheWalk() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].remove(doc("a.txt"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[2].setAirplaneMode(true)
+        try fixture[2].save(doc("a.txt"), content: text("again"))
+        try fixture[2].remove(doc("a.txt"))
+        try fixture[1].save(doc("b.txt"), content: text("b"))
+        try await fixture[1].sync()
+        try fixture[2].setAirplaneMode(false)
+        try await fixture[2].sync()
+        try await fixture[1].sync()
+        let device = fixture[1]
+        let history = "\(device.root)/.git/concord/history"
+        let indexed = try answers(Container.open(at: device.root), ["a.txt", "b.txt"])
+        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
+        let walked = try answers(Container.open(at: device.root), ["a.txt", "b.txt"])
+        try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+        #expect(indexed == walked)
+        #expect(walked["a.txt"]?.all.filter(\.isDeleted).count == 2)
+    }
 }
