@@ -40,35 +40,51 @@ extension ContainerCore {
         }
     }
 
-    /// Builds the index anew: one extension per commit of `main`'s first-parent chain.
+    /// Builds the index anew from the repository.
     func rebuildHistoryIndex(at head: OID) throws {
         history.index = .some(nil)
-        var chain: [OID] = []
-        var next: OID? = head
-        while let commit = next {
-            chain.append(commit)
-            next = try known(commit).commit.parents.first
-        }
         let index = HistoryIndex.empty(gitDirectory: repository.gitDirectory)
         history.index = .some(index)
-        for commit in chain.reversed() {
-            try extend(index, to: commit)
-            index.advance(to: commit)
-        }
+        try extend(index, to: head)
         try index.save(tip: head)
     }
 
-    /// Adds the commits reachable from `head` and not from the index's tip: the versions each
-    /// makes, with the path's entry and the versions they replace. The versions replaced are
-    /// found while the index still describes its old tip, then the new versions are added.
+    /// Adds the commits reachable from `head` and not from the index's tip, one step per commit
+    /// of `head`'s first-parent chain (with the side branches it merges), oldest first, so that
+    /// each step's walks stop at the commit the step before reached.
     private func extend(_ index: HistoryIndex, to head: OID) throws {
-        var arrived: [OID] = []
+        let start = index.tip
+        let arriving = Set(try commits(reachableFrom: head, hiding: [start].compactMap { $0 }))
+        var chain: [OID] = []
+        var next: OID? = head
+        while let commit = next, arriving.contains(commit) {
+            chain.append(commit)
+            next = try known(commit).commit.parents.first
+        }
+        for commit in chain.reversed() {
+            // What the index covers: the history of where it started and of the step before.
+            try step(index, to: commit, covered: Array(Set([start, index.tip].compactMap { $0 })))
+            index.advance(to: commit)
+        }
+    }
+
+    private func commits(reachableFrom head: OID, hiding covered: [OID]) throws -> [OID] {
+        var result: [OID] = []
         try ConcordError.wrap("cannot walk the history") {
-            try repository.walk(from: [head], hiding: index.tip.map { [$0] } ?? []) { id in
-                arrived.append(id)
+            try repository.walk(from: [head], hiding: covered) { id in
+                result.append(id)
                 return true
             }
         }
+        return result
+    }
+
+    /// One step: the versions the arriving commits make, each with the path's entry and the
+    /// versions it replaced, found while the index still describes the step's start; then added.
+    private func step(_ index: HistoryIndex, to head: OID, covered: [OID]) throws {
+        let arrived = try commits(reachableFrom: head, hiding: covered)
+        index.arriving = Set(arrived)
+        defer { index.arriving = nil }
         var additions: [(path: String, version: HistoryIndex.Version)] = []
         for commit in arrived.reversed() {
             let known = try known(commit)
@@ -102,16 +118,7 @@ extension ContainerCore {
         let saved = history.index
         history.index = .some(fresh)
         defer { history.index = saved }
-        var chain: [OID] = []
-        var next: OID? = head
-        while let commit = next {
-            chain.append(commit)
-            next = try known(commit).commit.parents.first
-        }
-        for commit in chain.reversed() {
-            try extend(fresh, to: commit)
-            fresh.advance(to: commit)
-        }
+        try extend(fresh, to: head)
         var lines: [String] = []
         for path in fresh.paths.union(index.paths).sorted() {
             let a = index.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()

@@ -23,13 +23,17 @@ extension ContainerCore {
         var walked: [OID] = []
         let found: OID?
         let index = openedIndex
+        // Once the walk is in the history the index describes, the index may answer.
+        var covered = false
         while true {
             if let known = history.currentVersion(of: document, at: id) {
                 found = known
                 break
             }
-            if let index, id == index.tip,
-               let known = index.current(of: document.value, entry: try entry(document.value, in: tree(of: id))?.id) {
+            if let index {
+                covered = covered || id == index.tip || index.arriving.map { !$0.contains(id) } == true
+            }
+            if covered, let index, let known = index.current(of: document.value, entry: try entry(document.value, in: tree(of: id))?.id) {
                 found = known
                 break
             }

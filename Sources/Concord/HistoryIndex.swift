@@ -26,6 +26,9 @@ final class HistoryIndex {
 
     /// The commit whose history the index describes.
     private(set) var tip: OID?
+    /// While the index is being extended: the commits arriving, whose versions are not in it yet.
+    /// Any other commit a walk from them meets is in the history the index describes.
+    var arriving: Set<OID>?
     private let folder: String
     private var generation: Int
     private var base: BaseTable?
@@ -66,12 +69,15 @@ final class HistoryIndex {
         (base?.versions(of: path) ?? []) + (logged[path] ?? [])
     }
 
-    /// The current version of `path` at ``tip``, whose entry there is `entry`: `.some(nil)` when
-    /// the path never existed, nil when the index cannot tell (several versions share that entry).
+    /// The current version of `path` at a commit of the history the index describes (``tip`` or
+    /// one of its ancestors), where its entry is `entry`: the one version with that entry, or
+    /// `.some(nil)` when the path is absent and was never deleted; nil when the index cannot tell
+    /// (several versions share that entry, or an absent path was deleted before: the walk decides).
     func current(of path: String, entry: OID?) -> OID?? {
-        let versions = versions(of: path)
-        if versions.isEmpty && entry == nil { return .some(nil) }
-        let matching = versions.filter { $0.entry == entry }
+        let matching = versions(of: path).filter { $0.entry == entry }
+        // An absent path either was deleted (a version) or did not exist yet (none): only when
+        // no version deleted it is the answer sure.
+        if entry == nil { return matching.isEmpty ? .some(nil) : nil }
         return matching.count == 1 ? .some(matching[0].commit) : nil
     }
 

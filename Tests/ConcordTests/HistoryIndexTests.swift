@@ -109,4 +109,26 @@ import Testing
         #expect(indexed == walked)
         #expect(walked["a.txt"]?.all.filter(\.isDeleted).count == 2)
     }
+
+    /// An absent path either was deleted or did not exist yet: a document added on a device that
+    /// never saw another device add and delete it replaces nothing, and the index must say so.
+    @Test func anAddOnALineThatNeverSawTheDeletionReplacesNothing() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[2].setAirplaneMode(true)
+        try fixture[1].save(doc("a.txt"), content: text("first"))
+        try fixture[1].remove(doc("a.txt"))
+        try await fixture[1].sync()
+        try fixture[2].save(doc("a.txt"), content: text("added offline"))
+        try fixture[2].setAirplaneMode(false)
+        try await fixture[2].sync()
+        try await fixture[1].sync()
+        let device = fixture[1]
+        let history = "\(device.root)/.git/concord/history"
+        let indexed = try answers(Container.open(at: device.root), ["a.txt"])
+        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
+        let walked = try answers(Container.open(at: device.root), ["a.txt"])
+        try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+        #expect(indexed == walked)
+        #expect(walked["a.txt"]?.all.first { $0.deviceName == "device2" }?.replaces == [])
+    }
 }
