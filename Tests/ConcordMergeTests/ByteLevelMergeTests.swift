@@ -14,10 +14,13 @@ struct ByteLevelMergeTests {
 
     /// The README's sample.
     @Test func theReadmeSampleMerges() {
+        // README sample
         let base = Data(#"{"tags": ["a"], "v": 1}"#.utf8)
         let mine = Data(#"{"tags": ["a", "b"], "v": 1}"#.utf8)
         let theirs = Data(#"{"tags": ["a"], "v": 2}"#.utf8)
         let result = JSONMergePolicy().merge(base: base, current: mine, other: theirs)
+        print(result.isMerged ? String(decoding: result.content, as: UTF8.self) : result.reason ?? "")
+        // end of README sample
         #expect(String(decoding: result.content, as: UTF8.self) == #"{"tags": ["a", "b"], "v": 2}"#)
     }
 
