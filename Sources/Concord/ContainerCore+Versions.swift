@@ -135,7 +135,7 @@ extension ContainerCore {
         } ?? [:]
         let described = try others.map { try describe($0, of: document, current: current, conflicts: others, replaces: indexed[$0]) }
         return [try describe(current, of: document, current: current, conflicts: others, replaces: indexed[current])]
-            + described.sorted { ($0.clock, $0.deviceID, $0.id) < ($1.clock, $1.deviceID, $1.id) }
+            + described.sorted { $0.rank < $1.rank }
     }
 
     /// Every version `document` ever had, newest first: from the history index when it is up to
