@@ -33,6 +33,9 @@ final class HistoryIndex {
     private var generation: Int
     private var base: BaseTable?
     private var logged: [String: [Version]] = [:]
+    /// Paths read so far: all their versions, and each entry's versions counted (a folder above
+    /// many documents has a version in most commits, so a lookup must not copy them).
+    private var read: [String: PathVersions] = [:]
     private var pending: [(path: String, version: Version)] = []
     private var logBytes: Int
 
@@ -64,9 +67,28 @@ final class HistoryIndex {
 
     // MARK: Reading
 
+    private struct PathVersions {
+        var all: [Version] = []
+        var byEntry: [OID?: (count: Int, commit: OID)] = [:]
+
+        mutating func append(_ version: Version) {
+            all.append(version)
+            let known = byEntry[version.entry]
+            byEntry[version.entry] = ((known?.count ?? 0) + 1, known?.commit ?? version.commit)
+        }
+    }
+
+    private func pathVersions(_ path: String) -> PathVersions {
+        if let known = read[path] { return known }
+        var versions = PathVersions()
+        for version in (base?.versions(of: path) ?? []) + (logged[path] ?? []) { versions.append(version) }
+        read[path] = versions
+        return versions
+    }
+
     /// The versions of `path` the index knows, in the order they were indexed.
     func versions(of path: String) -> [Version] {
-        (base?.versions(of: path) ?? []) + (logged[path] ?? [])
+        pathVersions(path).all
     }
 
     /// The current version of `path` at a commit of the history the index describes (``tip`` or
@@ -74,11 +96,11 @@ final class HistoryIndex {
     /// `.some(nil)` when the path is absent and was never deleted; nil when the index cannot tell
     /// (several versions share that entry, or an absent path was deleted before: the walk decides).
     func current(of path: String, entry: OID?) -> OID?? {
-        let matching = versions(of: path).filter { $0.entry == entry }
+        let matching = pathVersions(path).byEntry[entry]
         // An absent path either was deleted (a version) or did not exist yet (none): only when
         // no version deleted it is the answer sure.
-        if entry == nil { return matching.isEmpty ? .some(nil) : nil }
-        return matching.count == 1 ? .some(matching[0].commit) : nil
+        if entry == nil { return matching == nil ? .some(nil) : nil }
+        return matching?.count == 1 ? .some(matching!.commit) : nil
     }
 
 
@@ -94,6 +116,7 @@ final class HistoryIndex {
     /// Records a version of `path`.
     func add(_ version: Version, of path: String) {
         logged[path, default: []].append(version)
+        read[path]?.append(version)
         pending.append((path, version))
     }
 
