@@ -24,7 +24,8 @@ extension ContainerCore {
         do {
             guard let head = try head() else { return }
             if index(at: head) != nil { return }
-            if let index = openedIndex, let tip = index.tip, repository.contains(tip),
+            let patterns = try packagePatterns(in: tree(of: head))
+            if let index = openedIndex, index.patterns == patterns, let tip = index.tip, repository.contains(tip),
                try repository.isDescendant(head, of: tip) {
                 try extend(index, to: head)
                 try index.save(tip: head)
@@ -43,7 +44,7 @@ extension ContainerCore {
     /// Builds the index anew from the repository.
     func rebuildHistoryIndex(at head: OID) throws {
         history.index = .some(nil)
-        let index = HistoryIndex.empty(gitDirectory: repository.gitDirectory)
+        let index = HistoryIndex.empty(gitDirectory: repository.gitDirectory, patterns: try packagePatterns(in: tree(of: head)))
         history.index = .some(index)
         try extend(index, to: head)
         try index.save(tip: head)
@@ -93,7 +94,7 @@ extension ContainerCore {
             for parent in known.commit.parents.isEmpty ? [nil] : known.commit.parents.map(Optional.some) {
                 let parentTree = try tree(of: parent)
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(parentTree, commitTree) }
-                perParent.append(Self.pathsAndFolders(changes.map(\.path)))
+                perParent.append(Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document.value }))
             }
             var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
             for document in known.trailers.values(Trailers.document) where !known.trailers.resolved(DocumentPath(unchecked: document)).isEmpty {
@@ -114,7 +115,7 @@ extension ContainerCore {
     /// Debug builds: compares the extended index with one rebuilt from scratch, path by path,
     /// and appends the first difference to the file `report` (for finding extension bugs in simulations).
     private func checkAgainstRebuild(_ index: HistoryIndex, from tip: OID, at head: OID, report: String) throws {
-        let fresh = HistoryIndex.empty(gitDirectory: repository.gitDirectory + "concord/check-")
+        let fresh = HistoryIndex.empty(gitDirectory: repository.gitDirectory + "concord/check-", patterns: index.patterns)
         let saved = history.index
         history.index = .some(fresh)
         defer { history.index = saved }
@@ -134,18 +135,6 @@ extension ContainerCore {
         }
     }
     #endif
-
-    /// The paths and every folder above them.
-    static func pathsAndFolders(_ paths: [String]) -> Set<String> {
-        var result = Set<String>()
-        for path in paths {
-            var current = Substring(path)
-            while result.insert(String(current)).inserted, let slash = current.lastIndex(of: "/") {
-                current = current[..<slash]
-            }
-        }
-        return result
-    }
 
     private static func isConcordPath(_ path: String) -> Bool {
         path == ".concord" || path.hasPrefix(".concord/")
