@@ -56,7 +56,7 @@ public final class Container: Sendable {
         let locked = Locked(core)
         self.core = locked
         observer = MainObserver(interval: options.watchInterval) {
-            (try? locked.withLock { try $0.head()?.hex }) ?? nil
+            (try? locked.withLock { try $0.history.head()?.hex }) ?? nil
         }
     }
 
@@ -187,7 +187,7 @@ public final class Container: Sendable {
             }
             CrashPoint.reach("clone:configured")
             let core = try ContainerCore(repository: repository, options: options)
-            try core.checkout(from: nil, to: try core.tree(of: remoteMain), force: true)
+            try core.checkout(from: nil, to: try core.history.tree(of: remoteMain), force: true)
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }

@@ -28,8 +28,8 @@ extension ContainerCore {
     }
 
     private func resolveUnlocked(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool) throws -> [ResolveReport] {
-        let head = try head()
-        let headTree = try tree(of: head)
+        let head = try history.head()
+        let headTree = try history.tree(of: head)
         var seen = Set<DocumentPath>()
         let plans = try documents.filter { seen.insert($0).inserted }.map { document in
             try plan(document, using: resolution, head: head, headTree: headTree, dryRun: dryRun)
@@ -57,23 +57,23 @@ extension ContainerCore {
     }
 
     private func plan(_ document: DocumentPath, using resolution: Resolution, head: OID?, headTree: OID?, dryRun: Bool) throws -> Plan {
-        guard let head, let record = try conflictRecord(of: document, in: headTree) else {
-            if try entry(document.value, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
+        guard let head, let record = try history.conflictRecord(of: document, in: headTree) else {
+            if try history.entry(document.value, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
             throw ConcordError.notInConflict(document.value)
         }
-        guard let current = try currentVersion(of: document, at: head) else {
+        guard let current = try history.currentVersion(of: document, at: head) else {
             // A record for a document that never existed names no version: resolving removes it.
             let report = ResolveReport(
                 document: document, kept: nil, removed: [], explanation: "removed a conflict record that named no version of it",
                 policy: nil, isDeletion: true, version: nil, clockWarnings: [])
             return Plan(report: report, updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], resolves: [])
         }
-        let others = try recordedVersions(record.versions, of: document).subtracting([current])
+        let others = try history.recordedVersions(record.versions, of: document).subtracting([current])
         let contenders = try ([current] + others.sorted()).map { id in
-            let entry = try entry(document.value, in: tree(of: id))
+            let entry = try history.entry(document.value, in: history.tree(of: id))
             return Contender(
-                id: id, version: try describe(id, of: document, current: current, conflicts: others),
-                entry: entry, content: try content(of: entry))
+                id: id, version: try history.describe(id, of: document, current: current, conflicts: others),
+                entry: entry, content: try history.content(of: entry))
         }
 
         var kept: Contender?
@@ -92,7 +92,7 @@ extension ContainerCore {
             let lowered = text.lowercased()
             let matches = contenders.filter { $0.id.hex.hasPrefix(lowered) && lowered.count >= 4 }
             guard matches.count == 1 else {
-                _ = try resolveVersionID(text, of: document)
+                _ = try history.resolveVersionID(text, of: document)
                 throw ConcordError.notAContestedVersion(text, document: document.value)
             }
             kept = matches[0]
@@ -113,7 +113,7 @@ extension ContainerCore {
             let base = try ConcordError.wrap("cannot find the common ancestor") {
                 try repository.mergeBase(of: contenders.map(\.id))
             }
-            let baseContent = try base.map { try content(of: entry(document.value, in: tree(of: $0))) } ?? nil
+            let baseContent = try base.map { try history.content(of: history.entry(document.value, in: history.tree(of: $0))) } ?? nil
             let decision = policy.decide(base: baseContent, versions: versions)
             switch decision.outcome {
             case let .merged(content):
@@ -134,8 +134,8 @@ extension ContainerCore {
             isDeletion: result == nil, version: nil, clockWarnings: warnings)
         if dryRun { return Plan(report: report, updates: [], resolves: []) }
 
-        let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
-        let currentEntry = try entry(document.value, in: headTree)
+        let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
+        let currentEntry = try history.entry(document.value, in: headTree)
         var updates: [TreeUpdate] = [.remove(path: ConflictRecord.path(of: document))]
         if let newEntry = try writeEntry(result, isPackage: isPackage, document: document, mode: currentEntry?.mode) {
             if newEntry != currentEntry { updates.append(.upsert(path: document.value, id: newEntry.id, mode: newEntry.mode)) }
@@ -198,7 +198,7 @@ extension ContainerCore {
     /// `.concord/policies`, else the defaults (JSON for `*.json`, text for UTF-8, latest-wins for binary).
     private func selectPolicy(for document: DocumentPath, versions: [MergeVersion], tree: OID?) throws -> any MergePolicy {
         var rules = PolicyRules()
-        if let entry = try entry(Self.policiesFile, in: tree) {
+        if let entry = try history.entry(Self.policiesFile, in: tree) {
             let data = try ConcordError.wrap("cannot read \(Self.policiesFile)") { try repository.blob(entry.id) }
             do {
                 rules = try PolicyRules(text: String(decoding: data, as: UTF8.self))

@@ -5,11 +5,11 @@ internal import Logging
 /// Keeping the persistent ``HistoryIndex`` equal to `main`'s history: writers extend it after
 /// `main` moves, by the commits that arrived (the cost follows them); a missing, damaged or
 /// stale index is rebuilt from the repository, commit by commit along `main`'s first parents.
-extension ContainerCore {
+extension History {
     /// The index on disk, opened once per container object; nil when there is none usable.
     var openedIndex: HistoryIndex? {
-        if history.index == nil { history.index = .some(HistoryIndex.open(gitDirectory: repository.gitDirectory)) }
-        return history.index ?? nil
+        if index == nil { index = .some(HistoryIndex.open(gitDirectory: repository.gitDirectory)) }
+        return index ?? nil
     }
 
     /// The index when it describes `head` exactly; nil otherwise (callers then walk the history).
@@ -20,7 +20,7 @@ extension ContainerCore {
 
     /// Brings the index to `main` (holding the container lock). A failure is only a warning:
     /// the index is a cache, and every query works without it.
-    func updateHistoryIndex() {
+    func updateIndex() {
         do {
             guard let head = try head() else { return }
             if index(at: head) != nil { return }
@@ -33,19 +33,19 @@ extension ContainerCore {
                 if let report = ProcessInfo.processInfo.environment["CONCORD_CHECK_HISTORY_INDEX"] { try checkAgainstRebuild(index, from: tip, at: head, report: report) }
                 #endif
             } else {
-                try rebuildHistoryIndex(at: head)
+                try rebuildIndex(at: head)
             }
         } catch {
-            history.index = .some(nil)
+            self.index = .some(nil)
             logger.warning("could not update the history index (queries walk the history instead): \(error)")
         }
     }
 
     /// Builds the index anew from the repository.
-    func rebuildHistoryIndex(at head: OID) throws {
-        history.index = .some(nil)
+    func rebuildIndex(at head: OID) throws {
+        self.index = .some(nil)
         let index = HistoryIndex.empty(gitDirectory: repository.gitDirectory, patterns: try packagePatterns(in: tree(of: head)))
-        history.index = .some(index)
+        self.index = .some(index)
         try extend(index, to: head)
         try index.save(tip: head)
     }
@@ -116,9 +116,9 @@ extension ContainerCore {
     /// and appends the first difference to the file `report` (for finding extension bugs in simulations).
     private func checkAgainstRebuild(_ index: HistoryIndex, from tip: OID, at head: OID, report: String) throws {
         let fresh = HistoryIndex.empty(gitDirectory: repository.gitDirectory + "concord/check-", patterns: index.patterns)
-        let saved = history.index
-        history.index = .some(fresh)
-        defer { history.index = saved }
+        let saved = self.index
+        self.index = .some(fresh)
+        defer { self.index = saved }
         try extend(fresh, to: head)
         var lines: [String] = []
         for path in fresh.paths.union(index.paths).sorted() {
