@@ -10,6 +10,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case alreadyAContainer(String)
     /// The cloud already holds a container: join it with `clone` instead.
     case cloudHasContainer(String)
+    /// The container has no cloud to sync with.
+    case noCloud
     /// No such document in the container.
     case noSuchDocument(String)
     /// A save found nothing to save: the document is absent from the work tree and no content was given.
@@ -49,21 +51,22 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .invalidPath(path, reason): "invalid document path '\(path)': \(reason)"
-        case let .notAContainer(path): "\(path) is not a Concord container (run 'concord init' or 'concord clone' first)"
+        case let .notAContainer(path): "\(path) is not a Concord container"
         case let .alreadyAContainer(path): "\(path) already holds a git repository"
-        case let .cloudHasContainer(url): "the cloud \(url) already holds a container: join it with 'concord clone \(url) PATH'"
+        case let .cloudHasContainer(url): "the cloud \(url) already holds a container: join it as a new device instead"
+        case .noCloud: "this container has no cloud"
         case let .noSuchDocument(path): "no document '\(path)' in this container"
         case let .missingInput(path): "'\(path)' is not in the work tree: give its content with --file SRC or on standard input"
         case let .unknownVersion(id, document): "'\(id)' is not a version of '\(document)'"
         case let .notInConflict(path): "'\(path)' is not in conflict"
-        case let .notAContestedVersion(id, document): "'\(id)' is not one of the versions of '\(document)' in contention (see 'concord versions \(document)')"
+        case let .notAContestedVersion(id, document): "'\(id)' is not one of the versions of '\(document)' in contention"
         case let .unknownPolicy(name, known): "unknown merge policy '\(name)' (known: \(known.joined(separator: ", ")))"
         case let .offline(reason, waiting):
             "offline (\(reason)): \(waiting) local version\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "") to go up"
         case let .busy(path): "container busy: another concord process is writing \(path); try again"
         case let .cloudKeptMoving(attempts): "the cloud kept moving: gave up after \(attempts) attempts to push; nothing was lost, sync again"
         case let .unsavedChanges(paths):
-            "not saved: \(paths.joined(separator: ", ")) changed in the work tree; save first (concord save DOC), then retry"
+            "not saved: \(paths.joined(separator: ", ")) changed in the work tree; save first, then retry"
         case let .invalidPackage(path, reason): "package '\(path)' refused: \(reason)"
         case let .io(path, reason): "\(path): \(reason)"
         case let .notWritable(path, reason): "\(path): cannot be written here: \(reason)"

@@ -95,7 +95,7 @@ extension ContainerCore {
             throw ConcordError.invalidPath(path, reason: "it is not a regular file")
         case .directory:
             guard isPackage else {
-                throw ConcordError.invalidPath(path, reason: "it is a folder; save the files in it, or declare a package pattern with 'concord init --package'")
+                throw ConcordError.invalidPath(path, reason: "it is a folder; save the files in it, or make folders like it packages (package patterns in .concord/packages)")
             }
             return TreeEntry(name: document.name, id: try writePackageTree(path), mode: TreeEntry.treeMode)
         case .file:

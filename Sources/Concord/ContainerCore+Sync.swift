@@ -82,7 +82,7 @@ extension ContainerCore {
 
     func fetchCloud(progress: (@Sendable (SyncProgress) -> Void)?) throws {
         guard let url = try repository.remoteURL("origin") else {
-            throw ConcordError.failed("this container has no cloud: give one with 'concord init --remote URL'")
+            throw ConcordError.noCloud
         }
         do {
             if let cloud = try localCloud(url) {

@@ -125,7 +125,7 @@ extension History {
         let record = try conflictRecord(of: document, in: headTree)
         guard let current = try currentVersion(of: document, at: head) else {
             if record != nil {
-                logger.warning("the conflict record of '\(document)' names no version of it: 'concord resolve \(document) --latest' removes the record")
+                logger.warning("the conflict record of '\(document)' names no version of it: resolving it with the latest version removes the record")
             }
             throw ConcordError.noSuchDocument(document.value)
         }

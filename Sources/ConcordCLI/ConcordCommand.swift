@@ -1,4 +1,5 @@
 public import ArgumentParser
+import Concord
 import Foundation
 
 /// The `concord` command: lists and resolves conflicts between devices' versions of documents.
@@ -43,12 +44,31 @@ public struct ConcordCommand: AsyncParsableCommand {
             }
             Foundation.exit(0)
         } catch {
+            fail(error)
+        }
+    }
+
+    /// The one place where a failure becomes its exit status: a Concord error is one line on
+    /// stderr and exit 1 (3 when a merge needs a person), bad usage exits 2 with
+    /// argument-parser's message, help and version exit 0.
+    private static func fail(_ error: any Error) -> Never {
+        switch error {
+        case let error as ConcordError:
+            Output.printError("concord: \(error.commandLineMessage)")
+            Foundation.exit(1)
+        case let error as NeedsPersonError:
+            Output.printError("concord: \(error.description)")
+            Foundation.exit(3)
+        default:
             let code = exitCode(for: error)
             if code == .validationFailure {
                 FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(2)
             }
-            Self.exit(withError: error)
+            // Help, version and an exit status a command chose are argument-parser's to finish.
+            if code != .failure || error is ExitCode { Self.exit(withError: error) }
+            Output.printError("concord: \(error)")
+            Foundation.exit(1)
         }
     }
 

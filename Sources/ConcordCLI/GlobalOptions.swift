@@ -16,8 +16,7 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Opens the container at the working directory or the nearest folder above it that is one.
-    func openContainer() throws -> Container {
-        let options = Container.Options.commandLine
+    func openContainer(options: Container.Options = .commandLine) throws -> Container {
         var candidate = URL(fileURLWithPath: workingDirectory).standardizedFileURL.path
         let start = candidate
         while true {

@@ -5,29 +5,6 @@ import Foundation
 
 /// Printing results and failures the same way in every subcommand.
 enum Output {
-    /// Runs a subcommand's body: a failure prints one line on stderr and exits 1
-    /// (3 when a merge needs a person).
-    static func guarding<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as ConcordError {
-            printError("concord: \(error.description)")
-            throw ExitCode.failure
-        } catch let error as NeedsPersonError {
-            printError("concord: \(error.description)")
-            throw ExitCode(3)
-        } catch let error as ExitCode {
-            throw error
-        } catch let error as ValidationError {
-            throw error
-        } catch let error as CleanExit {
-            throw error
-        } catch {
-            printError("concord: \(error)")
-            throw ExitCode.failure
-        }
-    }
-
     /// Prints one line of a command's report on stdout, its control characters escaped (names
     /// and device names come from the cloud). Document contents are written as they are.
     static func line(_ text: String) {

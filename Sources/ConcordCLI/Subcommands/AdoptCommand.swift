@@ -18,11 +18,9 @@ struct AdoptCommand: AsyncParsableCommand {
     var document: String
 
     func run() async throws {
-        try await Output.guarding {
-            let target = try Output.document(document)
-            let container = try global.openContainer()
-            let result = try container.adopt(fileAt: global.resolvePath(path), as: target)
-            Output.line("Adopted \(path) as \(target)\(result.version.map { ", version \($0.prefix(7))" } ?? "")")
-        }
+        let target = try Output.document(document)
+        let container = try global.openContainer()
+        let result = try container.adopt(fileAt: global.resolvePath(path), as: target)
+        Output.line("Adopted \(path) as \(target)\(result.version.map { ", version \($0.prefix(7))" } ?? "")")
     }
 }

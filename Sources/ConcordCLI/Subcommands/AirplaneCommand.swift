@@ -19,19 +19,17 @@ struct AirplaneCommand: AsyncParsableCommand {
     var mode: Mode = .status
 
     func run() async throws {
-        try await Output.guarding {
-            let container = try global.openContainer()
-            switch mode {
-            case .on:
-                try container.setAirplaneMode(true)
-                Output.line("Airplane mode on for \(container.device.name): sync stays offline, saving goes on")
-            case .off:
-                try container.setAirplaneMode(false)
-                Output.line("Airplane mode off for \(container.device.name)")
-            case .status:
-                let waiting = try container.waitingVersionCount()
-                Output.line("Airplane mode \(container.isAirplaneModeOn ? "on" : "off") for \(container.device.name); \(waiting) local version\(waiting == 1 ? "" : "s") waiting to go up")
-            }
+        let container = try global.openContainer()
+        switch mode {
+        case .on:
+            try container.setAirplaneMode(true)
+            Output.line("Airplane mode on for \(container.device.name): sync stays offline, saving goes on")
+        case .off:
+            try container.setAirplaneMode(false)
+            Output.line("Airplane mode off for \(container.device.name)")
+        case .status:
+            let waiting = try container.waitingVersionCount()
+            Output.line("Airplane mode \(container.isAirplaneModeOn ? "on" : "off") for \(container.device.name); \(waiting) local version\(waiting == 1 ? "" : "s") waiting to go up")
         }
     }
 }

@@ -20,11 +20,9 @@ struct CloneCommand: AsyncParsableCommand {
     var device: String?
 
     func run() async throws {
-        try await Output.guarding {
-            let container = try Container.clone(
-                from: InitCommand.absoluteCloud(url, global: global), to: global.resolvePath(path), deviceName: device,
-                options: .commandLine)
-            Output.line("Joined \(container.cloudURL ?? url) as device \(container.device.name) in \(container.root)")
-        }
+        let container = try Container.clone(
+            from: InitCommand.absoluteCloud(url, global: global), to: global.resolvePath(path), deviceName: device,
+            options: .commandLine)
+        Output.line("Joined \(container.cloudURL ?? url) as device \(container.device.name) in \(container.root)")
     }
 }

@@ -21,18 +21,16 @@ struct ConflictsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await Output.guarding {
-            let conflicts = try global.openContainer().conflicts()
-            if json {
-                try Output.json(conflicts.map {
-                    Entry(document: $0.document.value, versions: $0.versionCount, conflictVersions: $0.conflictVersionIDs)
-                })
-                return
-            }
-            if conflicts.isEmpty { Output.line("No document in conflict") }
-            for conflict in conflicts {
-                Output.line("\(conflict.document)  (\(conflict.versionCount) versions)")
-            }
+        let conflicts = try global.openContainer().conflicts()
+        if json {
+            try Output.json(conflicts.map {
+                Entry(document: $0.document.value, versions: $0.versionCount, conflictVersions: $0.conflictVersionIDs)
+            })
+            return
+        }
+        if conflicts.isEmpty { Output.line("No document in conflict") }
+        for conflict in conflicts {
+            Output.line("\(conflict.document)  (\(conflict.versionCount) versions)")
         }
     }
 }

@@ -18,11 +18,9 @@ struct EvictCommand: AsyncParsableCommand {
     var path: String
 
     func run() async throws {
-        try await Output.guarding {
-            let source = try Output.document(document)
-            let container = try global.openContainer()
-            try container.evict(source, to: global.resolvePath(path))
-            Output.line("Evicted \(source) to \(path); the container records its deletion")
-        }
+        let source = try Output.document(document)
+        let container = try global.openContainer()
+        try container.evict(source, to: global.resolvePath(path))
+        Output.line("Evicted \(source) to \(path); the container records its deletion")
     }
 }

@@ -24,16 +24,14 @@ struct InitCommand: AsyncParsableCommand {
     var packages: [String] = []
 
     func run() async throws {
-        try await Output.guarding {
-            let target = global.resolvePath(path ?? ".")
-            let remote = remote.map { Self.absoluteCloud($0, global: global) }
-            let container = try Container.create(
-                at: target, deviceName: device, cloud: remote, packagePatterns: packages,
-                options: .commandLine)
-            var line = "Created container \(container.root) for device \(container.device.name)"
-            if let cloud = container.cloudURL { line += ", cloud \(cloud)" }
-            Output.line(line)
-        }
+        let target = global.resolvePath(path ?? ".")
+        let remote = remote.map { Self.absoluteCloud($0, global: global) }
+        let container = try Container.create(
+            at: target, deviceName: device, cloud: remote, packagePatterns: packages,
+            options: .commandLine)
+        var line = "Created container \(container.root) for device \(container.device.name)"
+        if let cloud = container.cloudURL { line += ", cloud \(cloud)" }
+        Output.line(line)
     }
 
     /// A relative local path is taken relative to the working directory, so the clone's config names it fully.

@@ -43,27 +43,25 @@ struct KeyValueCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await Output.guarding {
-            let store = try global.openContainer().keyValueStore
-            switch action {
-            case .get:
-                guard let data = try store.value(forKey: key!) else { throw ConcordError.failed("no key '\(key!)' in the key-value store") }
-                print(String(decoding: data, as: UTF8.self))
-            case .set:
-                try store.set(Data(value!.utf8), forKey: key!)
-            case .rm:
-                try store.removeValue(forKey: key!)
-            case .ls:
-                let values = try store.dictionary()
-                if json {
-                    let text = values.keys.sorted().map { key in
-                        let quoted = String(decoding: (try? JSONSerialization.data(withJSONObject: key, options: [.fragmentsAllowed])) ?? Data(), as: UTF8.self)
-                        return "  \(quoted): \(String(decoding: values[key]!, as: UTF8.self))"
-                    }.joined(separator: ",\n")
-                    print(values.isEmpty ? "{}" : "{\n\(text)\n}")
-                } else {
-                    for key in values.keys.sorted() { print("\(key)\t\(String(decoding: values[key]!, as: UTF8.self))") }
-                }
+        let store = try global.openContainer().keyValueStore
+        switch action {
+        case .get:
+            guard let data = try store.value(forKey: key!) else { throw ConcordError.failed("no key '\(key!)' in the key-value store") }
+            print(String(decoding: data, as: UTF8.self))
+        case .set:
+            try store.set(Data(value!.utf8), forKey: key!)
+        case .rm:
+            try store.removeValue(forKey: key!)
+        case .ls:
+            let values = try store.dictionary()
+            if json {
+                let text = values.keys.sorted().map { key in
+                    let quoted = String(decoding: (try? JSONSerialization.data(withJSONObject: key, options: [.fragmentsAllowed])) ?? Data(), as: UTF8.self)
+                    return "  \(quoted): \(String(decoding: values[key]!, as: UTF8.self))"
+                }.joined(separator: ",\n")
+                print(values.isEmpty ? "{}" : "{\n\(text)\n}")
+            } else {
+                for key in values.keys.sorted() { print("\(key)\t\(String(decoding: values[key]!, as: UTF8.self))") }
             }
         }
     }

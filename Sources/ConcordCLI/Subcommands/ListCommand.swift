@@ -37,33 +37,29 @@ struct ListCommand: AsyncParsableCommand {
 
     func run() async throws {
         if watch { return try await watchChanges() }
-        try await Output.guarding {
-            let documents = try global.openContainer().documents(matching: pattern)
-            if json {
-                try Output.json(documents.map {
-                    Entry(document: $0.path.value, state: $0.state.rawValue, package: $0.isPackage, contentId: $0.contentID)
-                })
-                return
-            }
-            for document in documents {
-                let state = document.state.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
-                Output.line("\(state)\(document.path)\(document.isPackage ? "/" : "")")
-            }
+        let documents = try global.openContainer().documents(matching: pattern)
+        if json {
+            try Output.json(documents.map {
+                Entry(document: $0.path.value, state: $0.state.rawValue, package: $0.isPackage, contentId: $0.contentID)
+            })
+            return
+        }
+        for document in documents {
+            let state = document.state.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
+            Output.line("\(state)\(document.path)\(document.isPackage ? "/" : "")")
         }
     }
 
     private func watchChanges() async throws {
-        try await Output.guarding {
-            let container = try global.openContainer()
-            for await event in container.query(matching: pattern) {
-                switch event {
-                case let .gathered(documents):
-                    for document in documents { emit("gathered", document.path, document) }
-                case let .added(info): emit("added", info.path, info)
-                case let .changed(info): emit("changed", info.path, info)
-                case let .stateChanged(info): emit("stateChanged", info.path, info)
-                case let .removed(path): emit("removed", path, nil)
-                }
+        let container = try global.openContainer()
+        for await event in container.query(matching: pattern) {
+            switch event {
+            case let .gathered(documents):
+                for document in documents { emit("gathered", document.path, document) }
+            case let .added(info): emit("added", info.path, info)
+            case let .changed(info): emit("changed", info.path, info)
+            case let .stateChanged(info): emit("stateChanged", info.path, info)
+            case let .removed(path): emit("removed", path, nil)
             }
         }
     }

@@ -15,17 +15,15 @@ struct LogCommand: AsyncParsableCommand {
     var document: String
 
     func run() async throws {
-        try await Output.guarding {
-            let path = try Output.document(document)
-            for version in try global.openContainer().versions(of: path) {
-                var tags: [String] = []
-                if version.isCurrent { tags.append("current") }
-                if version.isConflict { tags.append("conflict") }
-                if version.isDeleted { tags.append("deleted") }
-                if !version.resolves.isEmpty { tags.append("resolves \(version.resolves.map { String($0.prefix(7)) }.joined(separator: " "))") }
-                let suffix = tags.isEmpty ? "" : "  (\(tags.joined(separator: ", ")))"
-                Output.line("\(version.id.prefix(7))  \(Output.date(version.modified))  \(version.deviceName)  clock \(version.clock)  \(version.isDeleted ? 0 : version.size) bytes\(suffix)")
-            }
+        let path = try Output.document(document)
+        for version in try global.openContainer().versions(of: path) {
+            var tags: [String] = []
+            if version.isCurrent { tags.append("current") }
+            if version.isConflict { tags.append("conflict") }
+            if version.isDeleted { tags.append("deleted") }
+            if !version.resolves.isEmpty { tags.append("resolves \(version.resolves.map { String($0.prefix(7)) }.joined(separator: " "))") }
+            let suffix = tags.isEmpty ? "" : "  (\(tags.joined(separator: ", ")))"
+            Output.line("\(version.id.prefix(7))  \(Output.date(version.modified))  \(version.deviceName)  clock \(version.clock)  \(version.isDeleted ? 0 : version.size) bytes\(suffix)")
         }
     }
 }

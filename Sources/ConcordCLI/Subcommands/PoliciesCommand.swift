@@ -20,15 +20,13 @@ struct PoliciesCommand: AsyncParsableCommand {
     var file: String?
 
     func run() async throws {
-        try await Output.guarding {
-            let container = try global.openContainer()
-            guard let file else {
-                let text = try container.policiesText()
-                print(text.isEmpty ? "# no rules: json for *.json, text for UTF-8, latest for binary (policies: \(MergePolicies.names.joined(separator: ", ")))" : text, terminator: text.isEmpty ? "\n" : "")
-                return
-            }
-            try container.setPolicies(String(decoding: try Output.read(file, relativeTo: global), as: UTF8.self))
-            print("Saved .concord/policies")
+        let container = try global.openContainer()
+        guard let file else {
+            let text = try container.policiesText()
+            print(text.isEmpty ? "# no rules: json for *.json, text for UTF-8, latest for binary (policies: \(MergePolicies.names.joined(separator: ", ")))" : text, terminator: text.isEmpty ? "\n" : "")
+            return
         }
+        try container.setPolicies(String(decoding: try Output.read(file, relativeTo: global), as: UTF8.self))
+        print("Saved .concord/policies")
     }
 }

@@ -14,11 +14,9 @@ struct RemoveCommand: AsyncParsableCommand {
     var document: String
 
     func run() async throws {
-        try await Output.guarding {
-            let path = try Output.document(document)
-            let container = try global.openContainer()
-            let result = try container.remove(path)
-            Output.line("Deleted \(path) as version \(result.version?.prefix(7) ?? "?") on \(container.device.name)")
-        }
+        let path = try Output.document(document)
+        let container = try global.openContainer()
+        let result = try container.remove(path)
+        Output.line("Deleted \(path) as version \(result.version?.prefix(7) ?? "?") on \(container.device.name)")
     }
 }

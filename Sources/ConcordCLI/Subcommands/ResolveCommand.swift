@@ -72,32 +72,30 @@ struct ResolveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await Output.guarding {
-            let container = try global.openContainer()
-            let resolution = try makeResolution()
-            let documents = all ? try container.conflicts().map(\.document) : [try Output.document(document!)]
-            let reports: [ResolveReport]
-            do {
-                reports = try container.resolve(documents, using: resolution, dryRun: dryRun)
-            } catch let error as NeedsPersonError {
-                if let output, let markedUp = error.markedUp {
-                    try write(markedUp, to: global.resolvePath(output))
-                    Output.printError("concord: wrote the marked-up merge to \(output); edit it, then run: concord resolve \(error.document) --file \(output)")
-                }
-                throw error
+        let container = try global.openContainer()
+        let resolution = try makeResolution()
+        let documents = all ? try container.conflicts().map(\.document) : [try Output.document(document!)]
+        let reports: [ResolveReport]
+        do {
+            reports = try container.resolve(documents, using: resolution, dryRun: dryRun)
+        } catch let error as NeedsPersonError {
+            if let output, let markedUp = error.markedUp {
+                try write(markedUp, to: global.resolvePath(output))
+                Output.printError("concord: wrote the marked-up merge to \(output); edit it, then run: concord resolve \(error.document) --file \(output)")
             }
-            if json {
-                let values = reports.map { report in
-                    Report(document: report.document.value, kept: report.kept.map(VersionJSON.init),
-                           removed: report.removed.map(VersionJSON.init), explanation: report.explanation, policy: report.policy,
-                           deleted: report.isDeletion, version: report.version, warnings: report.clockWarnings, dryRun: dryRun)
-                }
-                if all { try Output.json(values) } else { try Output.json(values[0]) }
-                return
-            }
-            if reports.isEmpty { Output.line("No document in conflict") }
-            for report in reports { printSummary(report) }
+            throw error
         }
+        if json {
+            let values = reports.map { report in
+                Report(document: report.document.value, kept: report.kept.map(VersionJSON.init),
+                       removed: report.removed.map(VersionJSON.init), explanation: report.explanation, policy: report.policy,
+                       deleted: report.isDeletion, version: report.version, warnings: report.clockWarnings, dryRun: dryRun)
+            }
+            if all { try Output.json(values) } else { try Output.json(values[0]) }
+            return
+        }
+        if reports.isEmpty { Output.line("No document in conflict") }
+        for report in reports { printSummary(report) }
     }
 
     private func makeResolution() throws -> Resolution {

@@ -35,23 +35,21 @@ struct SaveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await Output.guarding {
-            if all { return try saveAll() }
-            let path = try Output.document(document!)
-            let container = try global.openContainer()
-            let result: SaveResult
-            if let file {
-                result = try container.save(path, content: .file(try Output.read(file, relativeTo: global)))
-            } else if Self.standardInputHasData {
-                result = try container.save(path, content: .file(FileHandle.standardInput.readDataToEndOfFile()))
-            } else {
-                result = try container.save(path)
-            }
-            if let version = result.version {
-                Output.line("Saved \(path) as version \(version.prefix(7)) on \(container.device.name)")
-            } else {
-                Output.line("\(path) is unchanged")
-            }
+        if all { return try saveAll() }
+        let path = try Output.document(document!)
+        let container = try global.openContainer()
+        let result: SaveResult
+        if let file {
+            result = try container.save(path, content: .file(try Output.read(file, relativeTo: global)))
+        } else if Self.standardInputHasData {
+            result = try container.save(path, content: .file(FileHandle.standardInput.readDataToEndOfFile()))
+        } else {
+            result = try container.save(path)
+        }
+        if let version = result.version {
+            Output.line("Saved \(path) as version \(version.prefix(7)) on \(container.device.name)")
+        } else {
+            Output.line("\(path) is unchanged")
         }
     }
 

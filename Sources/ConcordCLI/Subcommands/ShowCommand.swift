@@ -19,29 +19,27 @@ struct ShowCommand: AsyncParsableCommand {
     var version: String?
 
     func run() async throws {
-        try await Output.guarding {
-            let path = try Output.document(document)
-            let container = try global.openContainer()
-            let streamed = try container.withFileContent(of: path, version: version) { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = write(1, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw ConcordError.io("standard output", reason: String(cString: strerror(errno)))
-                    }
-                    offset += written
+        let path = try Output.document(document)
+        let container = try global.openContainer()
+        let streamed = try container.withFileContent(of: path, version: version) { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(1, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw ConcordError.io("standard output", reason: String(cString: strerror(errno)))
                 }
+                offset += written
             }
-            if streamed { return }
-            switch try container.content(of: path, version: version) {
-            case nil:
-                throw ConcordError.failed("that version of '\(path)' is a deletion: it has no content")
-            case let .file(data)?:
-                FileHandle.standardOutput.write(data)
-            case let .package(files)?:
-                for (name, data) in files.sorted(by: { $0.key < $1.key }) { print("\(data.count)\t\(TerminalText.escaped(name))") }
-            }
+        }
+        if streamed { return }
+        switch try container.content(of: path, version: version) {
+        case nil:
+            throw ConcordError.failed("that version of '\(path)' is a deletion: it has no content")
+        case let .file(data)?:
+            FileHandle.standardOutput.write(data)
+        case let .package(files)?:
+            for (name, data) in files.sorted(by: { $0.key < $1.key }) { print("\(data.count)\t\(TerminalText.escaped(name))") }
         }
     }
 }

@@ -22,29 +22,27 @@ struct VersionsCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        try await Output.guarding {
-            let path = try Output.document(document)
-            let container = try global.openContainer()
-            let versions = all ? try container.versions(of: path) : try container.unresolvedVersions(of: path)
-            if json {
-                try Output.json(versions.map(VersionJSON.init))
-                return
-            }
-            let current = try container.content(of: path)
-            for version in versions {
-                let role = version.isCurrent ? "current " : version.isConflict ? "conflict" : "        "
-                var line = "\(role)  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)"
-                if version.isDeleted {
-                    line += "  deleted"
-                } else {
-                    line += "  \(version.size) bytes"
-                    if !version.isCurrent, let summary = try Self.summary(try container.content(of: path, version: version.id), against: current) {
-                        line += "  \(summary)"
-                    }
+        let path = try Output.document(document)
+        let container = try global.openContainer()
+        let versions = all ? try container.versions(of: path) : try container.unresolvedVersions(of: path)
+        if json {
+            try Output.json(versions.map(VersionJSON.init))
+            return
+        }
+        let current = try container.content(of: path)
+        for version in versions {
+            let role = version.isCurrent ? "current " : version.isConflict ? "conflict" : "        "
+            var line = "\(role)  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)"
+            if version.isDeleted {
+                line += "  deleted"
+            } else {
+                line += "  \(version.size) bytes"
+                if !version.isCurrent, let summary = try Self.summary(try container.content(of: path, version: version.id), against: current) {
+                    line += "  \(summary)"
                 }
-                if !version.resolves.isEmpty { line += "  resolves \(version.resolves.count)" }
-                Output.line(line)
             }
+            if !version.resolves.isEmpty { line += "  resolves \(version.resolves.count)" }
+            Output.line(line)
         }
     }
 

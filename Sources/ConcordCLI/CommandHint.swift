@@ -1,0 +1,21 @@
+import Concord
+
+extension ConcordError {
+    /// The `concord` command that gets a person out of this error, when there is one: the
+    /// library's errors speak of the library, the command line adds its own commands.
+    var commandHint: String? {
+        switch self {
+        case .notAContainer: "run 'concord init' or 'concord clone' first"
+        case let .cloudHasContainer(url): "join it with 'concord clone \(url) PATH'"
+        case let .notAContestedVersion(_, document): "see 'concord versions \(document)'"
+        case .unsavedChanges: "concord save DOC, or concord save --all"
+        case .noCloud: "add one with 'git remote add origin URL' in the container"
+        default: nil
+        }
+    }
+
+    /// The line printed for this error: its description, and the command hint when there is one.
+    var commandLineMessage: String {
+        commandHint.map { "\(description) (\($0))" } ?? description
+    }
+}
