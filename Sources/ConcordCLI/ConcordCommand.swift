@@ -31,7 +31,7 @@ public struct ConcordCommand: AsyncParsableCommand {
     /// each subcommand's options take it.
     /// Exit codes: 0 done, 1 failed, 2 bad usage, 3 a merge needs a person.
     public static func run(arguments: [String]) async -> Never {
-        if let problem = Clock.environmentProblem {
+        if let problem = ProcessEnvironment.environmentProblem {
             Output.printError("concord: \(problem)")
             Foundation.exit(1)
         }

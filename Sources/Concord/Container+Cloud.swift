@@ -1,0 +1,22 @@
+internal import Foundation
+internal import Git
+internal import Synchronization
+
+extension Container {
+    /// Points the container at another cloud (another account): the key-value store's
+    /// observers are told with ``KeyValueChange/Reason/accountChange``.
+    public func setCloud(_ url: String) throws {
+        try withCore { core in
+            try core.writing {
+                try ConcordError.wrap("cannot write the configuration") {
+                    try core.repository.setRemote("origin", url: url)
+                    try core.repository.setConfig("concord.kvSeenCloud", nil)
+                }
+            }
+        }
+        let keys = (try? keyValueStore.dictionary().keys.sorted()) ?? []
+        for continuation in keyValueContinuations.withLock({ Array($0.values) }) {
+            continuation.yield(KeyValueChange(reason: .accountChange, keys: keys))
+        }
+    }
+}

@@ -1,0 +1,11 @@
+/// A document as listed by ``Container/documents(matching:)``.
+public struct DocumentInfo: Sendable, Hashable {
+    /// The document's path.
+    public var path: DocumentPath
+    /// True for a package (a folder handled as one document).
+    public var isPackage: Bool
+    /// Its state.
+    public var state: DocumentState
+    /// The id of its current content.
+    public var contentID: String
+}
