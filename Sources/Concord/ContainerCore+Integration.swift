@@ -44,8 +44,10 @@ extension ContainerCore {
             let baseEntry = try history.entry(document.value, in: baseTree)
             let localEntry = try history.entry(document.value, in: localSide.tree)
             let remoteEntry = try history.entry(document.value, in: remoteSide.tree)
-            let localChanged = localEntry != baseEntry || resolvedLocal.contains(document)
-            let remoteChanged = remoteEntry != baseEntry || resolvedRemote.contains(document)
+            let localChanged = try localEntry != baseEntry || resolvedLocal.contains(document)
+                || deletedSinceBase(document, baseEntry: baseEntry, entry: localEntry, at: local, base: base)
+            let remoteChanged = try remoteEntry != baseEntry || resolvedRemote.contains(document)
+                || deletedSinceBase(document, baseEntry: baseEntry, entry: remoteEntry, at: remote, base: base)
             guard remoteChanged else { continue }
             if !localChanged || localEntry == remoteEntry {
                 if localEntry != remoteEntry { updates.append(update(document, remoteEntry)) }
@@ -132,6 +134,14 @@ extension ContainerCore {
         guard let entry else { return nil }
         let data = try ConcordError.wrap("cannot read a key-value entry") { try repository.blob(entry.id) }
         return KeyValueEntry(data: data)
+    }
+
+    /// True when a side shows no change from a merge base that lacks the document only because
+    /// it added the document and deleted it since: its deletion is a version the base does not
+    /// have, concurrent with whatever the other side did.
+    private func deletedSinceBase(_ document: DocumentPath, baseEntry: TreeEntry?, entry: TreeEntry?, at head: OID, base: OID) throws -> Bool {
+        guard baseEntry == nil, entry == nil, let version = try history.currentVersion(of: document, at: head) else { return false }
+        return try version != history.currentVersion(of: document, at: base)
     }
 
     private func update(_ document: DocumentPath, _ entry: TreeEntry?) -> TreeUpdate {

@@ -68,6 +68,27 @@ import Testing
         }
     }
 
+    /// Both devices add the same document with the same content without seeing each other;
+    /// then one deletes it and the other edits it. The merge base lacks the document, and the
+    /// deleting side's tree lacks it too: its deletion is still a version, concurrent with the edit.
+    @Test(arguments: [true, false])
+    func deletingADocumentAddedOnBothSidesSinceTheBaseIsAConflict(deleterSyncsFirst: Bool) async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("base.txt"), content: text("base"))
+        try await fixture.syncAll(rounds: 1)
+        for device in fixture.devices { try device.save(doc("both.txt"), content: text("same")) }
+        try fixture[1].remove(doc("both.txt"))
+        try fixture[2].save(doc("both.txt"), content: text("edited on device 2"))
+        for index in deleterSyncsFirst ? [1, 2] : [2, 1] { try await fixture[index].sync() }
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            #expect(try device.conflicts().map(\.document) == [doc("both.txt")])
+            let versions = try device.unresolvedVersions(of: doc("both.txt"))
+            #expect(versions.count == 2)
+            #expect(versions.first { $0.isDeleted }?.deviceName == "device1")
+        }
+    }
+
     @Test func addAddIsAConflict() async throws {
         let fixture = try Fixture(devices: 2)
         try fixture[1].save(doc("new.txt"), content: text("one"))
