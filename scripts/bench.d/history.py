@@ -9,7 +9,8 @@ Run through scripts/bench (which builds the release binary):
 
 --history N: a container of 1,000 documents (f00/g00/doc000000.txt...) whose main has N commits:
 Concord's first commit, one that adds the documents, then one commit per save, each changing the
-next document in turn (so DOC, document 7, has about N/1000 versions), with Concord's trailers
+next document in turn, except DOC (document 7), saved 9 times spread over the history (10 versions
+at every length, so that its figures show what the length of the history costs), with Concord's trailers
 (device, clock), made with `git fast-import` and pushed to a cloud on a local path; device 2 gets
 them with git plumbing. Then, --reps times each, alternating with git on a clone of the same history:
 
@@ -52,6 +53,7 @@ from bench import Failed, doc_content, doc_path, log, run, timed  # noqa: E402
 
 DOCUMENTS = 1000
 DOC = 7             # the document whose history is read
+DOC_VERSIONS = 10   # its versions, at every history length
 START = 1_795_000_000
 
 
@@ -91,8 +93,12 @@ def history_stream(parent: str, device_id: str, n: int) -> bytes:
         out.extend(b"\n")
 
     commit(0, f"Add {DOCUMENTS} documents", [(doc_path(i), doc_content(i)) for i in range(DOCUMENTS)], True)
+    # DOC gets DOC_VERSIONS - 1 saves spread over the history, whatever its length, so that its
+    # figures show what the length of the history costs; the other saves go round the rest.
+    doc_saves = {1 + (k * (n - 3)) // (DOC_VERSIONS - 1) for k in range(DOC_VERSIONS - 1)}
+    others = [d for d in range(DOCUMENTS) if d != DOC]
     for i in range(1, n - 1):
-        d = i % DOCUMENTS
+        d = DOC if i in doc_saves else others[i % len(others)]
         path = doc_path(d)
         commit(i, f"Save {path}", [(path, doc_content(d) + f"Revision {i}.\n".encode())], False, document=path)
     return bytes(out)
@@ -270,7 +276,7 @@ def markdown(data: dict) -> str:
     history = data.get("history", {})
     if history:
         sizes = sorted(int(n) for n in history)
-        lines += ["## A history of N commits (1,000 documents; DOC has N/1,000 versions)", "",
+        lines += ["## A history of N commits (1,000 documents; DOC has 10 versions at every length)", "",
                   "Medians of " + str(data["reps"]) + " runs; git: see scripts/bench.d/history.py.", "",
                   "| commits | operation | concord | git | concord / git |", "|---:|---|---:|---:|---:|"]
         for n in sizes:
