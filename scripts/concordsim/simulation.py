@@ -405,7 +405,7 @@ class Simulation:
                 merge_id = world.head(dev)
                 merge_clock = self.new_commit(dev, merge_id, [head, o.cloud.head], "the integration")
             prediction = o.synced(dev.index, merge_id, merge_clock)
-            self.checker.sync_report(dev, report, prediction)
+            self.checker.sync_report(dev, report, prediction, before)
             self.checker.cloud(dev)
             self.check(dev, self.docs_changed(before, o.devices[dev.index]))
         if twin:
