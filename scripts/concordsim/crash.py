@@ -432,6 +432,8 @@ class Runner:
                     continue
                 self.failures.append((f"{case.name}: {message}", None, None, None))
                 print(f"  FAIL {case.name}: {message}", flush=True)
+                if self.args.first_failure:
+                    raise StopRun()
         return checked
 
     @staticmethod
@@ -535,8 +537,9 @@ class Pause:
     trace at the first point the harness does not read. Reading stops once the point `after` was
     read: the command is then held at the next point. `release()` lets it run to the end.
 
-    When the command passes several points while one session is open, it may get past the
-    intended point before the harness stops reading (`overshot`): the caller tries again."""
+    When the command passes several points while one session is open, it gets past `after`
+    before the harness stops reading: it is then held at the point that follows the last line
+    read (`len(seen)` in the command's sequence of points), which the caller checks."""
 
     def __init__(self, path, after):
         self.path = path
@@ -545,7 +548,6 @@ class Pause:
         self.seen = []
         self.reached = threading.Event()
         self.released = threading.Event()
-        self.overshot = False
         self.thread = threading.Thread(target=self.read, daemon=True)
         self.thread.start()
 
@@ -556,8 +558,6 @@ class Pause:
                 self.released.wait()
             with open(self.path, "rb") as fifo:
                 lines = fifo.read().decode().split()
-            if not self.released.is_set() and self.after in lines and lines[-1] != self.after:
-                self.overshot = True
             self.seen += lines
             if "--end--" in lines:
                 return
@@ -574,15 +574,30 @@ class Pause:
         self.thread.join(timeout=5)
 
 
+def race_setup(runner, base_copy, prepare_one) -> Harness:
+    h = runner.fresh()
+    h.fx.restore(base_copy)
+    prepare_one(h)
+    h.run(h.two, "save", "list.txt", "--file", "-", stdin=b"milk\neggs\nfrom two, during one's sync\n")
+    return h
+
+
 def race(runner, base_copy, name, after, prepare_one):
-    """Device one's sync is paused at the crash point that follows `after` (once it fetched);
-    device two syncs and pushes meanwhile; one's sync resumes. Its push must be refused (the cloud moved) and tried again:
-    in the end the cloud's main descends from both devices' work."""
-    for attempt in range(5):
-        h = runner.fresh()
-        h.fx.restore(base_copy)
-        prepare_one(h)
-        h.run(h.two, "save", "list.txt", "--file", "-", stdin=b"milk\neggs\nfrom two, during one's sync\n")
+    """Device one's sync is held at a crash point after `after` (once it fetched) and before its
+    push; device two syncs and pushes meanwhile; one's sync resumes. Its push must be refused
+    (the cloud moved) and tried again: in the end the cloud's main descends from both devices'
+    work."""
+    # where the push starts (and the cloud's lock is taken): from a traced run of the same sync
+    h = race_setup(runner, base_copy, prepare_one)
+    trace = os.path.join(runner.root, "race-trace")
+    if os.path.exists(trace):
+        os.remove(trace)
+    h.run(h.one, "sync", "--json", env_extra={"CONCORD_CRASH_TRACE": trace})
+    points = open(trace).read().split()
+    fetched = points.index("sync:fetched")
+    push_start = next(i for i in range(fetched, len(points)) if points[i] == "objects:copied" or points[i].startswith("ref:cloud:"))
+    for attempt in range(10):
+        h = race_setup(runner, base_copy, prepare_one)
         fifo = os.path.join(runner.root, "pause-trace")
         if os.path.exists(fifo):
             os.remove(fifo)
@@ -597,7 +612,9 @@ def race(runner, base_copy, name, after, prepare_one):
             if pause.reached.wait(0.05):
                 reached = True
                 break
-        if not reached or pause.overshot:
+        held_at = len(pause.seen)
+        if not reached or held_at >= push_start or pause.seen != points[:held_at]:
+            # not held, or held where the push has begun (the cloud lock taken): again
             pause.release()
             proc.kill()
             proc.wait()
@@ -609,6 +626,9 @@ def race(runner, base_copy, name, after, prepare_one):
         pause.release()
         out, err = proc.communicate(timeout=120)
         pause.finish()
+        if proc.returncode == -signal.SIGPIPE:
+            # it opened its trace as the harness was closing it, and wrote after: try again
+            continue
         if two.rc != 0:
             raise HarnessFailure(f"race {name}: two's sync while one's was paused exited {two.rc}: {two.first_error_line()}")
         if proc.returncode != 0:
@@ -630,10 +650,10 @@ def race(runner, base_copy, name, after, prepare_one):
         problems = h.fx.fsck_all()
         if problems:
             raise HarnessFailure(f"race {name}: " + "; ".join(problems))
-        print(f"race {name}: one's sync paused after {after}, two pushed meanwhile; one's push was refused and "
+        print(f"race {name}: one's sync held at {points[held_at]}, two pushed meanwhile; one's push was refused and "
               f"retried ({report['attempts']} attempts, {report['outcome']})", flush=True)
         return
-    raise HarnessFailure(f"race {name}: could not pause one's sync after {after} in 5 tries")
+    raise HarnessFailure(f"race {name}: could not hold one's sync between {after} and its push in 10 tries")
 
 
 RACES = [
