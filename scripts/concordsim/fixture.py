@@ -10,6 +10,9 @@ crash harness (`crash.py`), the mutation runner and the benchmarks build their c
     fx.sync(fx.devices[1])
     fx.snapshot("/tmp/copy"); ...; fx.restore("/tmp/copy")
 
+The benchmarks' layout (devices "one" and "two" in folders dev1 and dev2, no package pattern):
+    Fixture(concord, root, names=["one", "two"], folders=["dev1", "dev2"]).setup(packages=())
+
 `git` is used only to read (tree ids, `fsck`, object contents) and, for a git-daemon cloud, to
 create the empty bare repository and serve it. Python 3.11 standard library only.
 """
@@ -188,13 +191,14 @@ class Fixture:
     device_class = Device
 
     def __init__(self, concord: str, root: str, names=None, ndev: int = 2, cloud_kind: str = "local",
-                 env: dict | None = None, timeout: float = 300):
+                 env: dict | None = None, timeout: float = 300, folders=None):
         self.concord = concord
         self.root = root
         os.makedirs(root, exist_ok=True)
         self.cloud = DaemonCloud(root) if cloud_kind == "git-daemon" else LocalCloud(root)
         names = names or [DEVICE_NAMES[i] if i < len(DEVICE_NAMES) else f"dev{i + 1}" for i in range(ndev)]
-        self.devices = [self.device_class(i, names[i], os.path.join(root, names[i])) for i in range(len(names))]
+        folders = folders or names  # each device's folder under root (its name by default)
+        self.devices = [self.device_class(i, names[i], os.path.join(root, folders[i])) for i in range(len(names))]
         self.env = dict(env or {})
         self.timeout = timeout
         self.calls = 0
