@@ -179,6 +179,8 @@ def main(argv=None) -> int:
                    help="also race syncs of several devices (and a save) at the same moment; "
                         "the output is then not reproducible, and the oracle is off")
     p.add_argument("--no-oracle", action="store_true", help="only the checks that need no model (faster)")
+    p.add_argument("--no-history-check", action="store_true",
+                   help="do not compare each history index extension with a rebuild (CONCORD_CHECK_HISTORY_INDEX)")
     p.add_argument("--strict", action="store_true", help="fail on the known issues too (see the end of a run)")
     p.add_argument("--inject-fault", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--profile", action="store_true", help="print time spent per subcommand on stderr")

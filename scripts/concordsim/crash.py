@@ -46,6 +46,7 @@ import time
 
 from .content import content_key, tree_keys, version_keys, work_tree_docs
 from .fixture import Fixture, blob_id, find_concord, git_fsck, run_git
+from .hostile import HostileCloud
 
 # Bugs this harness found in concord, not fixed yet: a failure that matches one (case, kill point,
 # message) is reported as known instead of failing the run; --strict fails on them too.
@@ -217,8 +218,9 @@ class Harness:
 class Case:
     """One operation: how to reach its starting state from the base, and the command killed."""
 
-    def __init__(self, name, prepare, command, actor="one", moves_main=True, after=None):
+    def __init__(self, name, prepare, command, actor="one", moves_main=True, after=None, refused=False):
         self.name = name
+        self.refused = refused            # the command must fail (exit 1, "refused"), killed or not
         self.prepare = prepare            # (harness) -> None
         self.command = command            # (harness) -> (device or None, [args], stdin bytes or None)
         self.actor = actor
@@ -291,6 +293,31 @@ def cmd_resolve_keep(h):
     return h.one, ["resolve", "note.txt", "--keep", mine[0], "--json"], None
 
 
+def prep_gc(h):
+    """Several packs and loose objects on device one (each save and sync stores a pack), and an
+    object nothing reaches (a blob written and never saved) for gc to drop."""
+    for i in range(3):
+        h.run(h.one, "save", "note.txt", "--file", "-", stdin=f"note line 1\nnote, round {i}\n".encode())
+        h.run(h.two, "save", "list.txt", "--file", "-", stdin=f"milk\neggs\nround {i}\n".encode())
+        h.run(h.two, "sync", "--json")
+        h.run(h.one, "sync", "--json")
+    run_git("-C", h.one.path, "hash-object", "-w", "--stdin", input=b"an object nothing reaches\n")
+
+
+def prep_hostile(h):
+    """The cloud's main moved to a crafted commit holding a `.git` folder with a hook."""
+    HostileCloud(h.fx.cloud.dir).push("dot-git-folder-with-a-hook")
+
+
+def repair_cloud(h):
+    cloud = HostileCloud(h.fx.cloud.dir)
+    cloud.set_main(cloud.git("rev-parse", "main^"))
+    for top, dirs, files in os.walk(h.root):
+        dirs[:] = [d for d in dirs if d not in ("objects", "cloud.git")]
+        if "PWNED" in files or "post-checkout" in files:
+            raise HarnessFailure(f"a file of the hostile commit was written in {top}")
+
+
 def prep_kv(h):
     h.run(h.one, "kv", "set", "theme", '"light"')
 
@@ -310,6 +337,9 @@ CASES = [
     Case("resolve-keep", prep_in_conflict, cmd_resolve_keep),
     Case("resolve-merge", prep_in_conflict, lambda h: (h.one, ["resolve", "note.txt", "--merge", "--json"], None)),
     Case("resolve-all", prep_in_conflict, lambda h: (h.one, ["resolve", "--all", "--latest", "--json"], None)),
+    Case("gc", prep_gc, lambda h: (h.one, ["gc"], None), moves_main=False),
+    Case("sync-hostile", prep_hostile, lambda h: (h.one, ["sync", "--json"], None), moves_main=False,
+         after=repair_cloud, refused=True),
     Case("clone", _nothing, lambda h: (None, ["clone", h.fx.cloud.url, h.three.path, "--device", "three"], None),
          actor="three", moves_main=False),
 ]
@@ -366,8 +396,9 @@ class Runner:
                 os.remove(audit_log)
             env.update(LD_PRELOAD=self.shim, CONCORD_AUDIT_LOG=audit_log)
         control = h.fx.run(dev, *argv, stdin=stdin, env_extra=env)
-        if control.rc != 0:
-            raise HarnessFailure(f"{case.name}: the control run exited {control.rc}: {control.first_error_line()}")
+        if not succeeded(case, control):
+            raise HarnessFailure(f"{case.name}: the control run exited {control.rc}: {control.first_error_line()}"
+                                 + (" (expected exit 1, refused)" if case.refused else ""))
         points = open(trace).read().split() if os.path.exists(trace) else []
         audited = self.audit(case, audit_log, h.root) if self.shim else 0
         if case.after:
@@ -421,7 +452,8 @@ class Runner:
             if not any(k == "fsync" and p == src for k, p, _ in events[:i]):
                 problems.append("without an fsync of the file first")
             folder = os.path.dirname(dst)
-            if not any(k == "fsync" and p == folder for k, p, _ in events[i + 1:]):
+            cache = "/.git/concord/history/" in dst  # a cache: a stale or lost index is detected and rebuilt
+            if not cache and not any(k == "fsync" and p == folder for k, p, _ in events[i + 1:]):
                 problems.append("without an fsync of its folder after")
             if problems:
                 where = os.path.relpath(dst, root)
@@ -454,7 +486,7 @@ class Runner:
         head_before = h.fx.head(actor) if case.actor != "three" else None
         killed = h.fx.run(dev, *argv, stdin=stdin, env_extra={"CONCORD_CRASH_AT": target})
         if killed.rc != -signal.SIGKILL:
-            if killed.rc == 0:
+            if succeeded(case, killed):
                 raise HarnessFailure(f"not killed: the command finished (exit 0) without reaching {target} "
                                      f"(the control run passed it)")
             raise HarnessFailure(f"the command failed without being killed: exit {killed.rc}: {killed.first_error_line()}")
@@ -475,7 +507,7 @@ class Runner:
             dev, argv, stdin = case.command(h)
             nxt = h.fx.run(dev, *argv, stdin=stdin)
             what = "the same command again"
-        if nxt.rc != 0:
+        if not succeeded(case, nxt):
             raise HarnessFailure(f"the next command, {what}, exited {nxt.rc}: {nxt.first_error_line() or nxt.text.strip()[:200]}")
         h.work_tree_matches_main(actor, unsaved_kept=actor is h.one and case.name != "save-all")
         if case.after:
@@ -497,6 +529,13 @@ class Runner:
         problems = h.fx.fsck_all()
         if problems:
             raise HarnessFailure("after converging: " + "; ".join(problems))
+
+
+def succeeded(case, result) -> bool:
+    """The command did what it must: exit 0, or for a refused case exit 1 saying it refused."""
+    if case.refused:
+        return result.rc == 1 and "refused" in result.first_error_line()
+    return result.rc == 0
 
 
 def build_shim(folder) -> str | None:

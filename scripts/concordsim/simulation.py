@@ -16,7 +16,9 @@ import shutil
 import subprocess
 import time
 
-from .content import content_key, decode_content, describe_content, encode_content, version_keys
+from .content import content_key, decode_content, describe_content, encode_content, version_keys, work_tree_docs
+from .fixture import run_git
+from .hostile import ATTACKS, HostileCloud
 from .oracle import UNKNOWN, Checker, Oracle, OracleFailure, commit_info
 from .timeline import Timeline
 from .world import InvariantFailure, SimDevice, World
@@ -74,6 +76,10 @@ def short_step(step, names) -> str:
         return "the cloud becomes unreachable" if step["on"] else "the cloud is reachable again"
     if op == "quiet":
         return "quiet round (every device syncs twice) + convergence check"
+    if op == "gc":
+        return f"{who} gc"
+    if op == "hostile":
+        return f"the cloud turns hostile ({step['attack']}), {who} syncs and must refuse it, the cloud is repaired"
     return json.dumps(step)
 
 
@@ -104,6 +110,11 @@ class Simulation:
         if self.checker:
             self.checker.strict = getattr(args, "strict", False)
             self.checker.light = light
+        # debug builds compare every extension of the history index with a rebuild, and write
+        # each difference to this file (checked after every step)
+        self.history_check = None if getattr(args, "no_history_check", False) else os.path.join(root, "history-index-check")
+        if self.history_check:
+            self.world.env["CONCORD_CHECK_HISTORY_INDEX"] = self.history_check
 
     def say(self, text):
         if self.verbose:
@@ -202,8 +213,10 @@ class Simulation:
             return {"op": "sync", "dev": dev.index}
         if r < 0.71:
             return {"op": "airplane", "dev": dev.index, "on": not dev.airplane}
-        if r < 0.73:
+        if r < 0.72:
             return {"op": "skew", "dev": dev.index, "skew": rng.choice(SKEWS)}
+        if r < 0.735:
+            return {"op": "gc", "dev": dev.index}
         if r < 0.75:
             return {"op": "outage", "on": not self.world.outage}
         if r < 0.93:
@@ -214,6 +227,11 @@ class Simulation:
                 return {"op": "resolve-all", "dev": dev.index, "how": rng.choice(["--latest", "--merge"])}
             doc = rng.choice(conflicts)
             return {"op": "resolve", "dev": dev.index, "doc": doc, "how": self.choose_how(doc)}
+        if r < 0.95:
+            online = [d.index for d in devs if not d.airplane]
+            if online and not self.world.outage:
+                return {"op": "hostile", "dev": rng.choice(online), "attack": rng.choice(sorted(ATTACKS))}
+            return self.choose_save(dev, 0.5)
         # concurrent resolutions: two devices resolve the same conflict differently, then sync
         other = rng.choice([d for d in devs if d is not dev])
         shared = sorted(set(self.conflicts_of(dev)) & set(self.conflicts_of(other)))
@@ -295,7 +313,18 @@ class Simulation:
     # -- executing a step (both modes)
 
     def execute(self, step, index):
-        """Runs one step. Returns False when its precondition no longer holds (replays only)."""
+        """Runs one step. Returns False when its precondition no longer holds (replays only).
+        Then, in debug builds, every history index the step extended must equal one rebuilt
+        from scratch (CONCORD_CHECK_HISTORY_INDEX: concord appends each difference to a file)."""
+        done = self.execute_step(step, index)
+        if self.history_check and os.path.exists(self.history_check) and os.path.getsize(self.history_check):
+            text = open(self.history_check, encoding="utf-8", errors="replace").read()
+            os.remove(self.history_check)
+            raise InvariantFailure("history index", f"step {index} ({short_step(step, self.names)}): an extended "
+                                   f"history index differs from a rebuilt one: {text.strip()[:600]}")
+        return done
+
+    def execute_step(self, step, index):
         world = self.world
         op = step["op"]
         self.timeline.x = index
@@ -334,6 +363,10 @@ class Simulation:
             return self.resolve(dev, step["doc"], step["how"], index) is not None
         elif op == "resolve-all":
             return self.resolve_all(dev, step["how"], index, step)
+        elif op == "gc":
+            self.gc(dev, index, step)
+        elif op == "hostile":
+            return self.hostile(dev, step["attack"], index, step)
         else:
             raise ValueError(f"unknown step {step}")
         return True
@@ -366,6 +399,77 @@ class Simulation:
             raise OracleFailure("save", f"{dev.name}: {short_step(step, self.names)} made commit {new[:7]} though "
                                 f"the content is already the current version")
         self.check(dev, [doc])
+
+    def gc(self, dev, index, step):
+        """`concord gc`: one pack, unreachable objects dropped, never a version. main and every
+        version must be as before, each version read again on this device (its cache is dropped)."""
+        world = self.world
+        head = world.head(dev)
+        world.expect(world.run(dev, "gc"), what=f"{dev.name} gc")
+        self.timeline.add(dev.index, "sync", short_step(step, self.names))
+        self.say(f"{index:4d} {short_step(step, self.names)}")
+        if world.head(dev) != head:
+            raise InvariantFailure("gc", f"{dev.name}: gc moved main from {head[:7]} to {world.head(dev)[:7]}")
+        for key in [k for k in world.version_cache if k[0] == dev.index]:
+            del world.version_cache[key]
+        world.fsck(dev.path, f"{dev.name} after gc")
+        if not world.outage:
+            world.fsck(world.cloud.dir, "the cloud after a device's gc")
+        if self.checker and self.checks:
+            self.stats.checks += 1
+            self.checker.device(dev, (), full=True)
+        else:
+            world.check_nothing_lost(dev)
+
+    def hostile(self, dev, attack, index, step):
+        """Someone with write access to the cloud moves its main to a crafted commit that holds
+        an entry Concord refuses (a name such as `..` or `.git`, a link, an odd mode). `dev`'s
+        sync must refuse it whole (exit 1, the commit named), change nothing on the device, and
+        a clone of the cloud must be refused too; then the cloud is repaired (main moved back)."""
+        world = self.world
+        if dev.airplane or world.outage:
+            return False
+        cloud = HostileCloud(world.cloud.dir)
+        before = cloud.main()
+        head = world.head(dev)
+        remote = run_git("-C", dev.path, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/main", check=False)
+        disk = work_tree_docs(dev.path)
+        clone_path = os.path.join(self.root, "hostile-clone")
+        self.timeline.add(dev.index, "offline", short_step(step, self.names))
+        self.say(f"{index:4d} {short_step(step, self.names)}")
+        bad = cloud.push(attack)
+        try:
+            result = world.run(dev, "sync", "--json")
+            self.stats.syncs += 1
+            line = result.first_error_line()
+            if result.rc != 1 or "refused" not in line or bad[:7] not in line:
+                raise InvariantFailure("hostile cloud", f"{dev.name}: sync of a cloud whose main is a hostile commit "
+                                       f"{bad[:7]} ({attack}) exited {result.rc} ({line or result.text.strip()[:200]}); "
+                                       f"expected exit 1 naming the commit as refused")
+            if world.head(dev) != head:
+                raise InvariantFailure("hostile cloud", f"{dev.name}: a refused sync moved main to {world.head(dev)[:7]}")
+            now = run_git("-C", dev.path, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/main", check=False)
+            if now != remote:
+                raise InvariantFailure("hostile cloud", f"{dev.name}: a refused sync moved origin/main to {now[:7]}")
+            if work_tree_docs(dev.path) != disk:
+                raise InvariantFailure("hostile cloud", f"{dev.name}: a refused sync changed the work tree")
+            cloned = world.run(None, "clone", world.cloud.url, clone_path, "--device", "intruder-test")
+            if cloned.rc != 1 or "refused" not in cloned.first_error_line() or os.path.exists(clone_path):
+                raise InvariantFailure("hostile cloud", f"a clone of the hostile cloud ({attack}) exited {cloned.rc} "
+                                       f"({cloned.first_error_line() or 'no message'}) and "
+                                       f"{'left' if os.path.exists(clone_path) else 'left no'} folder; expected exit 1, "
+                                       f"refused, no folder")
+            for top, dirs, files in os.walk(self.root):
+                dirs[:] = [d for d in dirs if d not in ("objects", os.path.basename(world.cloud.dir))]
+                if "PWNED" in files:
+                    raise InvariantFailure("hostile cloud", f"a file of the hostile commit was written: "
+                                           f"{os.path.join(top, 'PWNED')}")
+        finally:
+            cloud.set_main(before)
+            shutil.rmtree(clone_path, ignore_errors=True)
+        if self.oracle:
+            self.check(dev, ())
+        return True
 
     def do_sync(self, dev, index, quiet=False):
         world, o = self.world, self.oracle
