@@ -83,7 +83,8 @@ def random_run(args, seed, ndev, nsteps, replay_steps=None) -> int:
             print(f"seed {seed}: KNOWN ISSUE ({count}x, not failing; --strict fails): {issue}; first: {example}")
         checked = (f"{sim.stats.checks} oracle comparisons, " if sim.oracle else "")
         print(f"seed {seed}: {sim.stats.summary()}, {SUMMARY_PASS} ({checked}{sim.stats.twins} integrations "
-              f"replayed, {sim.stats.quiet} quiet rounds, {elapsed:.1f}s)", flush=True)
+              f"replayed, {sim.stats.quiet} quiet rounds, {sim.stats.gcs} gc, {sim.stats.hostile} hostile "
+              f"commits refused, {elapsed:.1f}s)", flush=True)
         return 0
 
     print(f"INVARIANT FAILED at step {index} of seed {seed}: {failure}", flush=True)

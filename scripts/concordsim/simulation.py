@@ -37,6 +37,7 @@ class Stats:
         self.saves = self.syncs = self.conflicts = self.resolutions = 0
         self.deletions = self.offline = self.needs_person = self.twins = self.quiet = 0
         self.checks = 0
+        self.gcs = self.hostile = 0
 
     def summary(self):
         return f"{self.saves} saves, {self.syncs} syncs, {self.conflicts} conflicts, {self.resolutions} resolutions"
@@ -406,6 +407,7 @@ class Simulation:
         world = self.world
         head = world.head(dev)
         world.expect(world.run(dev, "gc"), what=f"{dev.name} gc")
+        self.stats.gcs += 1
         self.timeline.add(dev.index, "sync", short_step(step, self.names))
         self.say(f"{index:4d} {short_step(step, self.names)}")
         if world.head(dev) != head:
@@ -464,6 +466,7 @@ class Simulation:
                 if "PWNED" in files:
                     raise InvariantFailure("hostile cloud", f"a file of the hostile commit was written: "
                                            f"{os.path.join(top, 'PWNED')}")
+            self.stats.hostile += 1
         finally:
             cloud.set_main(before)
             shutil.rmtree(clone_path, ignore_errors=True)
