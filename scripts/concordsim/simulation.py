@@ -228,7 +228,7 @@ class Simulation:
                 return {"op": "resolve-all", "dev": dev.index, "how": rng.choice(["--latest", "--merge"])}
             doc = rng.choice(conflicts)
             return {"op": "resolve", "dev": dev.index, "doc": doc, "how": self.choose_how(doc)}
-        if r < 0.96:
+        if r < 0.95:
             online = [d.index for d in devs if not d.airplane]
             if online and not self.world.outage:
                 return {"op": "hostile", "dev": rng.choice(online), "attack": rng.choice(sorted(ATTACKS))}
