@@ -161,7 +161,7 @@ def main(argv=None) -> int:
     p.add_argument("--only", help="comma-separated mutation names")
     p.add_argument("--checks", help="comma-separated checks (scenario, scenario-merge, random, crash, swift-test)")
     p.add_argument("--first", action="store_true", help="stop a mutation at the first check that catches it")
-    p.add_argument("--steps", type=int, default=150, help="steps of the random simulation (as in scripts/test: 150)")
+    p.add_argument("--steps", type=int, default=60, help="steps of the random simulation (as in scripts/test: 60)")
     p.add_argument("--scratch", default="/tmp/concord-mutate", help="the scratch copy (kept for incremental builds)")
     p.add_argument("--no-baseline", action="store_true", help="skip the run without mutation")
     p.add_argument("--timeout", type=float, default=1800, help="seconds per check")
