@@ -1,0 +1,226 @@
+"""Mutations that must fail the suite: deliberate bugs applied one at a time to a scratch copy.
+
+Each mutation is an exact search/replace in one named file; the runner stops with an error when
+the text is no longer found exactly once (the code moved: update the mutation). For each one it
+rebuilds the scratch copy and runs the checks CI runs (scripts/test): the two airplane-mode
+scenarios, the random simulation, the crash harness, `swift test`. A check *catches* a mutation
+when it fails. Every mutation must be caught by at least one check; the table goes in the
+README's tests section.
+
+Not in CI: it rebuilds per mutation (an hour or more on two cores). The scratch copy is
+`git archive HEAD` (committed code only), kept between runs under --scratch.
+
+  scripts/mutate --list
+  scripts/mutate                                   every mutation, every check
+  scripts/mutate --only drop-conflict-record --checks random
+  scripts/mutate --first                           stop each mutation at the first check that catches it
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from .fixture import REPOSITORY
+
+
+class Mutation:
+    def __init__(self, name, file, search, replace, what):
+        self.name, self.file, self.search, self.replace, self.what = name, file, search, replace, what
+
+
+MUTATIONS = [
+    Mutation("drop-conflict-record", "Sources/Concord/ContainerCore+Integration.swift",
+             "            losers[document] = remoteWins ? localVersion : remoteVersion\n"
+             "            newConflicts.append(document)\n",
+             "",
+             "an integration records no conflict: concurrent edits are silently settled by latest-wins"),
+    Mutation("skip-journal-recovery", "Sources/Concord/ContainerCore.swift",
+             "            try recoverPendingCheckout()\n",
+             "",
+             "a writer does not finish the work-tree update an interrupted command left in its journal"),
+    Mutation("reverse-latest-wins-integration", "Sources/Concord/ContainerCore+Integration.swift",
+             "return (stampA.clock, stampA.deviceID, a.hex) > (stampB.clock, stampB.deviceID, b.hex)",
+             "return (stampA.clock, stampA.deviceID, a.hex) < (stampB.clock, stampB.deviceID, b.hex)",
+             "an integration's provisional current version is the earliest of two concurrent ones"),
+    Mutation("reverse-latest-wins-resolve", "Sources/Concord/ContainerCore+Resolve.swift",
+             "let winner = survivors.max { ($0.version.clock, $0.version.deviceID, $0.id.hex) < "
+             "($1.version.clock, $1.version.deviceID, $1.id.hex) }!",
+             "let winner = survivors.max { ($0.version.clock, $0.version.deviceID, $0.id.hex) > "
+             "($1.version.clock, $1.version.deviceID, $1.id.hex) }!",
+             "resolve --latest keeps the earliest of the concurrent versions"),
+    Mutation("reverse-canonical-order", "Sources/ConcordMerge/MergePolicy.swift",
+             "(lhs.clock, lhs.deviceID, lhs.id) < (rhs.clock, rhs.deviceID, rhs.id)",
+             "(lhs.clock, lhs.deviceID, lhs.id) > (rhs.clock, rhs.deviceID, rhs.id)",
+             "merge policies see the versions latest first (the latest policy keeps the earliest)"),
+    Mutation("skip-fsync-work-file", "Sources/Concord/WorkTree.swift",
+             "if (GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {",
+             "if close(descriptor) != 0 {",
+             "a work-tree file is renamed into place without being synced first"),
+    Mutation("skip-fsync-folder", "Sources/Concord/WorkTree.swift",
+             "        func sync() {\n            guard GitLibrary.durable else { return }\n",
+             "        func sync() {\n            guard !GitLibrary.durable else { return }\n",
+             "the folder of a work-tree file is not synced after the rename"),
+    Mutation("skip-fsync-git", "Sources/Git/Libgit2.swift",
+             "_ = concord_git_enable_fsync(GitLibrary.durable ? 1 : 0)",
+             "_ = concord_git_enable_fsync(0)",
+             "libgit2 writes objects and references without fsync"),
+    Mutation("skip-path-checks", "Sources/Concord/ArrivalCheck.swift",
+             "        if let problem = PathRules.problem(withName: Substring(entry.name)) { return problem }\n",
+             "",
+             "names arriving from the cloud ('..', '.git', control characters...) are not checked"),
+    Mutation("push-without-cas", "Sources/Concord/ContainerCore+Sync.swift",
+             'try cloud.setReference(Self.branch, to: main, expected: fetched, message: "concord: push")',
+             'try cloud.forceReference(Self.branch, to: main, message: "concord: push")',
+             "a push moves the cloud's main whatever it points at (no compare-and-swap)"),
+    Mutation("gc-packs-the-tip-only", "Sources/Git/Repository+Maintenance.swift",
+             "        for commit in commits.reversed() {\n",
+             "        for commit in commits.prefix(1) {\n",
+             "gc (repackAll) packs only the newest commit and drops the older history"),
+]
+
+
+def checks(scratch: str, steps: int) -> list:
+    """The checks scripts/test runs, as (name, argv), run in the scratch copy."""
+    bin_ = os.path.join(scratch, ".build", "debug", "concord")
+    env_bin = ["env", f"CONCORD_BIN={bin_}"]
+    return [  # cheapest first (with --first, a mutation stops at the first check that catches it)
+        ("scenario", env_bin + ["bash", "scripts/airplane-mode", "--policy", "latest"]),
+        ("scenario-merge", env_bin + ["bash", "scripts/airplane-mode", "--policy", "merge"]),
+        ("crash", ["python3", "-B", "scripts/crash-harness", "--points", "first", "--first-failure", "--concord", bin_]),
+        ("random", env_bin + ["bash", "scripts/airplane-mode", "--random", "--devices", "3", "--steps", str(steps),
+                              "--seed", "1", "--shrink-seconds", "0"]),
+        ("swift-test", ["swift", "test", "--disable-xctest"]),
+    ]
+
+
+def apply(scratch: str, mutation: Mutation) -> str:
+    """Applies `mutation` to the scratch copy; returns the original text of the file."""
+    path = os.path.join(scratch, mutation.file)
+    with open(path, encoding="utf-8") as f:
+        original = f.read()
+    count = original.count(mutation.search)
+    if count != 1:
+        raise SystemExit(f"mutate: {mutation.name}: the text to replace is found {count} times in {mutation.file} "
+                         f"(expected once): the code changed, update the mutation in scripts/concordsim/mutate.py")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(original.replace(mutation.search, mutation.replace))
+    return original
+
+
+def prepare_scratch(scratch: str):
+    """The committed HEAD, exported to `scratch` (files that did not change keep their dates, so
+    that the build stays incremental)."""
+    fresh = scratch + ".export"
+    shutil.rmtree(fresh, ignore_errors=True)
+    os.makedirs(fresh)
+    archive = subprocess.run(["git", "-C", REPOSITORY, "archive", "HEAD"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", fresh], input=archive, check=True)
+    os.makedirs(scratch, exist_ok=True)
+    for top, _, files in os.walk(fresh):
+        for name in files:
+            src = os.path.join(top, name)
+            dst = os.path.join(scratch, os.path.relpath(src, fresh))
+            same = False
+            if os.path.exists(dst):
+                with open(src, "rb") as a, open(dst, "rb") as b:
+                    same = a.read() == b.read()
+            if not same:
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy2(src, dst)
+    for top, dirs, files in os.walk(scratch):
+        dirs[:] = [d for d in dirs if not d.startswith(".build")]
+        for name in files:
+            dst = os.path.join(top, name)
+            if not os.path.exists(os.path.join(fresh, os.path.relpath(dst, scratch))):
+                os.remove(dst)
+    shutil.rmtree(fresh, ignore_errors=True)
+
+
+def run(argv, cwd, log, timeout):
+    started = time.monotonic()
+    with open(log, "ab") as out:
+        out.write(f"\n==> {' '.join(argv)}\n".encode())
+        out.flush()
+        try:
+            p = subprocess.run(argv, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
+            code = p.returncode
+        except subprocess.TimeoutExpired:
+            code = "timeout"
+    return code, time.monotonic() - started
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="mutate", description=__doc__.splitlines()[0],
+                                epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--list", action="store_true", help="list the mutations and exit")
+    p.add_argument("--only", help="comma-separated mutation names")
+    p.add_argument("--checks", help="comma-separated checks (scenario, scenario-merge, random, crash, swift-test)")
+    p.add_argument("--first", action="store_true", help="stop a mutation at the first check that catches it")
+    p.add_argument("--steps", type=int, default=60, help="steps of the random simulation (as in scripts/test: 60)")
+    p.add_argument("--scratch", default="/tmp/concord-mutate", help="the scratch copy (kept for incremental builds)")
+    p.add_argument("--no-baseline", action="store_true", help="skip the run without mutation")
+    p.add_argument("--timeout", type=float, default=1800, help="seconds per check")
+    args = p.parse_args(argv)
+    if args.list:
+        for m in MUTATIONS:
+            print(f"{m.name:<32} {m.file}: {m.what}")
+        return 0
+    chosen = [m for m in MUTATIONS if not args.only or m.name in args.only.split(",")]
+    swift = shutil.which("swift") or "/opt/swift/usr/bin/swift"
+    os.environ["PATH"] = os.path.dirname(swift) + os.pathsep + os.environ["PATH"]
+    scratch = os.path.abspath(args.scratch)
+    print(f"mutate: scratch copy of HEAD in {scratch}", flush=True)
+    prepare_scratch(scratch)
+    for m in chosen:  # every pattern must still be there before anything runs
+        original = apply(scratch, m)
+        with open(os.path.join(scratch, m.file), "w", encoding="utf-8") as f:
+            f.write(original)
+    wanted = [c for c in checks(scratch, args.steps) if not args.checks or c[0] in args.checks.split(",")]
+    log = os.path.join(scratch, "mutate.log")
+    open(log, "w").close()
+    rows = []
+    for m in ([None] if not args.no_baseline else []) + chosen:
+        name = m.name if m else "(none: the code as committed)"
+        original = apply(scratch, m) if m else None
+        try:
+            code, _ = run([swift, "build"], scratch, log, args.timeout)
+            if code != 0:
+                rows.append((name, {"build": "build failed"}))
+                print(f"{name}: the build failed (see {log})", flush=True)
+                continue
+            results = {}
+            for check, command in wanted:
+                code, seconds = run(command, scratch, log, args.timeout)
+                results[check] = f"CAUGHT ({seconds:.0f}s)" if code != 0 else f"passed ({seconds:.0f}s)"
+                print(f"{name}: {check}: {results[check]}", flush=True)
+                if args.first and m and code != 0:
+                    break
+            rows.append((name, results))
+        finally:
+            if original is not None:
+                with open(os.path.join(scratch, m.file), "w", encoding="utf-8") as f:
+                    f.write(original)
+    names = [c for c, _ in wanted]
+    print()
+    print("| mutation | " + " | ".join(names) + " |")
+    print("|---|" + "---|" * len(names))
+    status = 0
+    for name, results in rows:
+        print(f"| {name} | " + " | ".join(results.get(c, "-") for c in names) + " |")
+        caught = any(v.startswith("CAUGHT") for v in results.values())
+        if name.startswith("(none") and caught:
+            print("mutate: a check fails on the code as committed: the table means nothing", file=sys.stderr)
+            status = 1
+        elif not name.startswith("(none") and not caught:
+            status = 1
+    missed = [name for name, results in rows if not name.startswith("(none") and
+              not any(v.startswith("CAUGHT") for v in results.values())]
+    if missed:
+        print(f"mutate: NOT CAUGHT by any check: {', '.join(missed)}")
+    print(f"log: {log}")
+    return status

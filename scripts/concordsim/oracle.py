@@ -1,0 +1,499 @@
+"""The oracle: a model of what every device and the cloud must hold, kept beside the real devices.
+
+It is a model of *expectations about versions and concurrency*, written from DESIGN.md, not a
+second implementation of sync: it never merges contents or reads Concord's conflict records.
+
+- A **version** is a commit that changed one document (a save, a deletion, a resolution). The
+  model knows, for each, its content, the device that made it, the commits its device had seen
+  when it was made (its *history*: so `a` causally follows `b` exactly when `b` is in `a`'s
+  history) and the versions it *replaces* (for a save, the device's current version; for a
+  resolution, every version it resolved).
+- A **replica** is one `main`: a device's or the cloud's. It holds the set of commits in its
+  history and, for each document, the current version and the versions in contention (the
+  current one included; more than one means the document is in conflict).
+- A save replaces the current version; the versions in contention keep the others (an autosave
+  never resolves a conflict). A resolution replaces every version in contention.
+- A sync predicts its outcome from the two histories: equal → upToDate; the device's history in
+  the cloud's → fastForwarded (the device takes the cloud's state); the cloud's in the device's →
+  pushed; else integrated. An integration takes, for each document, the versions in contention on
+  either side, minus every version another of them replaces (directly or through earlier saves:
+  its line of edits). When both sides' current versions differ, neither causally follows the
+  other and their contents differ, both stay in contention: a conflict. The provisional current
+  version is the latest of the two sides' current versions (latest-wins: causal order, then the
+  greater hybrid logical clock, then device id, then commit id). Two sides that reached the same
+  content keep the local version and make no conflict.
+- `--latest` keeps, among the versions in contention, one that no other causally follows, with
+  the greatest (clock, device id, commit id).
+
+Clocks are read from each new commit (`Concord-Clock`); the model checks that every new commit's
+clock is greater than its parent's and not behind its device's wall clock (a hybrid logical
+clock), but takes the values as given.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+from .content import content_key, describe_key, work_tree_docs
+
+
+class OracleFailure(Exception):
+    def __init__(self, kind: str, message: str):
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+UNKNOWN = ("unknown",)  # the content of a merge, until read
+
+
+class Version:
+    __slots__ = ("doc", "id", "key", "device", "hist", "replaces", "kind", "clock")
+
+    def __init__(self, doc, id, key, device, hist, replaces, kind, clock):
+        self.doc, self.id, self.key, self.device = doc, id, key, device
+        self.hist, self.replaces, self.kind, self.clock = hist, frozenset(replaces), kind, clock
+
+    def __repr__(self):
+        return f"<{self.kind} {self.doc}@{self.id[:7]} dev{self.device} {describe_key(self.key)}>"
+
+
+class Replica:
+    """One `main`: its commits, and for each document the current version and those in contention."""
+
+    def __init__(self):
+        self.head = None
+        self.hist = frozenset()
+        self.current = {}      # doc -> version id
+        self.contenders = {}   # doc -> frozenset of version ids (current included)
+
+    def copy(self) -> "Replica":
+        r = Replica()
+        r.head, r.hist = self.head, self.hist
+        r.current, r.contenders = dict(self.current), dict(self.contenders)
+        return r
+
+    def conflict_versions(self, doc) -> frozenset:
+        return self.contenders.get(doc, frozenset()) - {self.current.get(doc)}
+
+    def in_conflict(self) -> list:
+        return sorted(doc for doc, s in self.contenders.items() if len(s) > 1)
+
+
+class SyncPrediction:
+    def __init__(self, outcome, updated=(), new_conflicts=(), conflicts=()):
+        self.outcome = outcome
+        self.updated = sorted(updated)
+        self.new_conflicts = sorted(new_conflicts)   # in conflict after, with a conflict version not one before
+        self.conflicts = sorted(conflicts)
+
+
+def parse_clock(text: str) -> tuple[int, int]:
+    ms, _, counter = str(text).partition(".")
+    return int(ms), int(counter or 0)
+
+
+def commit_info(repository: str, commit: str) -> tuple[tuple[int, int] | None, list[str]]:
+    """A commit's Concord-Clock and parents, read with git."""
+    out = subprocess.run(["git", "-C", repository, "cat-file", "commit", commit], capture_output=True,
+                         stdin=subprocess.DEVNULL)
+    if out.returncode != 0:
+        raise OracleFailure("history", f"commit {commit[:10]} cannot be read in {repository}")
+    text = out.stdout.decode("utf-8", "replace")
+    header, _, message = text.partition("\n\n")
+    parents = [line.split()[1] for line in header.splitlines() if line.startswith("parent ")]
+    clock = None
+    for line in message.splitlines():
+        if line.startswith("Concord-Clock:"):
+            clock = parse_clock(line.split(":", 1)[1].strip())
+    return clock, parents
+
+
+class Oracle:
+    def __init__(self, devices, device_ids):
+        self.names = [d.name for d in devices]
+        self.device_ids = list(device_ids)
+        self.devices = [Replica() for _ in devices]
+        self.cloud = Replica()
+        self.versions = {}     # (doc, id) -> Version
+        self.by_doc = {}       # doc -> [version id], in creation order
+        self.clocks = {}       # commit id -> clock
+        self._lineage = {}
+        self.known_events = []   # (doc, local, remote): edit/delete conflicts concord is known to miss
+        self.known_content = {}  # (device index, doc, id) -> True once read back on that device
+
+    # -- setup
+
+    def start(self, head: str):
+        for replica in self.devices + [self.cloud]:
+            replica.head = head
+            replica.hist = frozenset([head])
+
+    # -- relations between versions
+
+    def version(self, doc, vid) -> Version:
+        return self.versions[(doc, vid)]
+
+    def key(self, doc, vid):
+        return self.versions[(doc, vid)].key if vid is not None else None
+
+    def follows(self, doc, a, b) -> bool:
+        """True when version `a` causally follows `b` (b's commit is in a's history)."""
+        return b in self.versions[(doc, a)].hist
+
+    def lineage(self, doc, vid) -> frozenset:
+        """Every version `vid` replaced, directly or through earlier versions (its line of edits)."""
+        cached = self._lineage.get((doc, vid))
+        if cached is not None:
+            return cached
+        seen, frontier = set(), list(self.versions[(doc, vid)].replaces)
+        while frontier:
+            v = frontier.pop()
+            if v in seen:
+                continue
+            seen.add(v)
+            if (doc, v) in self.versions:
+                frontier += self.versions[(doc, v)].replaces
+        result = frozenset(seen)
+        self._lineage[(doc, vid)] = result
+        return result
+
+    def maximal(self, doc, versions) -> frozenset:
+        """The versions no other one of `versions` replaced (in its line of edits)."""
+        return frozenset(v for v in versions if not any(w != v and v in self.lineage(doc, w) for w in versions))
+
+    def order_key(self, doc, vid):
+        v = self.versions[(doc, vid)]
+        return (v.clock or (0, 0), self.device_ids[v.device], vid)
+
+    def later(self, doc, a, b):
+        """The latest-wins choice between two versions."""
+        if self.follows(doc, a, b):
+            return a
+        if self.follows(doc, b, a):
+            return b
+        return a if self.order_key(doc, a) > self.order_key(doc, b) else b
+
+    def latest(self, doc, contenders) -> str:
+        """What `resolve --latest` must keep among `contenders`."""
+        survivors = [v for v in contenders if not any(w != v and self.follows(doc, w, v) for w in contenders)]
+        return max(survivors, key=lambda v: self.order_key(doc, v))
+
+    def canonical(self, doc, vids) -> list:
+        return sorted(vids, key=lambda v: self.order_key(doc, v))
+
+    # -- what a replica shows
+
+    def live(self, replica: Replica) -> dict:
+        """doc -> content key of the documents that exist (current version not a deletion)."""
+        return {doc: self.key(doc, v) for doc, v in replica.current.items() if self.key(doc, v) is not None}
+
+    def versions_of(self, replica: Replica, doc) -> list:
+        return [v for v in self.by_doc.get(doc, []) if v in replica.hist]
+
+    # -- local operations
+
+    def add_version(self, dev: int, doc, vid, key, replaces, kind, clock):
+        replica = self.devices[dev]
+        self.versions[(doc, vid)] = Version(doc, vid, key, dev, replica.hist, replaces, kind, clock)
+        self.by_doc.setdefault(doc, []).append(vid)
+
+    def predict_save(self, dev: int, doc, key) -> bool:
+        """True when saving `key` makes a new version (false: the content is already current)."""
+        current = self.devices[dev].current.get(doc)
+        return current is None and key is not None or current is not None and self.key(doc, current) != key
+
+    def saved(self, dev: int, doc, key, vid, clock, kind="save"):
+        """A save (or, with key None, a deletion) made version `vid` on device `dev`."""
+        replica = self.devices[dev]
+        old = replica.current.get(doc)
+        self.add_version(dev, doc, vid, key, [old] if old else [], kind, clock)
+        replica.current[doc] = vid
+        replica.contenders[doc] = (replica.contenders.get(doc, frozenset()) - {old}) | {vid}
+        self.commit(replica, vid, clock)
+
+    def resolved(self, dev: int, outcomes: dict, vid, clock):
+        """One resolution commit `vid` on `dev`: outcomes = {doc: content key (UNKNOWN for a merge)}."""
+        replica = self.devices[dev]
+        for doc, key in outcomes.items():
+            self.add_version(dev, doc, vid, key, replica.contenders[doc], "resolve", clock)
+        for doc in outcomes:
+            replica.current[doc] = vid
+            replica.contenders[doc] = frozenset([vid])
+        self.commit(replica, vid, clock)
+
+    def learn_content(self, doc, vid, key):
+        self.versions[(doc, vid)].key = key
+
+    def commit(self, replica: Replica, cid, clock):
+        replica.head = cid
+        replica.hist = replica.hist | {cid}
+        self.clocks[cid] = clock
+
+    # -- sync
+
+    def sync_outcome(self, dev: int) -> str:
+        d, c = self.devices[dev], self.cloud
+        if d.head == c.head:
+            return "upToDate"
+        if d.hist <= c.hist:
+            return "fastForwarded"
+        if c.hist <= d.hist:
+            return "pushed"
+        return "integrated"
+
+    def synced(self, dev: int, merge_id=None, merge_clock=None, absent_at_base=frozenset(), strict=True) -> SyncPrediction:
+        """Applies a sync of `dev` that reached the cloud; returns what its report must say.
+
+        `absent_at_base`: the documents absent from the merge base of the two sides. Unless
+        `strict`, an edit concurrent with a deletion of such a document is predicted as concord
+        does it (KNOWN BUG: the edit wins with no conflict: concord diffs each side's tree from
+        the merge base, and a side that added the document and deleted it since shows no
+        change); each time is appended to `self.known_events`."""
+        d, c = self.devices[dev], self.cloud
+        outcome = self.sync_outcome(dev)
+        before = {doc: self.key(doc, v) for doc, v in d.current.items()}
+        records_before = {doc: d.conflict_versions(doc) for doc in d.contenders}
+        if outcome == "upToDate":
+            pass
+        elif outcome == "fastForwarded":
+            self.devices[dev] = c.copy()
+        elif outcome == "pushed":
+            self.cloud = d.copy()
+        else:
+            merged = Replica()
+            merged.hist = d.hist | c.hist
+            for doc in sorted(set(d.current) | set(c.current)):
+                current, contenders, _ = self.integrate(doc, d, c, lost_deletion_known=not strict and doc in absent_at_base)
+                merged.current[doc] = current
+                merged.contenders[doc] = contenders
+            self.commit(merged, merge_id, merge_clock)
+            self.devices[dev] = merged
+            self.cloud = merged.copy()
+        after = self.devices[dev]
+        updated = {doc for doc in set(before) | set(after.current)
+                   if before.get(doc) != self.key(doc, after.current.get(doc))}
+        fresh = {doc for doc in after.in_conflict() if after.conflict_versions(doc) - records_before.get(doc, frozenset())}
+        return SyncPrediction(outcome, updated, fresh, after.in_conflict())
+
+    def integrate(self, doc, local: Replica, remote: Replica, lost_deletion_known=False):
+        """One document's current version and versions in contention after integrating two sides;
+        the third value is True when the two sides' current versions make a new conflict."""
+        cl, cr = local.current.get(doc), remote.current.get(doc)
+        if cl is None:
+            return cr, remote.contenders[doc], False
+        if cr is None:
+            return cl, local.contenders[doc], False
+        records = local.conflict_versions(doc) | remote.conflict_versions(doc)
+        conflict = False
+        if cl == cr:
+            current, others = cl, set()
+        elif self.follows(doc, cr, cl):
+            current, others = cr, set()
+        elif self.follows(doc, cl, cr):
+            current, others = cl, set()
+        elif self.key(doc, cl) == self.key(doc, cr):
+            current, others = cl, set()      # both reached the same content: the local version stays
+        elif lost_deletion_known and (self.key(doc, cl) is None) != (self.key(doc, cr) is None):
+            current, others = (cl if self.key(doc, cl) is not None else cr), set()
+            self.known_events.append((doc, cl, cr))
+        else:
+            current = self.later(doc, cl, cr)
+            others = {cl, cr} - {current}
+            conflict = True
+        contenders = self.maximal(doc, records | others | {current})
+        if current not in contenders:
+            raise OracleFailure("oracle", f"{doc}: the model's provisional current version {current[:7]} is "
+                                f"replaced by another version in contention (the model cannot say)")
+        return current, contenders, conflict
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparing the real devices with the model
+
+
+class Checker:
+    """Reads a device through the command line (and git, for contents by blob id) and compares
+    what it finds with the oracle. Every comparison raises OracleFailure on a difference."""
+
+    def __init__(self, world, oracle: Oracle):
+        self.world = world
+        self.oracle = oracle
+        self.read = set()        # (device index, doc, version id) whose content was read on that device
+        self.checks = 0
+        self.strict = False
+        self.light = False       # only conflicts and the work tree (shortening a conflicts failure)
+        self.known = {}          # known issue -> [first example, count], reported instead of failing
+
+    def fail(self, kind, message):
+        raise OracleFailure(kind, message)
+
+    def device(self, dev, docs, full=False):
+        """Compares device `dev` with the model: conflicts, documents and their states, the work
+        tree, and for each document in `docs` (every document when `full`) its versions, each
+        version's content read on this device, and its contention."""
+        o, w = self.oracle, self.world
+        replica = o.devices[dev.index]
+        self.checks += 1
+        # conflicts --json: exactly the documents in conflict, with their versions
+        real = {c["document"]: c for c in w.conflicts(dev)}
+        want = replica.in_conflict()
+        if sorted(real) != want:
+            missing = sorted(set(want) - set(real))
+            extra = sorted(set(real) - set(want))
+            detail = []
+            for doc in missing:
+                ids = ", ".join(f"{o.names[o.version(doc, v).device]}'s {v[:7]}" for v in o.canonical(doc, replica.contenders[doc]))
+                detail.append(f"{doc} must be in conflict between {ids}")
+            for doc in extra:
+                detail.append(f"{doc} is in conflict but no two versions of it are concurrent")
+            self.fail("conflicts", f"{dev.name}: `conflicts` lists {sorted(real) or 'nothing'}, the model "
+                      f"{want or 'nothing'}: {'; '.join(detail)}")
+        for doc, c in real.items():
+            ids = set(c.get("conflictVersions", []))
+            if ids != set(replica.conflict_versions(doc)) or c["versions"] != len(replica.contenders[doc]):
+                self.fail("conflicts", f"{dev.name}: `conflicts` says {doc} has versions {sorted(x[:7] for x in ids)} "
+                          f"besides the current one ({c['versions']} in all); the model: "
+                          f"{sorted(x[:7] for x in replica.conflict_versions(doc))} besides "
+                          f"{replica.current[doc][:7]}")
+        live = o.live(replica)
+        if not self.light:
+            self.listing(dev, live, want)
+        # the work tree: exactly the current contents
+        disk = {doc: content_key(data) for doc, data in work_tree_docs(dev.path).items()}
+        if disk != live:
+            wrong = sorted(d for d in set(disk) | set(live) if disk.get(d) != live.get(d))
+            self.fail("work tree", f"{dev.name}: the work tree differs from the current versions for {wrong}: "
+                      + "; ".join(f"{d}: disk {describe_key(disk.get(d)) if d in disk else 'absent'}, "
+                                  f"model {describe_key(live.get(d)) if d in live else 'absent'}" for d in wrong[:3]))
+        if not self.light:
+            for doc in sorted(set(replica.current) if full else set(docs)):
+                self.document(dev, doc)
+
+    def listing(self, dev, live, want):
+        """`ls --json`: the documents that exist, their state and content."""
+        w = self.world
+        listed = {d["document"]: d for d in w.documents(dev)}
+        if sorted(listed) != sorted(live):
+            self.fail("documents", f"{dev.name}: `ls` lists {sorted(listed)}, the model {sorted(live)}")
+        for doc, entry in listed.items():
+            state = "inConflict" if doc in want else "normal"
+            if entry.get("state") != state:
+                self.fail("documents", f"{dev.name}: `ls` says {doc} is {entry.get('state')}, the model {state}")
+            key = live[doc]
+            if key[0] == "file" and entry.get("contentId") not in (None, key[1]):
+                self.fail("documents", f"{dev.name}: `ls` says {doc} holds {entry.get('contentId', '')[:7]}, "
+                          f"the model {describe_key(key)}")
+
+    def document(self, dev, doc):
+        """`versions DOC --all --json` lists exactly the model's versions of DOC in this device's
+        history, with the current and conflict flags, devices, deletions and replaced versions
+        the model says; `versions DOC --json` lists the contention in canonical order; `show`
+        returns each version's content on this device."""
+        o, w = self.oracle, self.world
+        replica = o.devices[dev.index]
+        expected = o.versions_of(replica, doc)
+        if not expected:
+            return
+        result = w.run(dev, "versions", doc, "--all", "--json")
+        if result.rc != 0:
+            self.fail("versions", f"{dev.name}: `versions {doc} --all` failed ({result.first_error_line()}); "
+                      f"the model has {len(expected)} versions of it")
+        listing = result.json()
+        ids = [v["id"] for v in listing]
+        if set(ids) != set(expected) or len(ids) != len(expected):
+            lost = [f"{o.names[o.version(doc, v).device]}'s {o.version(doc, v).kind} {v[:7]} ({describe_key(o.key(doc, v))})"
+                    for v in expected if v not in ids]
+            extra = [v[:7] for v in ids if v not in expected]
+            self.fail("nothing lost" if lost else "versions",
+                      f"{dev.name}: `versions {doc} --all` lists {len(ids)} versions, the model {len(expected)}"
+                      + (f"; missing {', '.join(lost)}" if lost else "") + (f"; unexpected {', '.join(extra)}" if extra else ""))
+        current = replica.current[doc]
+        conflicts = replica.conflict_versions(doc)
+        for v in listing:
+            model = o.version(doc, v["id"])
+            problems = []
+            if v["current"] != (v["id"] == current):
+                problems.append(f"current={v['current']}")
+            if v.get("conflict", False) != (v["id"] in conflicts):
+                problems.append(f"conflict={v.get('conflict')}")
+            if v["deleted"] != (model.key is None):
+                problems.append(f"deleted={v['deleted']}")
+            if v["device"] != o.names[model.device]:
+                problems.append(f"device={v['device']}")
+            if set(v.get("replaces", [])) != set(model.replaces):
+                problems.append(f"replaces={[x[:7] for x in v.get('replaces', [])]} (model {[x[:7] for x in model.replaces]})")
+            if model.clock is not None and parse_clock(v["clock"]) != model.clock:
+                problems.append(f"clock={v['clock']} (its commit says {model.clock})")
+            if problems:
+                self.fail("versions", f"{dev.name}: `versions {doc} --all` describes {model.kind} {v['id'][:7]} "
+                          f"with {', '.join(problems)}")
+        if conflicts:
+            contention = [v["id"] for v in w.versions(dev, doc)]
+            want = [current] + o.canonical(doc, conflicts)
+            if contention != want:
+                self.fail("versions", f"{dev.name}: `versions {doc}` lists {[x[:7] for x in contention]}, the model "
+                          f"{[x[:7] for x in want]} (current first, then by clock, device id, commit id)")
+        for v in listing:
+            if (dev.index, doc, v["id"]) in self.read:
+                continue
+            key = w.version_content_key(dev, doc, v)
+            model = o.version(doc, v["id"])
+            if model.key == UNKNOWN:
+                o.learn_content(doc, v["id"], key)
+            elif key != model.key:
+                self.fail("nothing lost", f"{dev.name}: `show {doc} --version {v['id'][:7]}` returns "
+                          f"{describe_key(key)}, the {model.kind} saved {describe_key(model.key)}")
+            self.read.add((dev.index, doc, v["id"]))
+
+    def sync_report(self, dev, report, prediction: SyncPrediction, before: Replica | None = None):
+        mismatches = []
+        if report["outcome"] != prediction.outcome:
+            mismatches.append(f"outcome {report['outcome']} (model {prediction.outcome})")
+        if sorted(report["updated"]) != prediction.updated:
+            mismatches.append(f"updated {report['updated']} (model {prediction.updated})")
+        real_new, should = set(report["newConflicts"]), set(prediction.new_conflicts)
+        if real_new != should:
+            if not self.strict and prediction.outcome == "integrated" and real_new <= should:
+                # Known bug: an integration reports only the documents it found changed concurrently on
+                # both sides since the merge base, not the conflicts (or conflict versions) that arrive
+                # with the cloud's side, which a fast-forward does report. Counted and printed at the
+                # end of the run; --strict fails on it. (The conflicts themselves are compared exactly.)
+                example = (f"{dev.name}: an integrating sync left {sorted(should - real_new)} out of newConflicts, "
+                           f"whose conflict versions it changed")
+                self.known.setdefault("newConflicts leaves out conflicts arriving through an integration", [example, 0])[1] += 1
+            else:
+                mismatches.append(f"newConflicts {report['newConflicts']} (model {prediction.new_conflicts})")
+        if sorted(report["conflicts"]) != prediction.conflicts:
+            mismatches.append(f"conflicts {report['conflicts']} (model {prediction.conflicts})")
+        if report.get("attempts", 1) != 1:
+            mismatches.append(f"{report['attempts']} attempts with nobody else syncing")
+        if mismatches:
+            kind = "conflicts" if any(m.startswith(("newConflicts", "conflicts")) for m in mismatches) else "sync report"
+            docs = (set(report["conflicts"]) ^ set(prediction.conflicts)) | (set(report["newConflicts"]) ^ set(prediction.new_conflicts))
+            self.fail(kind, f"{dev.name}: sync ({prediction.outcome}) reported " + "; ".join(mismatches)
+                      + "".join(f"; {self.contention(dev, doc, before)}" for doc in sorted(docs)))
+
+    def contention(self, dev, doc, before=None) -> str:
+        """The model's versions in contention for `doc` on `dev` (and before the step), in words."""
+        o = self.oracle
+
+        def words(replica):
+            versions = o.canonical(doc, replica.contenders.get(doc, ()))
+            if len(versions) < 2:
+                return f"{doc} not in conflict"
+            return (f"{doc} in conflict between "
+                    + ", ".join(f"{o.names[o.version(doc, v).device]}'s {o.version(doc, v).kind} {v[:7]}"
+                                + (" (current)" if v == replica.current[doc] else "") for v in versions))
+        text = f"the model has {words(o.devices[dev.index])}"
+        if before is not None:
+            text += f" (before the sync: {words(before)})"
+        return text
+
+    def cloud(self, dev):
+        """After a sync that reached the cloud, the cloud's main is the device's."""
+        head, cloud = self.world.head(dev), self.world.cloud_head()
+        if head != cloud:
+            self.fail("sync", f"{dev.name}: after its sync the cloud's main is {cloud[:10]}, the device's {head[:10]}")
+        if self.oracle.cloud.head != head:
+            self.fail("sync", f"{dev.name}: the model's cloud is at {str(self.oracle.cloud.head)[:10]}, the cloud at {head[:10]}")
