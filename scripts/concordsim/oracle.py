@@ -119,7 +119,6 @@ class Oracle:
         self.by_doc = {}       # doc -> [version id], in creation order
         self.clocks = {}       # commit id -> clock
         self._lineage = {}
-        self.known_events = []   # (doc, local, remote): edit/delete conflicts concord is known to miss
         self.known_content = {}  # (device index, doc, id) -> True once read back on that device
 
     # -- setup
@@ -242,14 +241,8 @@ class Oracle:
             return "pushed"
         return "integrated"
 
-    def synced(self, dev: int, merge_id=None, merge_clock=None, absent_at_base=frozenset(), strict=True) -> SyncPrediction:
-        """Applies a sync of `dev` that reached the cloud; returns what its report must say.
-
-        `absent_at_base`: the documents absent from the merge base of the two sides. Unless
-        `strict`, an edit concurrent with a deletion of such a document is predicted as concord
-        does it (KNOWN BUG: the edit wins with no conflict: concord diffs each side's tree from
-        the merge base, and a side that added the document and deleted it since shows no
-        change); each time is appended to `self.known_events`."""
+    def synced(self, dev: int, merge_id=None, merge_clock=None) -> SyncPrediction:
+        """Applies a sync of `dev` that reached the cloud; returns what its report must say."""
         d, c = self.devices[dev], self.cloud
         outcome = self.sync_outcome(dev)
         before = {doc: self.key(doc, v) for doc, v in d.current.items()}
@@ -264,7 +257,7 @@ class Oracle:
             merged = Replica()
             merged.hist = d.hist | c.hist
             for doc in sorted(set(d.current) | set(c.current)):
-                current, contenders, _ = self.integrate(doc, d, c, lost_deletion_known=not strict and doc in absent_at_base)
+                current, contenders, _ = self.integrate(doc, d, c)
                 merged.current[doc] = current
                 merged.contenders[doc] = contenders
             self.commit(merged, merge_id, merge_clock)
@@ -276,7 +269,7 @@ class Oracle:
         fresh = {doc for doc in after.in_conflict() if after.conflict_versions(doc) - records_before.get(doc, frozenset())}
         return SyncPrediction(outcome, updated, fresh, after.in_conflict())
 
-    def integrate(self, doc, local: Replica, remote: Replica, lost_deletion_known=False):
+    def integrate(self, doc, local: Replica, remote: Replica):
         """One document's current version and versions in contention after integrating two sides;
         the third value is True when the two sides' current versions make a new conflict."""
         cl, cr = local.current.get(doc), remote.current.get(doc)
@@ -294,9 +287,6 @@ class Oracle:
             current, others = cl, set()
         elif self.key(doc, cl) == self.key(doc, cr):
             current, others = cl, set()      # both reached the same content: the local version stays
-        elif lost_deletion_known and (self.key(doc, cl) is None) != (self.key(doc, cr) is None):
-            current, others = (cl if self.key(doc, cl) is not None else cr), set()
-            self.known_events.append((doc, cl, cr))
         else:
             current = self.later(doc, cl, cr)
             others = {cl, cr} - {current}

@@ -481,7 +481,6 @@ class Simulation:
             snapshot = self.snapshot(dev)
         before = o.devices[dev.index].copy() if o else None
         head = world.head(dev) if o else None
-        cloud_before = world.cloud_head() if o and not dev.airplane and not world.outage else None
         result, report = world.sync(dev)
         self.stats.syncs += 1
         if dev.airplane or world.outage:
@@ -512,39 +511,13 @@ class Simulation:
             if outcome == "integrated":
                 merge_id = world.head(dev)
                 merge_clock = self.new_commit(dev, merge_id, [head, o.cloud.head], "the integration")
-            absent = self.absent_at_merge_base(dev, head, cloud_before) if outcome == "integrated" else frozenset()
-            strict = self.checker.strict
-            o.known_events = []
-            prediction = o.synced(dev.index, merge_id, merge_clock, absent_at_base=absent, strict=strict)
-            for doc, local, remote in o.known_events:
-                example = (f"{dev.name}: {doc}: {o.names[o.version(doc, local).device]}'s {local[:7]} and "
-                           f"{o.names[o.version(doc, remote).device]}'s {remote[:7]} are concurrent, one deletes")
-                self.checker.known.setdefault(
-                    "an edit concurrent with a deletion is no conflict when the document was added after the merge "
-                    "base (the deleting side shows no change from it): the deletion is overridden silently",
-                    [example, 0])[1] += 1
+            prediction = o.synced(dev.index, merge_id, merge_clock)
             self.checker.sync_report(dev, report, prediction, before)
             self.checker.cloud(dev)
             self.check(dev, self.docs_changed(before, o.devices[dev.index]))
         if twin:
             self.check_twin(dev, snapshot, report)
         return report
-
-    def absent_at_merge_base(self, dev, local, remote) -> frozenset:
-        """The documents (of the model) absent from the merge base of `local` and `remote`, read
-        with git on `dev` after its sync (it then holds both)."""
-        base = run_git("-C", dev.path, "merge-base", local, remote, check=False)
-        names = []
-        if base:
-            out = subprocess.run(["git", "-C", dev.path, "ls-tree", "-r", "-z", "--name-only", base],
-                                 capture_output=True, stdin=subprocess.DEVNULL).stdout
-            names = [n.decode("utf-8", "replace") for n in out.split(b"\0") if n]
-        present = set()
-        for name in names:
-            parts = name.split("/")
-            present.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
-        docs = set(self.oracle.devices[dev.index].current) | set(self.oracle.cloud.current)
-        return frozenset(d for d in docs if d not in present)
 
     def race(self, step, index):
         """--chaos: several devices sync at once (their pushes race at the cloud) while one of them
