@@ -25,6 +25,9 @@ static inline int concord_git_set_cache_max_size(ssize_t bytes) {
 static inline int concord_git_set_mwindow_size(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, bytes);
 }
+static inline int concord_git_set_ssl_cert_locations(const char *file, const char *path) {
+    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
+}
 
 #include <string.h>
 

@@ -26,6 +26,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case offline(reason: String, waiting: Int)
     /// Another process holds the container and did not let go in time.
     case busy(String)
+    /// The cloud answered but could not be used: credentials, host key or certificate refused.
+    case cloudRefused(CloudRefusal)
     /// The cloud kept moving while this device tried to push.
     case cloudKeptMoving(attempts: Int)
     /// Work-tree files that a sync or resolve would overwrite hold changes that are not saved.
@@ -58,6 +60,7 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .offline(reason, waiting):
             "offline (\(reason)): \(waiting) local version\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "") to go up"
         case let .busy(path): "container busy: another concord process is writing \(path); try again"
+        case let .cloudRefused(refusal): refusal.description
         case let .cloudKeptMoving(attempts): "the cloud kept moving: gave up after \(attempts) attempts to push; nothing was lost, sync again"
         case let .unsavedChanges(paths):
             "not saved: \(paths.joined(separator: ", ")) changed in the work tree; save first (concord save DOC), then retry"

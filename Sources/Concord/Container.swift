@@ -109,14 +109,13 @@ public final class Container: Sendable {
         for pattern in packagePatterns where pattern.isEmpty || pattern.contains("/") || pattern.contains("\n") {
             throw ConcordError.failed("invalid package pattern '\(pattern)': give a file-name glob such as '*.note'")
         }
+        let address = cloud.map(CloudAddress.init)
         var createdCloud: String?
-        if let cloud, let local = Cloud.localPath(cloud) {
-            if !fileManager.fileExists(atPath: local) {
-                _ = try ConcordError.wrap("cannot create the cloud at \(local)") {
-                    try Repository.create(at: local, bare: true)
-                }
-                createdCloud = local
+        if case let .local(local)? = address?.transport, !fileManager.fileExists(atPath: local) {
+            _ = try ConcordError.wrap("cannot create the cloud at \(local)") {
+                try Repository.create(at: local, bare: true)
             }
+            createdCloud = local
         }
         let existed = fileManager.fileExists(atPath: path)
         do {
@@ -128,17 +127,18 @@ public final class Container: Sendable {
                 try repository.setConfig("concord.deviceId", options.deviceID ?? UUID().uuidString.lowercased())
                 try repository.setConfig("concord.formatVersion", "1")
                 try repository.setConfig("core.hooksPath", "/dev/null")
-                if let cloud { try repository.setRemote("origin", url: cloud) }
+                if let address { try repository.setRemote("origin", url: address.url) }
             }
+            let given = address.flatMap(CloudEnvironment.current.givenSecrets)
+            try given?.secrets.save(gitDirectory: repository.gitDirectory)
             let core = try ContainerCore(repository: repository, options: options)
-            if cloud != nil {
-                try core.fetchCloud(progress: nil)
-                if try core.repository.resolve(ContainerCore.remoteBranch) != nil {
-                    throw ConcordError.cloudHasContainer(Cloud.redacted(cloud!))
-                }
+            let link = try address.map { _ in try core.cloudLink(secretsSource: given?.source) }
+            try link?.fetch(progress: nil)
+            if let address, try core.repository.resolve(ContainerCore.remoteBranch) != nil {
+                throw ConcordError.cloudHasContainer(Cloud.redacted(address.url))
             }
             try core.createFirstCommit(packagePatterns: packagePatterns)
-            if cloud != nil { try core.pushMain() }
+            try link?.push()
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }
@@ -157,14 +157,10 @@ public final class Container: Sendable {
         }
         let existed = fileManager.fileExists(atPath: path)
         do {
-            let repository: Repository
-            do {
-                repository = try Repository.clone(from: url, to: path, progress: options.progress.map(SyncProgress.forward))
-            } catch let error as GitError {
-                throw ConcordError.failed("cannot clone the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))")
-            }
+            let address = CloudAddress(url)
+            let repository = try CloudLink.clone(address, to: path, lockTimeout: options.lockTimeout, progress: options.progress)
             guard let remoteMain = try repository.resolve(ContainerCore.remoteBranch) else {
-                throw ConcordError.failed("the cloud \(Cloud.redacted(url)) holds no container (no main branch)")
+                throw ConcordError.failed("the cloud \(Cloud.redacted(address.url)) holds no container (no main branch)")
             }
             try ArrivalCheck(limits: .current(in: nil)).check(repository, from: [remoteMain], hiding: [])
             try ConcordError.wrap("cannot set up the clone") {
