@@ -28,12 +28,12 @@ public enum Credential: Sendable, Equatable, CustomStringConvertible {
     /// A user name and password (or token), for https and for ssh servers that take passwords.
     case password(username: String, password: String)
 
-    /// How the credential is named in messages; never the password.
+    /// How the credential is named in messages: never the password, nor the user name (which may be a token).
     public var description: String {
         switch self {
         case .sshAgent: "ssh-agent"
         case let .sshKey(path): path
-        case let .password(username, _): "the password of \(username)"
+        case .password: "the user name and password"
         }
     }
 }
