@@ -39,6 +39,8 @@ final class CloudLink {
     /// Credentials from the environment that differ from the stored ones: stored once the
     /// cloud accepted them.
     private var pendingSecrets: CloudSecrets?
+    /// Keeps a local cloud's object database small after a push (``Maintenance``).
+    private let maintain: (Repository) -> Void
 
     /// The link of the container whose repository is `repository`.
     /// - Parameter secretsSource: where the stored secrets came from, when init or clone was
@@ -47,9 +49,10 @@ final class CloudLink {
     ///   ``ConcordError/cloudRefused(_:)`` when `SSL_CERT_FILE` cannot be read.
     init(
         repository: Repository, lockTimeout: Double, purpose: Purpose = .sync, secretsSource given: String? = nil,
-        environment: CloudEnvironment = .current
+        environment: CloudEnvironment = .current, maintain: @escaping (Repository) -> Void = { _ in }
     ) throws {
         self.repository = repository
+        self.maintain = maintain
         self.lockTimeout = lockTimeout
         self.purpose = purpose
         let configured = try ConcordError.wrap("cannot read the configuration") { try repository.remoteURL("origin") }
@@ -148,6 +151,7 @@ final class CloudLink {
                         try repository.copyObjects(
                             to: cloud, from: [main], hiding: [fetched] + [cloud.resolve(ContainerCore.branch)].compactMap { $0 })
                         try cloud.setReference(ContainerCore.branch, to: main, expected: fetched, message: "concord: push")
+                        maintain(cloud)
                     } else {
                         try repository.push(remote: "origin", refspecs: ["\(ContainerCore.branch):\(ContainerCore.branch)"])
                     }
@@ -221,7 +225,9 @@ final class CloudLink {
             return .cloudRefused(CloudRefusal(cause: .authentication, url: url, detail: authenticationAdvice(message)))
         }
         if error.isHostKey {
-            return .cloudRefused(CloudRefusal(cause: .hostKey, url: url, detail: message))
+            // libgit2 reads ~/.ssh/known_hosts with libssh2 before any check, and gives up on a line it cannot parse.
+            let advice = message.contains("loading known_hosts") ? "; libssh2 cannot read a line of ~/.ssh/known_hosts: fix or remove it" : ""
+            return .cloudRefused(CloudRefusal(cause: .hostKey, url: url, detail: message + advice))
         }
         if error.isCertificate {
             return .cloudRefused(CloudRefusal(
@@ -265,6 +271,12 @@ extension ContainerCore {
 
     /// The link to this container's cloud, for one operation.
     func cloudLink(secretsSource: String? = nil) throws -> CloudLink {
-        try CloudLink(repository: repository, lockTimeout: lockTimeout, secretsSource: secretsSource)
+        try CloudLink(repository: repository, lockTimeout: lockTimeout, secretsSource: secretsSource, maintain: maintain)
+    }
+
+    /// The cloud as a repository when it is a bare repository on this machine; nil otherwise.
+    func localCloudRepository() throws -> Repository? {
+        guard let url = try repository.remoteURL("origin"), case let .local(path) = CloudAddress(url).transport else { return nil }
+        return Repository.openBare(at: path)
     }
 }

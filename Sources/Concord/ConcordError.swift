@@ -36,6 +36,9 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidPackage(String, reason: String)
     /// A file could not be read or written.
     case io(String, reason: String)
+    /// This device cannot hold a file at that path: its file system refuses the name, or a link
+    /// or a file stands where a folder of the path should be.
+    case notWritable(String, reason: String)
     /// The repository is damaged or a git operation failed.
     case git(GitError, context: String)
     /// A key or value of the key-value store was refused (limits, invalid JSON).
@@ -66,6 +69,7 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
             "not saved: \(paths.joined(separator: ", ")) changed in the work tree; save first (concord save DOC), then retry"
         case let .invalidPackage(path, reason): "package '\(path)' refused: \(reason)"
         case let .io(path, reason): "\(path): \(reason)"
+        case let .notWritable(path, reason): "\(path): cannot be written here: \(reason)"
         case let .git(error, context): "\(context): \(error.message)"
         case let .keyValue(message): "key-value store: \(message)"
         case let .refusedFromCloud(commit, path, reason):

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import Logging
 
 /// Keeping the work tree equal to `main`, file by file, for only the paths that changed.
 ///
@@ -19,7 +20,9 @@ extension ContainerCore {
     }
 
     /// Moves the work tree from the `old` tree to the `new` one. Unless `force`, a file that
-    /// differs from both (a change not saved) is left alone and reported.
+    /// differs from both (a change not saved) is left alone and reported. A path this device
+    /// cannot hold (its file system refuses the name, a link stands in the way) is skipped with
+    /// a warning, never fatal: the update always finishes.
     /// - Returns: the paths left alone.
     @discardableResult
     func checkout(from old: OID?, to new: OID?, force: Bool) throws -> [String] {
@@ -30,13 +33,19 @@ extension ContainerCore {
                 if try !workFileMatches(change.path, change.new) { skipped.append(change.path) }
                 continue
             }
-            if let entry = change.new {
-                guard entry.kind == .blob, !entry.isSymlink else { continue }
-                try ConcordError.wrap("cannot read \(change.path)") {
-                    try workTree.write(change.path, blob: entry.id, mode: entry.mode, from: repository)
+            do {
+                if let entry = change.new {
+                    guard entry.kind == .blob, !entry.isSymlink else { continue }
+                    try ConcordError.wrap("cannot read \(change.path)") {
+                        try workTree.write(change.path, blob: entry.id, mode: entry.mode, from: repository)
+                    }
+                } else {
+                    try workTree.remove(change.path)
                 }
-            } else {
-                try workTree.remove(change.path)
+            } catch let error as ConcordError {
+                guard case .notWritable = error else { throw error }
+                logger.warning("not written to the work tree: \(error.description)")
+                skipped.append(change.path)
             }
             CrashPoint.reach("checkout:file")
         }
@@ -89,7 +98,9 @@ extension ContainerCore {
         let kind = workTree.kind(path)
         guard let entry else { return kind == .missing }
         guard kind == .file else { return entry.isSymlink && kind == .missing }
-        let id = try ConcordError.wrap("cannot read \(path)") { try Repository.blobID(ofFile: workTree.absolute(path)) }
+        let id = try workTree.withOpenFile(path) { descriptor in
+            try ConcordError.wrap("cannot read \(path)") { try Repository.blobID(ofDescriptor: descriptor) }
+        }
         return id == entry.id
     }
 }

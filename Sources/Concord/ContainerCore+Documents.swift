@@ -26,6 +26,10 @@ extension ContainerCore {
             let head = try head()
             let headTree = try tree(of: head)
             let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
+            if case let .file(data)? = content { try checkSize(data.count, of: document.value) }
+            if case let .package(files)? = content {
+                for (file, data) in files { try checkSize(data.count, of: "\(document.value)/\(file)") }
+            }
             if let content { try writeWorkContent(document, content, isPackage: isPackage) }
             let newEntry = try entryFromWorkTree(document, isPackage: isPackage)
             CrashPoint.reach("save:objects-written")
@@ -85,6 +89,8 @@ extension ContainerCore {
             return nil
         case .symlink:
             throw ConcordError.invalidPath(path, reason: "it is a symbolic link in the work tree; links are never followed")
+        case .behindLink:
+            throw ConcordError.invalidPath(path, reason: "a folder on its path is a symbolic link in the work tree; links are never followed")
         case .other:
             throw ConcordError.invalidPath(path, reason: "it is not a regular file")
         case .directory:
@@ -94,9 +100,27 @@ extension ContainerCore {
             return TreeEntry(name: document.name, id: try writePackageTree(path), mode: TreeEntry.treeMode)
         case .file:
             if isPackage { throw ConcordError.invalidPackage(path, reason: "it is a file, but its name matches a package pattern") }
-            let id = try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromFile: workTree.absolute(path)) }
+            let id = try writeBlob(fromWorkFile: path)
             let mode = workTree.isExecutable(path) ? TreeEntry.executableMode : TreeEntry.fileMode
             return TreeEntry(name: document.name, id: id, mode: mode)
+        }
+    }
+
+    /// Refuses a file larger than other devices accept from the cloud.
+    func checkSize(_ size: Int, of path: String) throws {
+        let limit = try ArrivalCheck.Limits.current(in: repository).objectSize
+        if size > limit {
+            throw ConcordError.io(path, reason: "\(ArrivalCheck.format(size)) is over the limit of \(ArrivalCheck.format(limit)) for one file that devices accept (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it, on every device)")
+        }
+    }
+
+    /// Stores a work-tree file as a blob; a file larger than other devices accept
+    /// (``ArrivalCheck/Limits``) is refused here, so that no device saves what the others refuse.
+    private func writeBlob(fromWorkFile path: String) throws -> OID {
+        try workTree.withOpenFile(path) { descriptor in
+            var info = stat()
+            if fstat(descriptor, &info) == 0 { try checkSize(Int(info.st_size), of: path) }
+            return try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromDescriptor: descriptor, name: path) }
         }
     }
 
@@ -105,7 +129,7 @@ extension ContainerCore {
         var updates: [TreeUpdate] = []
         for file in files {
             let full = "\(package)/\(file)"
-            let id = try ConcordError.wrap("cannot read \(full)") { try repository.writeBlob(fromFile: workTree.absolute(full)) }
+            let id = try writeBlob(fromWorkFile: full)
             updates.append(.upsert(path: file, id: id, mode: workTree.isExecutable(full) ? TreeEntry.executableMode : TreeEntry.fileMode))
         }
         return try ConcordError.wrap("cannot write the package tree") { try repository.updateTree(nil, updates) }
@@ -140,12 +164,20 @@ extension ContainerCore {
     /// The content a tree entry holds: a file's bytes, or a package's files.
     func content(of entry: TreeEntry?) throws -> DocumentContent? {
         guard let entry else { return nil }
+        if entry.isSymlink {
+            throw ConcordError.invalidPath(entry.name, reason: "this version is a symbolic link; links are never written")
+        }
         return try ConcordError.wrap("cannot read object \(entry.id.short)") {
             switch entry.kind {
             case .blob: return .file(try repository.blob(entry.id))
             case .tree:
                 var files: [String: Data] = [:]
-                try visitFiles(tree: entry.id, prefix: "") { path, file in files[path] = try repository.blob(file.id) }
+                try visitFiles(tree: entry.id, prefix: "") { path, file in
+                    if file.isSymlink {
+                        throw ConcordError.invalidPackage(entry.name, reason: "'\(path)' is a symbolic link in this version; links are never written")
+                    }
+                    files[path] = try repository.blob(file.id)
+                }
                 return .package(files)
             case .commit: return nil
             }

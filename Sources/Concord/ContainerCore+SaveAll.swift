@@ -41,8 +41,7 @@ extension ContainerCore {
     private func scanFolder(_ folder: String, tree: OID?, patterns: [String], scan: inout Scan, isRoot: Bool = false) throws {
         let entries = try tree.map { id in try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: id) } } ?? []
         var inTree = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: workTree.absolute(folder).replacingOccurrences(of: "//", with: "/"))) ?? []
-        for name in names.sorted() {
+        for name in workTree.names(inFolder: folder) {
             if name.hasPrefix(".concord-tmp-") { continue }
             if isRoot && (name == ".git" || name == ".concord") {
                 inTree[name] = nil
@@ -73,7 +72,7 @@ extension ContainerCore {
                 if let old, old.kind == .tree, !isPackage { scan.updates.append(.remove(path: path)) }
                 scan.updates.append(.upsert(path: path, id: entry.id, mode: entry.mode))
                 if old == nil { scan.added.append(document) } else { scan.changed.append(document) }
-            case .symlink:
+            case .symlink, .behindLink:
                 scan.skipped.append(.init(path: path, reason: "a symbolic link; links are never followed"))
             case .other, .missing:
                 scan.skipped.append(.init(path: path, reason: "not a regular file"))

@@ -23,7 +23,9 @@ final class ContainerLock {
     init(file: String, holder: String, timeout: Double) throws {
         let root = holder
         descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw ConcordError.io(file, reason: "cannot open the lock file") }
+        guard descriptor >= 0 else {
+            throw ConcordError.io(file, reason: "cannot open the lock file: \(String(cString: strerror(errno))) (is the container read-only?)")
+        }
         let deadline = Date().addingTimeInterval(timeout)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             if Date() >= deadline {

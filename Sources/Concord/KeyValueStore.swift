@@ -76,8 +76,11 @@ public final class KeyValueStore: Sendable {
         if key.utf8.count > maximumKeyLength {
             throw ConcordError.keyValue("the key '\(key.prefix(20))…' has \(key.utf8.count) bytes; at most \(maximumKeyLength) are allowed")
         }
-        if key.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == "\u{FFFD}" }) {
+        if key.unicodeScalars.contains(where: { PathRules.isControl($0) || $0 == "\u{FFFD}" }) {
             throw ConcordError.keyValue("a key cannot hold control characters or invalid UTF-8")
+        }
+        if key == "." || key == ".." || PathRules.isDotGit(Substring(key)) {
+            throw ConcordError.keyValue("the key '\(key)' cannot be stored: git reserves that name")
         }
     }
 

@@ -4,20 +4,37 @@ internal import Git
 internal import Glibc
 #endif
 
-/// The container's work tree: the files people edit. Writes are atomic (a temporary file in
-/// the same folder, fsync, rename, fsync of the folder), so a reader or a crash sees the old
-/// file or the new one, never a mix.
+/// The container's work tree: the files people edit.
+///
+/// Every path is reached from the root one component at a time, each folder opened with
+/// `O_NOFOLLOW`: a symbolic link anywhere on a path is never followed, for reading or for
+/// writing, so that nothing (a name from the cloud, a link a person made) can lead outside the
+/// container. Writes are atomic (a temporary file in the same folder, fsync, rename, fsync of
+/// the folder), so a reader or a crash sees the old file or the new one, never a mix.
 struct WorkTree {
     /// The work tree's root, without a trailing slash.
     let root: String
 
-    enum Kind: Equatable { case missing, file, directory, symlink, other }
+    enum Kind: Equatable {
+        case missing, file, directory, symlink, other
+        /// A folder on the path is a symbolic link: the path is not followed.
+        case behindLink
+    }
 
+    /// The full path, for messages and for the root's own files.
     func absolute(_ path: String) -> String { "\(root)/\(path)" }
 
     func kind(_ path: String) -> Kind {
-        var info = stat()
-        guard lstat(absolute(path), &info) == 0 else { return .missing }
+        let (folder, name) = split(path)
+        let parent: Descriptor
+        do {
+            parent = try open(folder, creating: false)
+        } catch let error as Unreachable {
+            return error.isLink ? .behindLink : .missing
+        } catch {
+            return .missing
+        }
+        guard let info = parent.status(of: name) else { return .missing }
         switch info.st_mode & S_IFMT {
         case S_IFREG: return .file
         case S_IFDIR: return .directory
@@ -27,19 +44,30 @@ struct WorkTree {
     }
 
     func isExecutable(_ path: String) -> Bool {
-        var info = stat()
-        guard lstat(absolute(path), &info) == 0 else { return false }
+        let (folder, name) = split(path)
+        guard let parent = try? open(folder, creating: false), let info = parent.status(of: name) else { return false }
         return info.st_mode & S_IXUSR != 0
     }
 
-    /// Writes `bytes` to `path` atomically, creating folders as needed.
+    /// Calls `body` with the regular file at `path` open for reading.
+    /// - Throws: ``ConcordError/io(_:reason:)`` when it is missing, a link, or behind one.
+    func withOpenFile<T>(_ path: String, _ body: (Int32) throws -> T) throws -> T {
+        let (folder, name) = split(path)
+        let parent = try reachable(folder, for: path)
+        let descriptor = openat(parent.value, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw posixError(path, "cannot open") }
+        defer { close(descriptor) }
+        return try body(descriptor)
+    }
+
+    /// Writes `bytes` to `path` atomically, creating folders as needed; a folder in the way of
+    /// the file is removed.
     func write(_ path: String, mode: UInt32 = TreeEntry.fileMode, bytes: UnsafeRawBufferPointer) throws {
-        let target = absolute(path)
-        let folder = (target as NSString).deletingLastPathComponent
-        try makeFolders(folder)
-        let temporary = "\(folder)/.concord-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let (folder, name) = split(path)
+        let parent = try reachable(folder, for: path, creating: true)
+        let temporary = ".concord-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let permissions: mode_t = mode == TreeEntry.executableMode ? 0o755 : 0o644
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
+        let descriptor = openat(parent.value, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
         guard descriptor >= 0 else { throw posixError(path, "cannot write") }
         var offset = 0
         while offset < bytes.count {
@@ -48,23 +76,25 @@ struct WorkTree {
                 if errno == EINTR { continue }
                 let error = posixError(path, "cannot write")
                 close(descriptor)
-                unlink(temporary)
+                unlinkat(parent.value, temporary, 0)
                 throw error
             }
             offset += written
         }
         if (GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {
             let error = posixError(path, "cannot flush to disk")
-            unlink(temporary)
+            unlinkat(parent.value, temporary, 0)
             throw error
         }
-        if kind(path) == .directory { try removeTree(path) }
-        guard rename(temporary, target) == 0 else {
+        if parent.status(of: name).map({ $0.st_mode & S_IFMT == S_IFDIR }) == true {
+            try removeTree(name, in: parent, path: path)
+        }
+        guard renameat(parent.value, temporary, parent.value, name) == 0 else {
             let error = posixError(path, "cannot replace")
-            unlink(temporary)
+            unlinkat(parent.value, temporary, 0)
             throw error
         }
-        syncFolder(folder)
+        parent.sync()
     }
 
     /// Writes `data` to `path` atomically.
@@ -77,27 +107,43 @@ struct WorkTree {
         try repository.withBlob(id) { try write(path, mode: mode, bytes: $0) }
     }
 
-    /// Removes a file, then the folders it leaves empty (never the root).
+    /// Removes a file (a folder: with everything in it), then the folders it leaves empty (never the root).
     func remove(_ path: String) throws {
-        let target = absolute(path)
-        if unlink(target) != 0 && errno != ENOENT {
-            if kind(path) == .directory { try removeTree(path) } else { throw posixError(path, "cannot remove") }
+        let (folder, name) = split(path)
+        let parent: Descriptor
+        do {
+            parent = try open(folder, creating: false)
+        } catch let error as Unreachable {
+            // A missing folder holds nothing to remove; a link is never followed.
+            guard error.isLink else { return }
+            throw ConcordError.notWritable(path, reason: "'\(error.component)' is a symbolic link; links are never followed")
         }
-        var folder = (path as NSString).deletingLastPathComponent
-        while !folder.isEmpty {
-            if rmdir(absolute(folder)) != 0 { break }
-            folder = (folder as NSString).deletingLastPathComponent
+        if unlinkat(parent.value, name, 0) != 0 {
+            if errno == EISDIR || errno == EPERM, parent.status(of: name).map({ $0.st_mode & S_IFMT == S_IFDIR }) == true {
+                try removeTree(name, in: parent, path: path)
+            } else if errno != ENOENT {
+                throw posixError(path, "cannot remove")
+            }
         }
-        syncFolder((target as NSString).deletingLastPathComponent)
+        parent.sync()
+        var components = folder.split(separator: "/").map(String.init)
+        while let last = components.popLast() {
+            guard let above = try? open(components.joined(separator: "/"), creating: false),
+                  unlinkat(above.value, last, AT_REMOVEDIR) == 0 else { break }
+            above.sync()
+        }
     }
 
-    /// Removes a folder and everything in it.
+    /// Removes a folder and everything in it; links inside are removed, never followed.
     func removeTree(_ path: String) throws {
-        do {
-            try FileManager.default.removeItem(atPath: absolute(path))
-        } catch {
-            throw ConcordError.io(path, reason: "cannot remove the folder")
-        }
+        let (folder, name) = split(path)
+        try removeTree(name, in: try reachable(folder, for: path), path: path)
+    }
+
+    /// The names in a folder, sorted; empty when the folder is missing or behind a link.
+    func names(inFolder folder: String) -> [String] {
+        guard let descriptor = try? open(folder, creating: false) else { return [] }
+        return (try? descriptor.names()) ?? []
     }
 
     /// The files below a package folder, as paths relative to it, sorted; refuses symlinks
@@ -106,13 +152,13 @@ struct WorkTree {
         var result: [String] = []
         func visit(_ relative: String) throws {
             let full = relative.isEmpty ? package : "\(package)/\(relative)"
-            let names = try FileManager.default.contentsOfDirectory(atPath: absolute(full)).sorted()
-            for name in names where !name.hasPrefix(".concord-tmp-") {
+            let folder = try reachable(full, for: full)
+            for name in try folder.names() where !name.hasPrefix(".concord-tmp-") {
                 let child = relative.isEmpty ? name : "\(relative)/\(name)"
                 switch kind("\(package)/\(child)") {
                 case .file: result.append(child)
                 case .directory: try visit(child)
-                case .symlink: throw ConcordError.invalidPackage(package, reason: "'\(child)' is a symbolic link; links are never followed")
+                case .symlink, .behindLink: throw ConcordError.invalidPackage(package, reason: "'\(child)' is a symbolic link; links are never followed")
                 case .other, .missing: throw ConcordError.invalidPackage(package, reason: "'\(child)' is not a regular file")
                 }
             }
@@ -121,25 +167,124 @@ struct WorkTree {
         return result
     }
 
-    func makeFolders(_ folder: String) throws {
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue { return }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw ConcordError.io(folder, reason: "cannot create the folder")
+    // MARK: Reaching folders
+
+    /// An open folder; closed when the last reference goes.
+    final class Descriptor {
+        let value: Int32
+
+        init(_ value: Int32) { self.value = value }
+
+        deinit { close(value) }
+
+        /// The status of `name` in this folder, not following a link.
+        func status(of name: String) -> stat? {
+            var info = stat()
+            return fstatat(value, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? info : nil
+        }
+
+        /// The names this folder holds, sorted.
+        func names() throws -> [String] {
+            let copy = dup(value)
+            guard copy >= 0, let stream = fdopendir(copy) else {
+                throw ConcordError.io("(folder)", reason: "cannot list: \(String(cString: strerror(errno)))")
+            }
+            defer { closedir(stream) }
+            var result: [String] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { buffer in
+                    String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name != "." && name != ".." { result.append(name) }
+            }
+            return result.sorted()
+        }
+
+        func sync() {
+            guard GitLibrary.durable else { return }
+            fsync(value)
         }
     }
 
-    private func syncFolder(_ folder: String) {
-        guard GitLibrary.durable else { return }
-        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+    /// Why a folder could not be opened: a component is a link (`isLink`), or is missing or not a folder.
+    struct Unreachable: Error {
+        var component: String
+        var isLink: Bool
+        var code: Int32
     }
 
+    /// Opens `folder` (relative to the root, empty for the root) one component at a time,
+    /// never following a link; with `creating`, missing folders are made.
+    func open(_ folder: String, creating: Bool) throws -> Descriptor {
+        let rootDescriptor = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootDescriptor >= 0 else { throw Unreachable(component: root, isLink: false, code: errno) }
+        var current = Descriptor(rootDescriptor)
+        var reached = ""
+        for component in folder.split(separator: "/").map(String.init) {
+            reached = reached.isEmpty ? component : "\(reached)/\(component)"
+            var next = openat(current.value, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            if next < 0, errno == ENOENT, creating {
+                if mkdirat(current.value, component, 0o755) != 0, errno != EEXIST {
+                    throw Unreachable(component: reached, isLink: false, code: errno)
+                }
+                current.sync()
+                next = openat(current.value, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            }
+            guard next >= 0 else {
+                let code = errno
+                let isLink = current.status(of: component).map { $0.st_mode & S_IFMT == S_IFLNK } ?? false
+                throw Unreachable(component: reached, isLink: isLink, code: code)
+            }
+            current = Descriptor(next)
+        }
+        return current
+    }
+
+    /// ``open(_:creating:)`` with a person's error: the link or the file in the way of `path`.
+    private func reachable(_ folder: String, for path: String, creating: Bool = false) throws -> Descriptor {
+        do {
+            return try open(folder, creating: creating)
+        } catch let error as Unreachable {
+            if error.isLink {
+                throw ConcordError.notWritable(path, reason: "'\(error.component)' is a symbolic link; links are never followed")
+            }
+            if error.code == ENOTDIR || error.code == EEXIST {
+                throw ConcordError.notWritable(path, reason: "'\(error.component)' is not a folder")
+            }
+            throw ConcordError.io(path, reason: "cannot reach '\(error.component)': \(String(cString: strerror(error.code)))")
+        }
+    }
+
+    private func removeTree(_ name: String, in parent: Descriptor, path: String) throws {
+        let descriptor = openat(parent.value, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { throw posixError(path, "cannot remove the folder") }
+        let folder = Descriptor(descriptor)
+        for child in try folder.names() {
+            let isFolder = folder.status(of: child).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
+            if isFolder {
+                try removeTree(child, in: folder, path: "\(path)/\(child)")
+            } else if unlinkat(folder.value, child, 0) != 0, errno != ENOENT {
+                throw posixError("\(path)/\(child)", "cannot remove")
+            }
+        }
+        if unlinkat(parent.value, name, AT_REMOVEDIR) != 0, errno != ENOENT {
+            throw posixError(path, "cannot remove the folder")
+        }
+    }
+
+    private func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+        return (String(path[..<slash]), String(path[path.index(after: slash)...]))
+    }
+
+    /// The error for the failed call that set `errno`: a refusal of the name itself (too long,
+    /// not valid for this file system, a link in the way) is ``ConcordError/notWritable(_:reason:)``.
     private func posixError(_ path: String, _ what: String) -> ConcordError {
-        ConcordError.io(path, reason: "\(what): \(String(cString: strerror(errno)))")
+        let code = errno
+        let reason = "\(what): \(String(cString: strerror(code)))"
+        switch code {
+        case ENAMETOOLONG, EILSEQ, EINVAL, ELOOP, ENOTDIR: return ConcordError.notWritable(path, reason: reason)
+        default: return ConcordError.io(path, reason: reason)
+        }
     }
 }

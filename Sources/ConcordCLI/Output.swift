@@ -28,6 +28,12 @@ enum Output {
         }
     }
 
+    /// Prints one line of a command's report on stdout, its control characters escaped (names
+    /// and device names come from the cloud). Document contents are written as they are.
+    static func line(_ text: String) {
+        print(TerminalText.escaped(text))
+    }
+
     /// Prints one line on stderr, its control characters escaped: names from the cloud can never
     /// fake a line or drive the terminal.
     static func printError(_ line: String) {

@@ -19,16 +19,15 @@ extension Repository {
         return OID(oid)
     }
 
-    /// Writes the file at `path` as a blob, streaming it as it is on disk: no filter, no
-    /// attribute lookup (callers check the file type first and never follow a link).
+    /// Writes the open file `descriptor` (read from its current offset to its end) as a blob,
+    /// streaming it as it is on disk: no filter, no attribute lookup. Callers open the file
+    /// themselves, so that they decide how its path is reached (Concord never follows a link).
+    /// `name` is only for messages.
     /// - Throws: ``GitError`` when the file cannot be read, changes size while being read, or
     ///   the object cannot be written.
-    public func writeBlob(fromFile path: String) throws -> OID {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw GitError(message: "cannot open \(path): \(String(cString: strerror(errno)))", function: "open") }
-        defer { close(descriptor) }
+    public func writeBlob(fromDescriptor descriptor: Int32, name: String) throws -> OID {
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw GitError(message: "cannot read \(path): \(String(cString: strerror(errno)))", function: "fstat") }
+        guard fstat(descriptor, &status) == 0 else { throw GitError(message: "cannot read \(name): \(String(cString: strerror(errno)))", function: "fstat") }
         let size = Int(status.st_size)
         let id = try bypassingPendingPack(forBlobOf: size) {
             var database: OpaquePointer?
@@ -43,7 +42,7 @@ extension Repository {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, remaining)) }
                 if count < 0, errno == EINTR { continue }
                 guard count > 0 else {
-                    throw GitError(message: count < 0 ? "cannot read \(path): \(String(cString: strerror(errno)))" : "\(path) shrank while being read", function: "read")
+                    throw GitError(message: count < 0 ? "cannot read \(name): \(String(cString: strerror(errno)))" : "\(name) shrank while being read", function: "read")
                 }
                 try buffer.withUnsafeBytes { bytes in
                     try check("git_odb_stream_write", git_odb_stream_write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), count))
@@ -68,11 +67,14 @@ extension Repository {
         return OID(oid)
     }
 
-    /// The id the file at `path` would have as a blob, computed without writing anything.
-    public static func blobID(ofFile path: String) throws -> OID {
+    /// The id the open file `descriptor` would have as a blob, computed without writing anything.
+    /// - Throws: ``GitError`` when the file cannot be read.
+    public static func blobID(ofDescriptor descriptor: Int32) throws -> OID {
         Libgit2.ensure()
         var oid = git_oid()
-        try check("git_odb_hashfile", git_odb_hashfile(&oid, path, GIT_OBJECT_BLOB))
+        // libgit2 hashes a file by path only; the descriptor's own entry in /proc names the
+        // file that is open, whatever its path has become since.
+        try check("git_odb_hashfile", git_odb_hashfile(&oid, "/proc/self/fd/\(descriptor)", GIT_OBJECT_BLOB))
         return OID(oid)
     }
 

@@ -69,11 +69,11 @@ struct HostileCloud {
     }
 
     /// Writes a commit; `time` is the author and committer time in seconds.
-    func commit(tree: String, parents: [String], message: String = "hostile commit\n", time: String = "1800000000") throws -> String {
+    func commit(tree: String, parents: [String], message: String = "hostile commit\n", time: String = "1800000000", author: String = "Mallory") throws -> String {
         var text = "tree \(tree)\n"
         for parent in parents { text += "parent \(parent)\n" }
-        text += "author Mallory <mallory@example.invalid> \(time) +0000\n"
-        text += "committer Mallory <mallory@example.invalid> \(time) +0000\n\n\(message)"
+        text += "author \(author) <mallory@example.invalid> \(time) +0000\n"
+        text += "committer \(author) <mallory@example.invalid> \(time) +0000\n\n\(message)"
         return try git(["hash-object", "-t", "commit", "--literally", "-w", "--stdin"], input: Data(text.utf8))
     }
 
@@ -93,11 +93,11 @@ struct HostileCloud {
     /// Moves `main` to a new commit whose root tree is main's with `extra` entries added (an
     /// entry of the same name replaced); returns the commit.
     @discardableResult
-    func push(adding extra: [Entry], time: String = "1800000000", message: String = "hostile commit\n") throws -> String {
+    func push(adding extra: [Entry], time: String = "1800000000", message: String = "hostile commit\n", author: String = "Mallory") throws -> String {
         let parent = try main()
         let names = Set(extra.map(\.name))
         let root = try tree(entries(of: "\(parent)^{tree}").filter { !names.contains($0.name) } + extra)
-        let commit = try commit(tree: root, parents: [parent], message: message, time: time)
+        let commit = try commit(tree: root, parents: [parent], message: message, time: time, author: author)
         try setMain(commit)
         return commit
     }

@@ -215,3 +215,20 @@ extension HostileCloudTests {
         #expect(try cli.git(["fsck", "--no-dangling"], in: "b").isEmpty)
     }
 }
+
+extension HostileCloudTests {
+    /// A device name holding terminal escapes and a newline is printed escaped by every report:
+    /// it can neither retitle the terminal nor fake an output line.
+    @Test func aDeviceNameFromTheCloudIsPrintedEscaped() throws {
+        let device = try twoDevices()
+        let cli = device.cli, cloud = device.cloud
+        defer { cli.remove() }
+        try cloud.push(adding: [.init("100644", "note.txt", cloud.blob("retitled\n"))], author: "M\u{1B}]0;PWNED\u{07}\rSaved fake.txt")
+        try cli.ok(["-C", "b", "sync"])
+        for arguments in [["versions", "note.txt"], ["versions", "note.txt", "--all"], ["log", "note.txt"]] {
+            let output = try cli.ok(["-C", "b"] + arguments)
+            #expect(!output.contains("\u{1B}") && !output.contains("\u{07}"), "\(arguments): \(output.debugDescription)")
+            #expect(output.contains("M\\u{1B}]0;PWNED\\u{7}\\rSaved fake.txt"), "\(arguments): \(output)")
+        }
+    }
+}

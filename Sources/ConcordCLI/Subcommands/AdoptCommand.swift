@@ -22,7 +22,7 @@ struct AdoptCommand: AsyncParsableCommand {
             let target = try Output.document(document)
             let container = try global.openContainer()
             let result = try container.adopt(fileAt: global.resolvePath(path), as: target)
-            print("Adopted \(path) as \(target)\(result.version.map { ", version \($0.prefix(7))" } ?? "")")
+            Output.line("Adopted \(path) as \(target)\(result.version.map { ", version \($0.prefix(7))" } ?? "")")
         }
     }
 }

@@ -24,13 +24,13 @@ struct AirplaneCommand: AsyncParsableCommand {
             switch mode {
             case .on:
                 try container.setAirplaneMode(true)
-                print("Airplane mode on for \(container.device.name): sync stays offline, saving goes on")
+                Output.line("Airplane mode on for \(container.device.name): sync stays offline, saving goes on")
             case .off:
                 try container.setAirplaneMode(false)
-                print("Airplane mode off for \(container.device.name)")
+                Output.line("Airplane mode off for \(container.device.name)")
             case .status:
                 let waiting = try container.waitingVersionCount()
-                print("Airplane mode \(container.isAirplaneModeOn ? "on" : "off") for \(container.device.name); \(waiting) local version\(waiting == 1 ? "" : "s") waiting to go up")
+                Output.line("Airplane mode \(container.isAirplaneModeOn ? "on" : "off") for \(container.device.name); \(waiting) local version\(waiting == 1 ? "" : "s") waiting to go up")
             }
         }
     }

@@ -24,7 +24,7 @@ struct CloneCommand: AsyncParsableCommand {
             let container = try Container.clone(
                 from: InitCommand.absoluteCloud(url, global: global), to: global.resolvePath(path), deviceName: device,
                 options: .commandLine)
-            print("Joined \(container.cloudURL ?? url) as device \(container.device.name) in \(container.root)")
+            Output.line("Joined \(container.cloudURL ?? url) as device \(container.device.name) in \(container.root)")
         }
     }
 }

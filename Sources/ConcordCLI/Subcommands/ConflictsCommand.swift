@@ -29,9 +29,9 @@ struct ConflictsCommand: AsyncParsableCommand {
                 })
                 return
             }
-            if conflicts.isEmpty { print("No document in conflict") }
+            if conflicts.isEmpty { Output.line("No document in conflict") }
             for conflict in conflicts {
-                print("\(conflict.document)  (\(conflict.versionCount) versions)")
+                Output.line("\(conflict.document)  (\(conflict.versionCount) versions)")
             }
         }
     }

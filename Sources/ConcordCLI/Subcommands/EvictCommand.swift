@@ -22,7 +22,7 @@ struct EvictCommand: AsyncParsableCommand {
             let source = try Output.document(document)
             let container = try global.openContainer()
             try container.evict(source, to: global.resolvePath(path))
-            print("Evicted \(source) to \(path); the container records its deletion")
+            Output.line("Evicted \(source) to \(path); the container records its deletion")
         }
     }
 }

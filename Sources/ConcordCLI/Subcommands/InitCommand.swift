@@ -32,7 +32,7 @@ struct InitCommand: AsyncParsableCommand {
                 options: .commandLine)
             var line = "Created container \(container.root) for device \(container.device.name)"
             if let cloud = container.cloudURL { line += ", cloud \(cloud)" }
-            print(line)
+            Output.line(line)
         }
     }
 

@@ -47,7 +47,7 @@ struct ListCommand: AsyncParsableCommand {
             }
             for document in documents {
                 let state = document.state.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
-                print("\(state)\(document.path)\(document.isPackage ? "/" : "")")
+                Output.line("\(state)\(document.path)\(document.isPackage ? "/" : "")")
             }
         }
     }

@@ -18,7 +18,7 @@ struct RemoveCommand: AsyncParsableCommand {
             let path = try Output.document(document)
             let container = try global.openContainer()
             let result = try container.remove(path)
-            print("Deleted \(path) as version \(result.version?.prefix(7) ?? "?") on \(container.device.name)")
+            Output.line("Deleted \(path) as version \(result.version?.prefix(7) ?? "?") on \(container.device.name)")
         }
     }
 }

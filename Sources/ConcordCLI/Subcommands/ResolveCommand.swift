@@ -95,7 +95,7 @@ struct ResolveCommand: AsyncParsableCommand {
                 if all { try Output.json(values) } else { try Output.json(values[0]) }
                 return
             }
-            if reports.isEmpty { print("No document in conflict") }
+            if reports.isEmpty { Output.line("No document in conflict") }
             for report in reports { printSummary(report) }
         }
     }
@@ -122,14 +122,14 @@ struct ResolveCommand: AsyncParsableCommand {
 
     private func printSummary(_ report: ResolveReport) {
         let verb = dryRun ? "Would resolve" : "Resolved"
-        print("\(verb) \(report.document): \(report.explanation)\(report.isDeletion ? " (the document is deleted)" : "")")
+        Output.line("\(verb) \(report.document): \(report.explanation)\(report.isDeletion ? " (the document is deleted)" : "")")
         if let kept = report.kept {
-            print("  kept     \(kept.id.prefix(7))  \(kept.deviceName)  \(Output.date(kept.modified))  clock \(kept.clock)")
+            Output.line("  kept     \(kept.id.prefix(7))  \(kept.deviceName)  \(Output.date(kept.modified))  clock \(kept.clock)")
         }
         for version in report.removed {
-            print("  removed  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)")
+            Output.line("  removed  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)")
         }
-        for warning in report.clockWarnings { print("  note: \(warning)") }
-        if let version = report.version { print("  new version \(version.prefix(7))") }
+        for warning in report.clockWarnings { Output.line("  note: \(warning)") }
+        if let version = report.version { Output.line("  new version \(version.prefix(7))") }
     }
 }

@@ -48,9 +48,9 @@ struct SaveCommand: AsyncParsableCommand {
                 result = try container.save(path)
             }
             if let version = result.version {
-                print("Saved \(path) as version \(version.prefix(7)) on \(container.device.name)")
+                Output.line("Saved \(path) as version \(version.prefix(7)) on \(container.device.name)")
             } else {
-                print("\(path) is unchanged")
+                Output.line("\(path) is unchanged")
             }
         }
     }
@@ -60,11 +60,11 @@ struct SaveCommand: AsyncParsableCommand {
         let result = try container.saveAll()
         for skipped in result.skipped { Output.printError("concord: skipped \(skipped.path): \(skipped.reason)") }
         guard let version = result.version else {
-            print("Nothing to save")
+            Output.line("Nothing to save")
             return
         }
         let count = result.added.count + result.changed.count + result.removed.count
-        print("Saved \(count) document\(count == 1 ? "" : "s") in one version \(version.prefix(7)) on \(container.device.name): \(result.added.count) added, \(result.changed.count) changed, \(result.removed.count) removed")
+        Output.line("Saved \(count) document\(count == 1 ? "" : "s") in one version \(version.prefix(7)) on \(container.device.name): \(result.added.count) added, \(result.changed.count) changed, \(result.removed.count) removed")
     }
 
     /// True when standard input is a pipe or a regular file (not a terminal, not /dev/null).

@@ -46,15 +46,15 @@ struct SyncCommand: AsyncParsableCommand {
                 return
             }
             switch report.outcome {
-            case .upToDate: print("Up to date with \(container.cloudURL ?? "the cloud")")
-            case .pushed: print("Sent \(report.pushedCommits) commit\(report.pushedCommits == 1 ? "" : "s") to the cloud")
-            case .fastForwarded: print("Received new versions from the cloud")
-            case .integrated: print("Integrated the cloud's versions with this device's and sent the result")
+            case .upToDate: Output.line("Up to date with \(container.cloudURL ?? "the cloud")")
+            case .pushed: Output.line("Sent \(report.pushedCommits) commit\(report.pushedCommits == 1 ? "" : "s") to the cloud")
+            case .fastForwarded: Output.line("Received new versions from the cloud")
+            case .integrated: Output.line("Integrated the cloud's versions with this device's and sent the result")
             }
-            for document in report.updatedDocuments { print("  updated      \(document)") }
-            for document in report.newConflicts { print("  in conflict  \(document)") }
+            for document in report.updatedDocuments { Output.line("  updated      \(document)") }
+            for document in report.newConflicts { Output.line("  in conflict  \(document)") }
             let older = report.conflicts.filter { !report.newConflicts.contains($0) }
-            if !older.isEmpty { print("\(older.count) other document\(older.count == 1 ? "" : "s") still in conflict (concord conflicts)") }
+            if !older.isEmpty { Output.line("\(older.count) other document\(older.count == 1 ? "" : "s") still in conflict (concord conflicts)") }
         }
     }
 }

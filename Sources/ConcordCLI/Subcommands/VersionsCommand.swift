@@ -43,7 +43,7 @@ struct VersionsCommand: AsyncParsableCommand {
                     }
                 }
                 if !version.resolves.isEmpty { line += "  resolves \(version.resolves.count)" }
-                print(line)
+                Output.line(line)
             }
         }
     }
