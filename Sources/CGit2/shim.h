@@ -5,6 +5,7 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
+#include <git2/sys/transport.h>
 
 /* git_libgit2_opts is variadic and cannot be called from Swift: one typed wrapper per option. */
 static inline int concord_git_set_search_path(int level, const char *path) {

@@ -23,8 +23,11 @@ final class CloudLink {
     private enum Transport {
         /// A bare repository on this machine.
         case local(Repository)
-        /// libgit2's transports; `url` adds back what the configuration must not hold (a query).
-        case network(url: String?, access: RemoteAccess?)
+        /// A local folder that is not a bare repository: libgit2's local transport.
+        case folder
+        /// ssh, https, http or `git://`, through libgit2's transports; `url` adds back what the
+        /// configuration must not hold (a query).
+        case network(url: String?, access: RemoteAccess)
     }
 
     /// The device's repository.
@@ -67,7 +70,7 @@ final class CloudLink {
             return
         }
         guard address.isNetwork else {
-            transport = .network(url: nil, access: nil)
+            transport = .folder
             secretsSource = nil
             return
         }
@@ -121,6 +124,10 @@ final class CloudLink {
                     try cloud.copyObjects(to: repository, from: [tip], hiding: known)
                 }
                 try repository.forceReference(ContainerCore.remoteBranch, to: tip, message: "concord: fetch")
+            case .folder:
+                try repository.fetch(
+                    remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"],
+                    progress: progress.map(SyncProgress.forward))
             case let .network(url, access):
                 try keep(repository.fetch(
                     remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"], url: url,
@@ -156,9 +163,13 @@ final class CloudLink {
                         try repository.push(remote: "origin", refspecs: ["\(ContainerCore.branch):\(ContainerCore.branch)"])
                     }
                 }
+            case .folder:
+                try repository.push(remote: "origin", refspecs: ["\(ContainerCore.branch):\(ContainerCore.branch)"])
             case let .network(url, access):
-                try keep(repository.push(
-                    remote: "origin", refspecs: ["\(ContainerCore.branch):\(ContainerCore.branch)"], url: url, access: access))
+                // Exactly what changed, as one pack, and a compare-and-swap of the cloud's main
+                // from what was fetched (libgit2's push reads every folder of the cloud's commit).
+                let fetched = try repository.resolve(ContainerCore.remoteBranch)
+                try keep(repository.upload(main, to: ContainerCore.branch, expected: fetched, remote: "origin", url: url, access: access))
             }
         } catch let error as GitError where !error.isNotFastForward {
             throw failure(error, action: "push to")

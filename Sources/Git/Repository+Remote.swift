@@ -90,7 +90,7 @@ extension Repository {
     }
 
     /// The named remote, with its URL replaced for this use only when `url` is given.
-    private func lookupRemote(_ name: String, url: String?) throws -> OpaquePointer? {
+    func lookupRemote(_ name: String, url: String?) throws -> OpaquePointer? {
         var remote: OpaquePointer?
         try check("git_remote_lookup", git_remote_lookup(&remote, pointer, name))
         if let url {
