@@ -48,6 +48,8 @@ extension Repository {
         options.prune = GIT_FETCH_NO_PRUNE
         options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
         options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
+        // FETCH_HEAD would hold the URL, a query token with it; nothing reads it.
+        options.update_fetchhead = 0
         let callbacks = RemoteCallbacks(access: access, progress: progress)
         try withExtendedLifetime(callbacks) {
             callbacks.install(in: &options.callbacks)

@@ -38,11 +38,8 @@ import Testing
     }
 
     @Test func aTokenGivenAsTheUserNameIsNeitherPrintedNorWritten() throws {
-        var cli = try CLI()
-        let server = try HTTPSServer(in: "\(cli.folder)/https", users: ["alice": "s3cret-pass"])
+        let (cli, server) = try CloudTesting.httpsFixture()
         defer { server.stop(); cli.remove() }
-        cli.environment = CloudTesting.environment(home: "\(cli.folder)/home", ["SSL_CERT_FILE": server.authority])
-        try server.makeRepository("cloud.git")
         let result = try cli.run(["clone", server.url("cloud.git", userInfo: "ghp_T0KEN"), "b"])
         #expect(result.status == 1 && result.stderr.contains("authentication failed"), "\(result.stderr)")
         #expect(!result.stderr.contains("ghp_T0KEN") && !result.stdout.contains("ghp_T0KEN"))
@@ -52,11 +49,8 @@ import Testing
     }
 
     @Test func aTokenInTheQueryIsNeitherPrintedNorWrittenButUsed() throws {
-        var cli = try CLI()
-        let server = try HTTPSServer(in: "\(cli.folder)/https", users: ["alice": "s3cret-pass"])
+        let (cli, server) = try CloudTesting.httpsFixture()
         defer { server.stop(); cli.remove() }
-        cli.environment = CloudTesting.environment(home: "\(cli.folder)/home", ["SSL_CERT_FILE": server.authority])
-        try server.makeRepository("cloud.git")
         let url = server.url("cloud.git", userInfo: "alice:s3cret-pass") + "?token=q7-secret"
         let created = try cli.run(["init", "a", "--remote", url])
         #expect(created.status == 0, "\(created.stderr)")
@@ -65,8 +59,13 @@ import Testing
         #expect(try String(contentsOfFile: "\(cli.folder)/a/.git/concord/credentials", encoding: .utf8).contains("token=q7-secret"))
         try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
         try cli.ok(["-C", "a", "sync"])
-        let wrong = try cli.run(["clone", server.url("cloud.git", userInfo: "alice:nope") + "?token=q7-secret", "b"])
-        #expect(wrong.status == 1 && !wrong.stderr.contains("q7-secret") && !wrong.stderr.contains("nope"), "\(wrong.stderr)")
+        try cli.ok(["clone", server.url("cloud.git", userInfo: "alice:s3cret-pass") + "?token=q7-secret", "b"])
+        try cli.ok(["-C", "b", "sync"])
+        #expect(CloudTesting.filesHolding("q7-secret", below: "\(cli.folder)/a") == [])
+        #expect(CloudTesting.filesHolding("q7-secret", below: "\(cli.folder)/b") == [])
+        let wrong = try cli.run(["clone", server.url("cloud.git", userInfo: "alice:nope") + "?token=q7-secret", "c"])
+        #expect(wrong.status == 1 && wrong.stderr.contains("authentication failed"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("q7-secret") && !wrong.stderr.contains("nope"))
     }
 
     @Test func aPasswordInAnScpLikeURLIsNeitherPrintedNorWritten() throws {
