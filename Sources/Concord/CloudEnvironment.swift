@@ -56,22 +56,27 @@ struct CloudEnvironment {
     var knownHosts: KnownHosts { KnownHosts(files: KnownHosts.standardFiles(home: home)) }
 
     /// The secrets given with a new cloud URL to init or clone, and where they came from: the
-    /// URL's, completed by the environment's user name and password for https; nil when none.
+    /// URL's, with the environment's password (and user name, when it gives one) for an https
+    /// URL that holds none; nil when there are none.
     func givenSecrets(_ address: CloudAddress) -> (secrets: CloudSecrets, source: String)? {
         guard var secrets = address.secrets else {
             return secrets(for: address).map { ($0, "given in CONCORD_CLOUD_USERNAME and CONCORD_CLOUD_PASSWORD") }
         }
-        if secrets.username == nil, secrets.password == nil, let given = self.secrets(for: address) {
+        if secrets.password == nil, let given = self.secrets(for: address) {
             secrets.username = given.username
             secrets.password = given.password
+            return (secrets, "given in the URL and CONCORD_CLOUD_PASSWORD")
         }
         return (secrets, "given in the URL")
     }
 
     /// The user name and password the environment gives for an https cloud (the user name
-    /// defaults to the URL's, then to the login name); nil when it gives no password.
-    func secrets(for address: CloudAddress) -> CloudSecrets? {
+    /// defaults to the URL's, then to `storedUsername`, then to the login name); nil when it
+    /// gives no password.
+    func secrets(for address: CloudAddress, storedUsername: String? = nil) -> CloudSecrets? {
         guard address.transport == .http, let password else { return nil }
-        return CloudSecrets(url: address.url, username: username ?? address.username ?? loginName, password: password, query: address.query)
+        return CloudSecrets(
+            url: address.url, username: username ?? address.username ?? storedUsername ?? loginName, password: password,
+            query: address.query)
     }
 }

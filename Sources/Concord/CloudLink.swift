@@ -82,7 +82,7 @@ final class CloudLink {
             try ConcordError.wrap("cannot write the configuration") { try repository.setRemote("origin", url: address.url) }
             secrets = configuredSecrets
         }
-        if var given = environment.secrets(for: address), given.username != secrets?.username || given.password != secrets?.password {
+        if var given = environment.secrets(for: address, storedUsername: secrets?.username), given.username != secrets?.username || given.password != secrets?.password {
             given.query = secrets?.query
             pendingSecrets = given
             secrets = given

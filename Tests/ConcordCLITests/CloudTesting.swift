@@ -10,6 +10,16 @@ enum CloudTesting {
          "CONCORD_CLOUD_USERNAME": "", "CONCORD_CLOUD_PASSWORD": ""].merging(extra) { $1 }
     }
 
+    /// A CLI fixture whose runs trust the authority of a new HTTPS git server (`SSL_CERT_FILE`),
+    /// which serves an empty repository `cloud.git` to the user alice (password `s3cret-pass`).
+    static func httpsFixture() throws -> (cli: CLI, server: HTTPSServer) {
+        var cli = try CLI()
+        let server = try HTTPSServer(in: "\(cli.folder)/https", users: ["alice": "s3cret-pass"])
+        cli.environment = environment(home: "\(cli.folder)/home", ["SSL_CERT_FILE": server.authority])
+        try server.makeRepository("cloud.git")
+        return (cli, server)
+    }
+
     /// Makes an empty bare repository with `main` as its HEAD.
     static func makeBare(_ path: String) throws {
         try runTool("/usr/bin/git", ["init", "--quiet", "--bare", "--initial-branch=main", path])

@@ -4,17 +4,8 @@ import Testing
 /// Clouds over https, against a real lighttpd + git http-backend with basic authentication and
 /// a certificate from an authority made for each test.
 @Suite struct HTTPSCloudTests {
-    /// A CLI fixture trusting the server's authority (`SSL_CERT_FILE`), and a repository `cloud.git`.
-    private func fixture() throws -> (cli: CLI, server: HTTPSServer) {
-        var cli = try CLI()
-        let server = try HTTPSServer(in: "\(cli.folder)/https", users: ["alice": "s3cret-pass"])
-        cli.environment = CloudTesting.environment(home: "\(cli.folder)/home", ["SSL_CERT_FILE": server.authority])
-        try server.makeRepository("cloud.git")
-        return (cli, server)
-    }
-
     @Test func credentialsInTheURLAreStoredOnlyInTheOwnersFile() throws {
-        let (cli, server) = try fixture()
+        let (cli, server) = try CloudTesting.httpsFixture()
         defer { server.stop(); cli.remove() }
         let created = try cli.run(["init", "a", "--remote", server.url("cloud.git", userInfo: "alice:s3cret-pass")])
         #expect(created.status == 0, "\(created.stderr)")
@@ -31,7 +22,7 @@ import Testing
     }
 
     @Test func environmentCredentialsAtCloneServeLaterSyncsWithoutThem() throws {
-        let (cli, server) = try fixture()
+        let (cli, server) = try CloudTesting.httpsFixture()
         defer { server.stop(); cli.remove() }
         let given = ["CONCORD_CLOUD_USERNAME": "alice", "CONCORD_CLOUD_PASSWORD": "s3cret-pass"]
         let url = server.url("cloud.git")
@@ -47,10 +38,16 @@ import Testing
         try cli.ok(["-C", "b", "sync"])
         #expect(try cli.json(["-C", "b", "conflicts", "--json"]).isEmpty)
         #expect(try cli.tree("a") == cli.tree("b"))
+        // The user name in the URL, the password in the environment.
+        let named = try cli.run(["clone", server.url("cloud.git", userInfo: "alice"), "c"], environment: ["CONCORD_CLOUD_PASSWORD": "s3cret-pass"])
+        #expect(named.status == 0, "\(named.stderr)")
+        try cli.ok(["-C", "c", "sync"])
+        #expect(try cli.tree("c") == cli.tree("a"))
+        #expect(CloudTesting.filesHolding("s3cret", below: "\(cli.folder)/c") == [])
     }
 
     @Test func aWrongPasswordIsAnAuthenticationFailureAndLeavesNothing() throws {
-        let (cli, server) = try fixture()
+        let (cli, server) = try CloudTesting.httpsFixture()
         defer { server.stop(); cli.remove() }
         let wrong = server.url("cloud.git", userInfo: "alice:not-the-pass")
         for arguments in [["init", "a", "--remote", wrong], ["clone", wrong, "b"]] {
@@ -66,7 +63,7 @@ import Testing
     }
 
     @Test func anUntrustedCertificateIsRefused() throws {
-        let (cli, server) = try fixture()
+        let (cli, server) = try CloudTesting.httpsFixture()
         defer { server.stop(); cli.remove() }
         let url = server.url("cloud.git", userInfo: "alice:s3cret-pass")
         let untrusted = ["SSL_CERT_FILE": ""]
@@ -84,7 +81,7 @@ import Testing
     }
 
     @Test func aChangedPasswordGivenToSyncReplacesTheStoredOne() throws {
-        let (cli, server) = try fixture()
+        let (cli, server) = try CloudTesting.httpsFixture()
         defer { server.stop(); cli.remove() }
         try cli.ok(["init", "a", "--remote", server.url("cloud.git", userInfo: "alice:s3cret-pass")])
         try server.setUsers(["alice": "n3w-pass"])
