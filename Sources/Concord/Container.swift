@@ -98,8 +98,14 @@ public final class Container: Sendable {
     /// Creates a container at `path` (made when absent) with a first commit holding its
     /// package patterns. With `cloud`, the cloud is set as `origin` (a new bare repository is
     /// made when it is a local path that does not exist) and the first commit is pushed.
+    ///
+    /// A password, token or query in a network `cloud` URL is moved out of it before anything is
+    /// written: `.git/config` holds the URL without them, the credentials store (0600) holds them
+    /// (as it holds `CONCORD_CLOUD_USERNAME` and `CONCORD_CLOUD_PASSWORD` for an https cloud).
     /// - Throws: ``ConcordError/alreadyAContainer(_:)``, ``ConcordError/cloudHasContainer(_:)``,
-    ///   ``ConcordError/offline(reason:waiting:)`` when the cloud cannot be reached.
+    ///   ``ConcordError/offline(reason:waiting:)`` when the cloud cannot be reached,
+    ///   ``ConcordError/cloudRefused(_:)`` when it refused the credentials or this device refused
+    ///   its host key or certificate. Nothing is left at `path` then.
     public static func create(
         at path: String, deviceName: String? = nil, cloud: String? = nil, packagePatterns: [String] = [],
         options: Options = Options()
@@ -148,8 +154,10 @@ public final class Container: Sendable {
     }
 
     /// Joins the container in the cloud at `url` as a new device with its own clone at `path`.
-    /// - Throws: ``ConcordError/offline(reason:waiting:)`` when the cloud cannot be reached,
-    ///   ``ConcordError/failed(_:)`` when it holds no container. Nothing is left at `path` then.
+    /// Secrets in a network `url` are kept as ``create(at:deviceName:cloud:packagePatterns:options:)`` keeps them.
+    /// - Throws: ``ConcordError/failed(_:)`` when the cloud cannot be reached or holds no
+    ///   container, ``ConcordError/cloudRefused(_:)`` when credentials, host key or certificate
+    ///   were refused. Nothing is left at `path` then.
     public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) throws -> Container {
         let fileManager = FileManager.default
         if let contents = try? fileManager.contentsOfDirectory(atPath: path), !contents.isEmpty {

@@ -111,8 +111,9 @@ class Server:
 class GitDaemon(Server):
     """`git daemon` serving the repositories below `base`, read and write."""
 
-    def __init__(self, base: Path, folder: Path):
-        self.base, self.port = Path(base).resolve(), free_port()
+    def __init__(self, base: Path, folder: Path, port: int | None = None):
+        self.base, self.port = Path(base).resolve(), port or free_port()
+        folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self._start(["git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr", f"--base-path={self.base}",
                      "--listen=127.0.0.1", f"--port={self.port}", self.base], folder / "daemon.log", "git daemon")
@@ -126,8 +127,8 @@ class SSHServer(Server):
     key as ~/.ssh/id_ed25519 and the host in ~/.ssh/known_hosts as [127.0.0.1]:PORT. Logs in as
     the user running the script; repositories are addressed by absolute path."""
 
-    def __init__(self, base: Path, folder: Path):
-        self.base, self.folder, self.port = Path(base).resolve(), Path(folder).resolve(), free_port()
+    def __init__(self, base: Path, folder: Path, port: int | None = None):
+        self.base, self.folder, self.port = Path(base).resolve(), Path(folder).resolve(), port or free_port()
         self.home = self.folder / "home"
         (self.home / ".ssh").mkdir(parents=True, exist_ok=True)
         self.key = self.home / ".ssh" / "id_ed25519"
@@ -164,8 +165,8 @@ class HTTPSServer(Server):
 
     user, password = "bench", "bench-s3cret"
 
-    def __init__(self, base: Path, folder: Path):
-        self.base, self.folder, self.port = Path(base).resolve(), Path(folder).resolve(), free_port()
+    def __init__(self, base: Path, folder: Path, port: int | None = None):
+        self.base, self.folder, self.port = Path(base).resolve(), Path(folder).resolve(), port or free_port()
         f = self.folder
         (f / "www").mkdir(parents=True, exist_ok=True)
         self.authority = f / "ca.pem"
@@ -215,6 +216,9 @@ class HTTPSServer(Server):
 SERVERS = {"daemon": GitDaemon, "ssh": SSHServer, "https": HTTPSServer}
 
 
-def start(kind: str, base: Path, folder: Path) -> Server:
-    """Starts the server for `kind` (daemon, ssh or https) serving the repositories below `base`."""
-    return SERVERS[kind](base, folder)
+def start(kind: str, base: Path, folder: Path, port: int | None = None) -> Server:
+    """Starts the server for `kind` (daemon, ssh or https) serving the repositories below `base`
+    on `port` (default: a free one). Starting again with the same `folder` and `port` after
+    `stop()` brings the same server back (same keys, certificate and URLs): a cloud that went
+    away and returned."""
+    return SERVERS[kind](base, folder, port)
