@@ -150,10 +150,15 @@ extension ContainerCore {
         return false
     }
 
-    /// The latest-wins order between two concurrent versions: the greater clock, then device id, then commit id.
+    /// True when `a` comes after `b` in the latest-wins order between concurrent versions (``LatestWins/Rank``).
     func isLater(_ a: OID, than b: OID) throws -> Bool {
-        let stampA = try stamp(a), stampB = try stamp(b)
-        return (stampA.clock, stampA.deviceID, a.hex) > (stampB.clock, stampB.deviceID, b.hex)
+        try rank(of: a) > rank(of: b)
+    }
+
+    /// A version's place in the latest-wins order.
+    func rank(of version: OID) throws -> LatestWins.Rank {
+        let stamp = try stamp(version)
+        return LatestWins.Rank(clock: stamp.clock, deviceID: stamp.deviceID, id: version.hex)
     }
 
     private func update(_ document: DocumentPath, _ entry: TreeEntry?) -> TreeUpdate {

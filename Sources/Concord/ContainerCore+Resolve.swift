@@ -114,10 +114,12 @@ extension ContainerCore {
                 try repository.mergeBase(of: contenders.map(\.id))
             }
             let baseContent = try base.map { try content(of: entry(document.value, in: tree(of: $0))) } ?? nil
-            switch policy.merge(base: baseContent, versions: versions) {
+            let decision = policy.decide(base: baseContent, versions: versions)
+            switch decision.outcome {
             case let .merged(content):
                 result = content
                 explanation = "merged \(contenders.count) versions with the \(policy.name) policy"
+                if let note = decision.note { explanation += " (\(note))" }
             case let .needsPerson(reason, markedUp):
                 throw NeedsPersonError(document: document, policy: policy.name, reason: reason, markedUp: markedUp)
             }
@@ -143,19 +145,13 @@ extension ContainerCore {
         return Plan(report: report, updates: updates, resolves: contenders.map(\.id))
     }
 
-    /// Latest-wins among the contenders: versions that another causally follows drop out;
-    /// the greatest clock, then device id, then commit id wins among the rest.
+    /// Latest-wins among the contenders (``LatestWins``), with why, and the clock skews it shows.
     private func latest(_ contenders: [Contender]) throws -> (Contender, String, [String]) {
-        var dominated: [(Contender, Contender)] = []
-        var survivors: [Contender] = []
-        for candidate in contenders {
-            if let follower = try contenders.first(where: { try $0.id != candidate.id && repository.isDescendant($0.id, of: candidate.id) }) {
-                dominated.append((candidate, follower))
-            } else {
-                survivors.append(candidate)
-            }
+        let decision = try LatestWins.decide(contenders, rank: \.version.rank) { later, earlier in
+            try repository.isDescendant(later.id, of: earlier.id)
         }
-        let winner = survivors.max { ($0.version.clock, $0.version.deviceID, $0.id.hex) < ($1.version.clock, $1.version.deviceID, $1.id.hex) }!
+        guard let decision else { preconditionFailure("the contenders hold at least the current version") }
+        let winner = decision.winner, survivors = decision.concurrent, dominated = decision.followed
         var warnings: [String] = []
         for (earlier, follower) in dominated where follower.version.modified < earlier.version.modified {
             warnings.append("\(follower.version.deviceName)'s version was saved after \(earlier.version.deviceName)'s was seen, though its wall clock says \(Self.format(follower.version.modified)), before \(Self.format(earlier.version.modified)): a clock is skewed")

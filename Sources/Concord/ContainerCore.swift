@@ -46,6 +46,7 @@ final class ContainerCore {
             removeStaleGitLocks()
             try recoverPendingCheckout()
             let result = try body()
+            updateHistoryIndex()
             maintain(repository)
             return result
         }

@@ -11,7 +11,7 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// An id from its 20 raw bytes; nil for any other count.
-    init?<Bytes: Collection<UInt8>>(bytes: Bytes) {
+    public init?<Bytes: Collection<UInt8>>(bytes: Bytes) {
         guard bytes.count == 20 else { return nil }
         self.bytes = Array(bytes)
     }
