@@ -113,7 +113,8 @@ final class CloudLink {
     /// Fetches the cloud's `main` into `origin/main`.
     /// - Throws: ``ConcordError/offline(reason:waiting:)`` (``ConcordError/failed(_:)`` for a
     ///   clone) when the cloud cannot be reached, ``ConcordError/cloudRefused(_:)`` when it
-    ///   refused this device or this device refused it.
+    ///   refused this device or this device refused it, ``ConcordError/damagedFromCloud(url:reason:)``
+    ///   when what it sent is missing, damaged or malformed (`origin/main` does not move).
     func fetch(progress: (@Sendable (SyncProgress) -> Void)?) throws {
         do {
             switch transport {
@@ -134,7 +135,7 @@ final class CloudLink {
                     access: access, progress: progress.map(SyncProgress.forward)))
             }
         } catch let error as GitError {
-            throw failure(error, action: "reach")
+            throw failure(error, during: .fetch)
         }
     }
 
@@ -172,7 +173,7 @@ final class CloudLink {
                 try keep(repository.upload(main, to: ContainerCore.branch, expected: fetched, remote: "origin", url: url, access: access))
             }
         } catch let error as GitError where !error.isNotFastForward {
-            throw failure(error, action: "push to")
+            throw failure(error, during: .push)
         }
         try? repository.forceReference(ContainerCore.remoteBranch, to: main, message: "concord: pushed")
     }
@@ -191,7 +192,9 @@ final class CloudLink {
             do {
                 return try Repository.clone(from: address.url, to: path, progress: progress.map(SyncProgress.forward))
             } catch let error as GitError {
-                throw ConcordError.failed("cannot clone the cloud \(Cloud.redacted(address.url)): \(Cloud.redacted(error.message))")
+                let url = Cloud.redacted(address.url), message = Cloud.redacted(error.message)
+                if error.isBadObject { throw ConcordError.damagedFromCloud(url: url, reason: message) }
+                throw ConcordError.failed("cannot clone the cloud \(url): \(message)")
             }
         }
         let repository = try ConcordError.wrap("cannot create a repository at \(path)") {
@@ -229,7 +232,14 @@ final class CloudLink {
         pendingSecrets = nil
     }
 
-    private func failure(_ error: GitError, action: String) -> ConcordError {
+    /// The two moves between this device and the cloud, for messages.
+    private enum Step {
+        case fetch, push
+
+        var verb: String { self == .fetch ? "reach" : "push to" }
+    }
+
+    private func failure(_ error: GitError, during step: Step) -> ConcordError {
         let url = Cloud.redacted(address.url)
         let message = Cloud.redacted(error.message)
         if error.isAuthentication {
@@ -245,6 +255,13 @@ final class CloudLink {
                 cause: .certificate, url: url,
                 detail: "\(message); if a private authority signed it, name its certificate with SSL_CERT_FILE=FILE"))
         }
+        if error.isBadObject {
+            // The cloud answered: what it holds or sent cannot be read. Not offline, which
+            // says to wait; waiting changes nothing here.
+            return step == .fetch
+                ? .damagedFromCloud(url: url, reason: message)
+                : .failed("cannot push to the cloud \(url): \(message)")
+        }
         var cause = message
         if case let .local(path) = address.transport, !FileManager.default.fileExists(atPath: path) {
             cause = "the cloud folder \(path) does not exist"
@@ -253,7 +270,7 @@ final class CloudLink {
         case .clone:
             return .failed("cannot clone the cloud \(url): \(cause)")
         case .sync:
-            return .offline(reason: "cannot \(action) the cloud \(url): \(cause)", waiting: (try? Self.waitingVersions(in: repository)) ?? 0)
+            return .offline(reason: "cannot \(step.verb) the cloud \(url): \(cause)", waiting: (try? Self.waitingVersions(in: repository)) ?? 0)
         }
     }
 
