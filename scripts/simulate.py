@@ -4,11 +4,16 @@
 Run it through `scripts/airplane-mode`, which builds the `concord` command line first.
 Everything here drives that command line, exactly as a user would: there is no second
 implementation of sync or resolution in this file. `git` is used only to read (tree ids,
-`fsck`) and, for the git-daemon cloud, to create the empty bare repository and serve it.
+`fsck`) and, for the git-daemon cloud, to create the empty bare repository and serve it; the ssh and
+https clouds are a real sshd and a real HTTPS git server (lighttpd + git http-backend) from
+scripts/bench.d/servers.py, with a key, known_hosts, password and certificate authority made for
+the run, each stopped by its PID.
 
   scripts/airplane-mode                                  the two-device scenario, latest-wins
   scripts/airplane-mode --policy merge                   ... resolved by merging
   scripts/airplane-mode --cloud git-daemon --keep        ... over a real `git daemon`, folder kept
+  scripts/airplane-mode --cloud ssh                      ... over a real sshd (key file, host key checked)
+  scripts/airplane-mode --cloud https                    ... over a real HTTPS git server (basic auth, test CA)
   scripts/airplane-mode --random --devices 3 --steps 300 --seed 1
   scripts/airplane-mode --random --devices 5 --steps 300 --seeds 1-1000   (the soak, outside CI)
   scripts/airplane-mode --replay FILE                    replays a step list written on a failure
@@ -178,6 +183,53 @@ class DaemonCloud:
             self.proc.wait()
 
 
+class ServerCloud:
+    """A real sshd or HTTPS git server on 127.0.0.1 (scripts/bench.d/servers.py) serving an empty
+    bare repository. Every command runs with `env()` (ssh: a HOME holding the key made for the run
+    and its known_hosts, no agent; https: the test authority in SSL_CERT_FILE); init and clone also
+    get `join_env()` (https: the user name and password, which Concord stores in its 0600 file, so
+    that later syncs run without them)."""
+
+    def __init__(self, root: str, kind: str):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench.d"))
+        import servers  # noqa: E402  (the bench's servers: sshd, lighttpd + git http-backend)
+        self.servers = servers
+        self.kind = kind
+        self.base = os.path.join(root, "served")
+        self.dir = os.path.join(self.base, "cloud.git")
+        self.folder = os.path.join(root, f"server-{kind}")
+        self.server = None
+        self.url = None
+
+    def start(self):
+        os.makedirs(self.base, exist_ok=True)
+        self.servers.make_bare(self.dir)
+        self.server = self.servers.start(self.kind, self.base, self.folder)
+        self.url = self.server.url("cloud.git")
+
+    def stop(self):
+        if self.server is not None:
+            self.server.stop()
+
+    def env(self) -> dict:
+        if self.server is None:
+            return {}
+        if self.kind == "ssh":
+            return self.server.concord_env()
+        return {"SSL_CERT_FILE": str(self.server.authority), "CONCORD_CLOUD_USERNAME": "", "CONCORD_CLOUD_PASSWORD": ""}
+
+    def join_env(self) -> dict:
+        return self.server.concord_env() if self.kind == "https" else {}
+
+
+def make_cloud(root: str, kind: str):
+    if kind == "git-daemon":
+        return DaemonCloud(root)
+    if kind in ("ssh", "https"):
+        return ServerCloud(root, kind)
+    return LocalCloud(root)
+
+
 # ---------------------------------------------------------------------------------------------
 # Devices and the world
 
@@ -201,7 +253,7 @@ class World:
         self.concord = concord
         self.root = root
         self.log = log or (lambda line: None)
-        self.cloud = DaemonCloud(root) if cloud_kind == "git-daemon" else LocalCloud(root)
+        self.cloud = make_cloud(root, cloud_kind)
         names = names or [DEVICE_NAMES[i] if i < len(DEVICE_NAMES) else f"dev{i + 1}" for i in range(ndev)]
         self.devices = [Device(i, names[i], os.path.join(root, names[i])) for i in range(ndev)]
         # The virtual clock: every device's clock reads it (plus its skew), so that the order of
@@ -228,6 +280,7 @@ class World:
         env = dict(os.environ)
         env["GIT_TERMINAL_PROMPT"] = "0"
         env.pop("CONCORD_CLOCK_OFFSET", None)
+        env.update(getattr(self.cloud, "env", dict)())
         if dev is not None:
             env["CONCORD_CLOCK_OFFSET"] = f"{self.device_time(dev) - time.time():.3f}"
         if env_extra:
@@ -280,11 +333,15 @@ class World:
         # device id; a fixed id per device (when the command line honours CONCORD_DEVICE_ID)
         # makes a seed replay exactly.
         self.expect(self.run(None, "init", first.path, "--device", first.name, "--remote", self.cloud.url,
-                             "--package", "*.note", env_extra={"CONCORD_DEVICE_ID": self.device_id(first)}),
+                             "--package", "*.note", env_extra={"CONCORD_DEVICE_ID": self.device_id(first), **self.join_env()}),
                     what="init")
         for dev in self.devices[1:]:
             self.expect(self.run(None, "clone", self.cloud.url, dev.path, "--device", dev.name,
-                                 env_extra={"CONCORD_DEVICE_ID": self.device_id(dev)}), what="clone")
+                                 env_extra={"CONCORD_DEVICE_ID": self.device_id(dev), **self.join_env()}), what="clone")
+
+    def join_env(self) -> dict:
+        """What init and clone get besides the cloud's env(): an https cloud's credentials."""
+        return getattr(self.cloud, "join_env", dict)()
 
     @staticmethod
     def device_id(dev: Device) -> str:
@@ -822,6 +879,16 @@ def scenario(args) -> int:
                 check(False, failure.message)
         log = world.run(ipad, "log", "note.txt")
         check(log.rc == 0 and log.text.strip() != "", "`concord log note.txt` shows the document's history")
+        if args.cloud == "https":
+            secret = world.cloud.server.password.encode()
+            for dev in (iphone, ipad):
+                with open(os.path.join(dev.path, ".git", "config"), "rb") as f:
+                    check(secret not in f.read(), f"{dev.name}: no password in .git/config")
+                store = os.path.join(dev.path, ".git", "concord", "credentials")
+                check(os.path.exists(store) and os.stat(store).st_mode & 0o777 == 0o600,
+                      f"{dev.name}: the credentials are in .git/concord/credentials, readable by the owner only (0600)")
+            check(all(secret not in line.encode() for line in world.transcript),
+                  "no password in any command line or error line; syncs ran without credentials in the environment")
     except InvariantFailure as failure:
         check(False, failure.message)
     except Exception as error:  # a crash of this script is a failure too, never a pass
@@ -1580,7 +1647,7 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--concord", default=os.environ.get("CONCORD_BIN", "concord"), help="the concord binary")
     p.add_argument("--policy", choices=["latest", "merge"], default="latest")
-    p.add_argument("--cloud", choices=["local", "git-daemon"], default="local")
+    p.add_argument("--cloud", choices=["local", "git-daemon", "ssh", "https"], default="local")
     p.add_argument("--keep", action="store_true", help="leave the folder for inspection")
     p.add_argument("--random", action="store_true", help="a seeded random run instead of the scenario")
     p.add_argument("--devices", type=int, default=3)
