@@ -14,4 +14,12 @@ extension Repository {
     public func removeStaleLock(ofReference reference: String) {
         unlink("\(gitDirectory)\(reference).lock")
     }
+
+    /// Removes the lock files that a writer killed while moving any of `references`, or while
+    /// writing the packed references, the configuration or `HEAD`, left behind. Call only while
+    /// holding a lock that keeps every other writer of this repository out.
+    public func removeStaleLocks(ofReferences references: [String]) {
+        for reference in references { removeStaleLock(ofReference: reference) }
+        for name in ["packed-refs", "config", "HEAD"] { unlink("\(gitDirectory)\(name).lock") }
+    }
 }

@@ -48,7 +48,7 @@ import Testing
         #expect(unreachable.status == 1 && !unreachable.stderr.contains("ghp_T0KEN"), "\(unreachable.stderr)")
     }
 
-    @Test func aTokenInTheQueryIsNeitherPrintedNorWrittenButUsed() throws {
+    @Test func aTokenInTheQueryIsKeptOnlyInTheStore() throws {
         let (cli, server) = try CloudTesting.httpsFixture()
         defer { server.stop(); cli.remove() }
         let url = server.url("cloud.git", userInfo: "alice:s3cret-pass") + "?token=q7-secret"
