@@ -157,7 +157,9 @@ public final class Container: Sendable {
     /// Secrets in a network `url` are kept as ``create(at:deviceName:cloud:packagePatterns:options:)`` keeps them.
     /// - Throws: ``ConcordError/failed(_:)`` when the cloud cannot be reached or holds no
     ///   container, ``ConcordError/cloudRefused(_:)`` when credentials, host key or certificate
-    ///   were refused. Nothing is left at `path` then.
+    ///   were refused, ``ConcordError/damagedFromCloud(url:reason:)`` and
+    ///   ``ConcordError/refusedFromCloud(commit:path:reason:)`` when what it sent cannot be taken.
+    ///   Nothing is left at `path` then.
     public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) throws -> Container {
         let fileManager = FileManager.default
         if let contents = try? fileManager.contentsOfDirectory(atPath: path), !contents.isEmpty {
