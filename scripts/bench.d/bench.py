@@ -973,7 +973,8 @@ def measure(args, sizes, merge_sizes, only, everything, write) -> int:
                 size.airplane_rep(r, results)
                 log(f"N={size.label} rep {r + 1}/{reps}: sync {e('sync', 'concord'):.0f} ms vs git {e('sync', 'git'):.0f} ms; "
                     f"conflicts {e('conflicts', 'concord'):.1f} vs {e('conflicts', 'git'):.1f}; "
-                    f"resolve {e('resolve', 'concord'):.0f} vs {e('resolve', 'git'):.0f}")
+                    f"resolve {e('resolve', 'concord'):.0f} vs {e('resolve', 'git'):.0f}"
+                    + (f"; clone {e('clone', 'concord'):.0f} vs {e('clone', 'git'):.0f}" if SERVER else ""))
         if "save" in only:
             size.saves(args.reps, results)
         size.setup["loadavg_at_end"] = loadavg()
