@@ -183,7 +183,9 @@ public final class Container: Sendable {
             }
             CrashPoint.reach("clone:configured")
             let core = try ContainerCore(repository: repository, options: options)
-            try core.checkout(from: nil, to: try core.tree(of: remoteMain), force: true)
+            // One flush of the file system for the whole work tree, not two per file: a clone that
+            // does not return is removed or made again, never read half-written.
+            try core.checkout(from: nil, to: try core.tree(of: remoteMain), force: true, syncingEachFile: false)
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }
