@@ -52,6 +52,20 @@ import Testing
         #expect(try cli.ok(["-C", "a", "show", "note.txt"]) == "from the agent\n")
     }
 
+    /// A key file protected by a passphrase cannot be used without asking for it: it is skipped,
+    /// and the refusal says so (load it into ssh-agent).
+    @Test func aKeyProtectedByAPassphraseIsSkippedAndSaidSo() throws {
+        let (cli, server, url) = try fixture()
+        defer { server.stop(); cli.remove() }
+        try server.trust()
+        let key = "\(server.home)/.ssh/id_ed25519"
+        try runTool("/usr/bin/ssh-keygen", ["-q", "-p", "-N", "a passphrase", "-P", "", "-f", key])
+        let result = try cli.run(["clone", url, "b"])
+        #expect(result.status == 1 && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("authentication failed") && result.stderr.contains("\(key) (protected by a passphrase: load it into ssh-agent)"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/b"))
+    }
+
     @Test func anUnknownHostIsRefusedWithHowToTrustIt() throws {
         let (cli, server, url) = try fixture()
         defer { server.stop(); cli.remove() }
