@@ -5,6 +5,7 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
+#include <git2/sys/transport.h>
 
 /* git_libgit2_opts is variadic and cannot be called from Swift: one typed wrapper per option. */
 static inline int concord_git_set_search_path(int level, const char *path) {
@@ -24,6 +25,9 @@ static inline int concord_git_set_cache_max_size(ssize_t bytes) {
 }
 static inline int concord_git_set_mwindow_size(size_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, bytes);
+}
+static inline int concord_git_set_ssl_cert_locations(const char *file, const char *path) {
+    return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
 }
 
 #include <string.h>

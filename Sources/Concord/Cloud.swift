@@ -1,25 +1,47 @@
 internal import Foundation
 
-/// Facts about cloud URLs.
+/// Facts about clouds that do not need a container.
 enum Cloud {
-    /// The local folder a cloud URL names (a plain path or `file://`); nil for a network URL.
-    static func localPath(_ url: String) -> String? {
-        if url.hasPrefix("file://") { return String(url.dropFirst("file://".count)) }
-        if url.contains("://") { return nil }
-        if let colon = url.firstIndex(of: ":"), !url[..<colon].contains("/") { return nil }
-        return url
-    }
-
-    /// The text with any password in a URL replaced by `***`, safe to print.
+    /// The text with every secret a cloud URL can carry replaced by `***`, safe to print: the
+    /// password of `scheme://user:password@`, the user name of `https://TOKEN@` (any scheme but
+    /// ssh, where the user names an account), the values of a URL's query (`?token=***`), and
+    /// the password of the scp-like `user:password@host:path`.
     static func redacted(_ text: String) -> String {
-        guard text.contains("@"), let expression = try? NSRegularExpression(pattern: "(://[^/@:\\s]+):[^@/\\s]+@") else { return text }
-        let range = NSRange(text.startIndex..., in: text)
-        return expression.stringByReplacingMatches(in: text, range: range, withTemplate: "$1:***@")
+        var result = replacing(in: text, pattern: "([A-Za-z][A-Za-z0-9+.-]*)://([^/@\\s'\"]*)@") { groups in
+            let scheme = groups[1], info = groups[2]
+            guard scheme.lowercased().contains("ssh") else { return "\(scheme)://***@" }
+            guard let colon = info.firstIndex(of: ":") else { return groups[0] }
+            return "\(scheme)://\(info[..<colon]):***@"
+        }
+        result = replacing(in: result, pattern: "(://[^\\s?#'\"]*\\?)([^\\s#'\"]+)") { groups in
+            let fields = groups[2].split(separator: "&", omittingEmptySubsequences: false).map { field in
+                field.firstIndex(of: "=").map { "\(field[...$0])***" } ?? "***"
+            }
+            return groups[1] + fields.joined(separator: "&")
+        }
+        return replacing(in: result, pattern: "(^|[\\s'\"(])([^\\s/@:'\"]+):[^\\s/@'\"]+@([^\\s/@:'\"]+):") { groups in
+            "\(groups[1])\(groups[2]):***@\(groups[3]):"
+        }
     }
 
     /// The host name, as the default device name.
     static func defaultDeviceName() -> String {
         let name = ProcessInfo.processInfo.hostName
         return name.isEmpty ? "device" : name
+    }
+
+    /// `text` with each match of `pattern` replaced by what `replacement` makes of its groups
+    /// (the whole match first).
+    private static func replacing(in text: String, pattern: String, _ replacement: ([String]) -> String) -> String {
+        guard let expression = try? NSRegularExpression(pattern: pattern) else { return text }
+        var result = text
+        for match in expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+            let groups = (0..<match.numberOfRanges).map { index in
+                Range(match.range(at: index), in: text).map { String(text[$0]) } ?? ""
+            }
+            guard let range = Range(match.range, in: result) else { continue }
+            result.replaceSubrange(range, with: replacement(groups))
+        }
+        return result
     }
 }

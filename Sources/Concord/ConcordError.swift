@@ -28,6 +28,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case offline(reason: String, waiting: Int)
     /// Another process holds the container and did not let go in time.
     case busy(String)
+    /// The cloud answered but could not be used: credentials, host key or certificate refused.
+    case cloudRefused(CloudRefusal)
     /// The cloud kept moving while this device tried to push.
     case cloudKeptMoving(attempts: Int)
     /// Work-tree files that a sync or resolve would overwrite hold changes that are not saved.
@@ -45,6 +47,9 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case keyValue(String)
     /// A commit from the cloud holds an entry that no device may write; nothing of it was taken.
     case refusedFromCloud(commit: String, path: String, reason: String)
+    /// The cloud at the URL (shown without secrets) was reached, but what it sent is missing,
+    /// damaged or malformed (a commit or folder that cannot be read); nothing of it was taken.
+    case damagedFromCloud(url: String, reason: String)
     /// Anything else, said plainly.
     case failed(String)
 
@@ -64,6 +69,7 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .offline(reason, waiting):
             "offline (\(reason)): \(waiting) local version\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "") to go up"
         case let .busy(path): "container busy: another concord process is writing \(path); try again"
+        case let .cloudRefused(refusal): refusal.description
         case let .cloudKeptMoving(attempts): "the cloud kept moving: gave up after \(attempts) attempts to push; nothing was lost, sync again"
         case let .unsavedChanges(paths):
             "not saved: \(paths.joined(separator: ", ")) changed in the work tree; save first, then retry"
@@ -74,6 +80,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .keyValue(message): "key-value store: \(message)"
         case let .refusedFromCloud(commit, path, reason):
             "refused the cloud's commit \(commit): '\(TerminalText.escaped(path))' is \(reason); nothing was written, and this device keeps its own versions (whoever writes to the cloud must remove that commit)"
+        case let .damagedFromCloud(url, reason):
+            "refused what the cloud \(url) sent: \(TerminalText.escaped(reason)); it is missing, damaged or malformed, nothing of it was taken, and this device keeps its own versions (whoever writes to the cloud must repair it)"
         case let .failed(message): message
         }
     }

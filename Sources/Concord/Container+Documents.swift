@@ -72,7 +72,10 @@ extension Container {
     /// for each document changed on both sides), and pushes the result.
     /// - Throws: ``ConcordError/offline(reason:waiting:)`` in airplane mode or when the cloud
     ///   cannot be reached (nothing is lost; sync again later), ``ConcordError/unsavedChanges(_:)``,
-    ///   ``ConcordError/cloudKeptMoving(attempts:)``.
+    ///   ``ConcordError/cloudKeptMoving(attempts:)``, ``ConcordError/cloudRefused(_:)`` (credentials,
+    ///   host key or certificate), ``ConcordError/damagedFromCloud(url:reason:)`` and
+    ///   ``ConcordError/refusedFromCloud(commit:path:reason:)`` when what the cloud sent cannot be
+    ///   taken (the device keeps its own versions).
     @discardableResult
     public func sync() async throws -> SyncReport {
         let progress = options.progress

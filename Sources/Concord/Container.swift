@@ -100,7 +100,13 @@ public final class Container: Sendable {
     /// made when it is a local path that does not exist) and the first commit is pushed; when the
     /// cloud cannot be reached, the container is made offline (a warning to `options.logger`)
     /// and its first sync connects.
-    /// - Throws: ``ConcordError/alreadyAContainer(_:)``, ``ConcordError/cloudHasContainer(_:)``.
+    ///
+    /// A password, token or query in a network `cloud` URL is moved out of it before anything is
+    /// written: `.git/config` holds the URL without them, the credentials store (0600) holds them
+    /// (as it holds `CONCORD_CLOUD_USERNAME` and `CONCORD_CLOUD_PASSWORD` for an https cloud).
+    /// - Throws: ``ConcordError/alreadyAContainer(_:)``, ``ConcordError/cloudHasContainer(_:)``,
+    ///   ``ConcordError/cloudRefused(_:)`` when it refused the credentials or this device refused
+    ///   its host key or certificate. Nothing is left at `path` then.
     public static func create(
         at path: String, deviceName: String? = nil, cloud: String? = nil, packagePatterns: [String] = [],
         options: Options = Options()
@@ -110,14 +116,13 @@ public final class Container: Sendable {
         for pattern in packagePatterns where pattern.isEmpty || pattern.contains("/") || pattern.contains("\n") {
             throw ConcordError.failed("invalid package pattern '\(pattern)': give a file-name glob such as '*.note'")
         }
+        let address = cloud.map(CloudAddress.init)
         var createdCloud: String?
-        if let cloud, let local = Cloud.localPath(cloud) {
-            if !fileManager.fileExists(atPath: local) {
-                _ = try ConcordError.wrap("cannot create the cloud at \(local)") {
-                    try Repository.create(at: local, bare: true)
-                }
-                createdCloud = local
+        if case let .local(local)? = address?.transport, !fileManager.fileExists(atPath: local) {
+            _ = try ConcordError.wrap("cannot create the cloud at \(local)") {
+                try Repository.create(at: local, bare: true)
             }
+            createdCloud = local
         }
         let existed = fileManager.fileExists(atPath: path)
         do {
@@ -129,26 +134,27 @@ public final class Container: Sendable {
                 try repository.setConfig("concord.deviceId", options.deviceID ?? UUID().uuidString.lowercased())
                 try repository.setConfig("concord.formatVersion", "1")
                 try repository.setConfig("core.hooksPath", "/dev/null")
-                if let cloud { try repository.setRemote("origin", url: cloud) }
+                if let address { try repository.setRemote("origin", url: address.url) }
             }
+            let given = address.flatMap(CloudEnvironment.current.givenSecrets)
+            try given?.secrets.save(gitDirectory: repository.gitDirectory)
             let core = try ContainerCore(repository: repository, options: options)
             // A cloud that cannot be reached does not stop a device from starting (an iPhone
             // creates documents before it ever reaches iCloud): the container remembers it and
             // the first sync connects, refusing then a cloud that holds another container.
-            var reached = cloud != nil
-            if let cloud {
-                do {
-                    try core.fetchCloud(progress: nil)
-                } catch let ConcordError.offline(reason, _) {
-                    reached = false
-                    options.logger.warning("the cloud was not reached (\(reason)): the container starts offline, and its first sync connects")
-                }
-                if try core.repository.resolve(ContainerCore.remoteBranch) != nil {
-                    throw ConcordError.cloudHasContainer(Cloud.redacted(cloud))
-                }
+            let link = try address.map { _ in try core.cloudLink(secretsSource: given?.source) }
+            var reached = link != nil
+            do {
+                try link?.fetch(progress: nil)
+            } catch let ConcordError.offline(reason, _) {
+                reached = false
+                options.logger.warning("the cloud was not reached (\(reason)): the container starts offline, and its first sync connects")
+            }
+            if let address, try core.repository.resolve(ContainerCore.remoteBranch) != nil {
+                throw ConcordError.cloudHasContainer(Cloud.redacted(address.url))
             }
             try core.createFirstCommit(packagePatterns: packagePatterns)
-            if reached { try core.pushMain() }
+            if reached { try link?.push() }
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }
@@ -158,8 +164,12 @@ public final class Container: Sendable {
     }
 
     /// Joins the container in the cloud at `url` as a new device with its own clone at `path`.
-    /// - Throws: ``ConcordError/offline(reason:waiting:)`` when the cloud cannot be reached,
-    ///   ``ConcordError/failed(_:)`` when it holds no container. Nothing is left at `path` then.
+    /// Secrets in a network `url` are kept as ``create(at:deviceName:cloud:packagePatterns:options:)`` keeps them.
+    /// - Throws: ``ConcordError/failed(_:)`` when the cloud cannot be reached or holds no
+    ///   container, ``ConcordError/cloudRefused(_:)`` when credentials, host key or certificate
+    ///   were refused, ``ConcordError/damagedFromCloud(url:reason:)`` and
+    ///   ``ConcordError/refusedFromCloud(commit:path:reason:)`` when what it sent cannot be taken.
+    ///   Nothing is left at `path` then.
     public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) throws -> Container {
         let fileManager = FileManager.default
         if let contents = try? fileManager.contentsOfDirectory(atPath: path), !contents.isEmpty {
@@ -167,14 +177,10 @@ public final class Container: Sendable {
         }
         let existed = fileManager.fileExists(atPath: path)
         do {
-            let repository: Repository
-            do {
-                repository = try Repository.clone(from: url, to: path, progress: options.progress.map(SyncProgress.forward))
-            } catch let error as GitError {
-                throw ConcordError.failed("cannot clone the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))")
-            }
+            let address = CloudAddress(url)
+            let repository = try CloudLink.clone(address, to: path, lockTimeout: options.lockTimeout, progress: options.progress)
             guard let remoteMain = try repository.resolve(ContainerCore.remoteBranch) else {
-                throw ConcordError.failed("the cloud \(Cloud.redacted(url)) holds no container (no main branch)")
+                throw ConcordError.failed("the cloud \(Cloud.redacted(address.url)) holds no container (no main branch)")
             }
             try ArrivalCheck(limits: .current(in: nil)).check(repository, from: [remoteMain], hiding: [])
             try ConcordError.wrap("cannot set up the clone") {
@@ -187,7 +193,9 @@ public final class Container: Sendable {
             }
             CrashPoint.reach("clone:configured")
             let core = try ContainerCore(repository: repository, options: options)
-            try core.checkout(from: nil, to: try core.history.tree(of: remoteMain), force: true)
+            // One flush of the file system for the whole work tree, not two per file: a clone that
+            // does not return is removed or made again, never read half-written.
+            try core.checkout(from: nil, to: try core.history.tree(of: remoteMain), force: true, syncingEachFile: false)
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }

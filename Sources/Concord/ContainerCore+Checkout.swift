@@ -22,10 +22,12 @@ extension ContainerCore {
     /// Moves the work tree from the `old` tree to the `new` one. Unless `force`, a file that
     /// differs from both (a change not saved) is left alone and reported. A path this device
     /// cannot hold (its file system refuses the name, a link stands in the way) is skipped with
-    /// a warning, never fatal: the update always finishes.
+    /// a warning, never fatal: the update always finishes. With `syncingEachFile` false (a new
+    /// clone's first checkout, which nothing reads before it returns), files are written without
+    /// a flush each and the file system is flushed once at the end.
     /// - Returns: the paths left alone.
     @discardableResult
-    func checkout(from old: OID?, to new: OID?, force: Bool) throws -> [String] {
+    func checkout(from old: OID?, to new: OID?, force: Bool, syncingEachFile: Bool = true) throws -> [String] {
         let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }
         var skipped: [String] = []
         for change in changes where !isConcordRecord(change.path) {
@@ -37,7 +39,7 @@ extension ContainerCore {
                 if let entry = change.new {
                     guard entry.kind == .blob, !entry.isSymlink else { continue }
                     try ConcordError.wrap("cannot read \(change.path)") {
-                        try workTree.write(change.path, blob: entry.id, mode: entry.mode, from: repository)
+                        try workTree.write(change.path, blob: entry.id, mode: entry.mode, from: repository, syncing: syncingEachFile)
                     }
                 } else {
                     try workTree.remove(change.path)
@@ -49,6 +51,7 @@ extension ContainerCore {
             }
             CrashPoint.reach("checkout:file")
         }
+        if !syncingEachFile { workTree.syncFileSystem() }
         return skipped
     }
 

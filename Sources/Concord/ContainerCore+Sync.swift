@@ -13,13 +13,14 @@ extension ContainerCore {
             }
             var report = SyncReport(outcome: .upToDate, updatedDocuments: [], newConflicts: [], conflicts: [], pushedCommits: 0, attempts: 0)
             var updated = Set<DocumentPath>(), fresh = Set<DocumentPath>()
+            let cloud = try cloudLink()
             while true {
                 guard report.attempts < Self.maximumSyncAttempts else {
                     throw ConcordError.cloudKeptMoving(attempts: report.attempts)
                 }
                 report.attempts += 1
                 let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
-                try fetchCloud(progress: progress)
+                try cloud.fetch(progress: progress)
                 CrashPoint.reach("sync:fetched")
                 guard let local = try history.head() else { throw ConcordError.failed("this container has no first commit") }
                 let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
@@ -45,7 +46,7 @@ extension ContainerCore {
                 }
                 let ahead = try remote.map { try repository.aheadBehind(toPush, $0).ahead } ?? 1
                 do {
-                    try pushMain()
+                    try cloud.push()
                     report.pushedCommits += ahead
                     if report.outcome == .upToDate { report.outcome = .pushed }
                     break
@@ -78,91 +79,5 @@ extension ContainerCore {
         return try history.conflictRecords(in: history.tree(of: new)).filter { record in
             try !history.recordedVersions(record.versions.subtracting(before[record.document] ?? []), of: record.document).isEmpty
         }.map(\.document)
-    }
-
-    func fetchCloud(progress: (@Sendable (SyncProgress) -> Void)?) throws {
-        guard let url = try repository.remoteURL("origin") else {
-            throw ConcordError.noCloud
-        }
-        do {
-            if let cloud = try localCloud(url) {
-                guard let tip = try cloud.resolve(Self.branch) else { return }
-                if !repository.contains(tip) {
-                    let known = try [history.head(), repository.resolve(Self.remoteBranch)].compactMap { $0 }
-                    try cloud.copyObjects(to: repository, from: [tip], hiding: known)
-                }
-                try repository.forceReference(Self.remoteBranch, to: tip, message: "concord: fetch")
-            } else {
-                try repository.fetch(remote: "origin", refspecs: ["+\(Self.branch):\(Self.remoteBranch)"], progress: progress.map(SyncProgress.forward))
-            }
-        } catch let error as GitError {
-            var cause = Cloud.redacted(error.message)
-            if let local = Cloud.localPath(url), !FileManager.default.fileExists(atPath: local) {
-                cause = "the cloud folder \(local) does not exist"
-            }
-            throw ConcordError.offline(
-                reason: "cannot reach the cloud \(Cloud.redacted(url)): \(cause)",
-                waiting: (try? waitingVersionCount()) ?? 0)
-        }
-    }
-
-    func pushMain() throws {
-        let url = try repository.remoteURL("origin") ?? "origin"
-        // A cloud on a local path: pushes from this machine's Concord processes take turns, so a
-        // reference lock found in the cloud while holding the turn was left by a killed push.
-        var cloudLock: ContainerLock?
-        if let local = Cloud.localPath(url), FileManager.default.fileExists(atPath: "\(local)/refs") {
-            cloudLock = try? ContainerLock(file: "\(local)/concord-push.lock", holder: local, timeout: lockTimeout)
-            if cloudLock != nil { unlink("\(local)/refs/heads/main.lock") }
-        }
-        defer { withExtendedLifetime(cloudLock) {} }
-        do {
-            if let cloud = try localCloud(url), let main = try history.head(), let fetched = try repository.resolve(Self.remoteBranch) {
-                // Only a fast-forward of what this sync fetched: if the cloud moved since, the
-                // compare-and-swap fails as a rejected push does, and the sync tries again.
-                try repository.copyObjects(to: cloud, from: [main], hiding: [fetched] + [cloud.resolve(Self.branch)].compactMap { $0 })
-                try cloud.setReference(Self.branch, to: main, expected: fetched, message: "concord: push")
-                maintain(cloud)
-            } else {
-                try repository.push(remote: "origin", refspecs: ["\(Self.branch):\(Self.branch)"])
-            }
-        } catch let error as GitError where !error.isNotFastForward {
-            throw ConcordError.offline(
-                reason: "cannot push to the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))",
-                waiting: (try? waitingVersionCount()) ?? 0)
-        }
-        if let main = try history.head() {
-            try? repository.forceReference(Self.remoteBranch, to: main, message: "concord: pushed")
-        }
-    }
-
-    /// The cloud as a repository when it is a bare repository on this machine: fetch and push
-    /// then copy exactly the objects that changed (``Repository/copyObjects(to:from:hiding:)``)
-    /// instead of going through a transport. Nil for a network cloud.
-    func localCloud(_ url: String) throws -> Repository? {
-        guard let path = Cloud.localPath(url), FileManager.default.fileExists(atPath: "\(path)/objects"),
-              !FileManager.default.fileExists(atPath: "\(path)/.git") else { return nil }
-        let cloud = try Repository.open(at: path)
-        return cloud.workDirectory == nil ? cloud : nil
-    }
-
-    /// The cloud as a repository when it is a bare repository on this machine; nil otherwise.
-    func localCloudRepository() throws -> Repository? {
-        guard let url = try repository.remoteURL("origin") else { return nil }
-        return try localCloud(url)
-    }
-
-    /// Versions (commits other than integrations) on main that the cloud has not received.
-    func waitingVersionCount() throws -> Int {
-        guard let local = try history.head() else { return 0 }
-        let remote = try repository.resolve(Self.remoteBranch)
-        var count = 0
-        try ConcordError.wrap("cannot walk the history") {
-            try repository.walk(from: [local], hiding: remote.map { [$0] } ?? []) { id in
-                if try repository.parents(ofCommit: id).count < 2 { count += 1 }
-                return true
-            }
-        }
-        return count
     }
 }

@@ -68,9 +68,7 @@ final class ContainerCore {
     /// holding the container lock writes these files, and this one holds it now, so any found
     /// are stale (git itself would refuse every later update until someone removed them).
     private func removeStaleGitLocks() {
-        for name in ["refs/heads/main.lock", "refs/remotes/origin/main.lock", "packed-refs.lock", "config.lock", "HEAD.lock"] {
-            unlink("\(repository.gitDirectory)\(name)")
-        }
+        repository.removeStaleLocks(ofReferences: [Self.branch, Self.remoteBranch])
     }
 
     /// The clock for a new commit that follows every commit reachable from `heads`.

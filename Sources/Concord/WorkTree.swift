@@ -61,8 +61,10 @@ struct WorkTree {
     }
 
     /// Writes `bytes` to `path` atomically, creating folders as needed; a folder in the way of
-    /// the file is removed.
-    func write(_ path: String, mode: UInt32 = TreeEntry.fileMode, bytes: UnsafeRawBufferPointer) throws {
+    /// the file is removed. Unless `syncing` is false, the file and its folder reach the disk
+    /// before this returns; with false, the caller calls ``syncFileSystem()`` once after many
+    /// writes (one flush instead of two per file).
+    func write(_ path: String, mode: UInt32 = TreeEntry.fileMode, bytes: UnsafeRawBufferPointer, syncing: Bool = true) throws {
         let (folder, name) = split(path)
         let parent = try reachable(folder, for: path, creating: true)
         let temporary = ".concord-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -81,7 +83,7 @@ struct WorkTree {
             }
             offset += written
         }
-        if (GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {
+        if (syncing && GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {
             let error = posixError(path, "cannot flush to disk")
             unlinkat(parent.value, temporary, 0)
             throw error
@@ -94,7 +96,14 @@ struct WorkTree {
             unlinkat(parent.value, temporary, 0)
             throw error
         }
-        parent.sync()
+        if syncing { parent.sync() }
+    }
+
+    /// Flushes everything written to the disk, the work tree's files and folders with it (after
+    /// writes made with `syncing: false`): one `sync(2)`, which waits for the writes to finish.
+    func syncFileSystem() {
+        guard GitLibrary.durable else { return }
+        Glibc.sync()
     }
 
     /// Writes `data` to `path` atomically.
@@ -103,8 +112,8 @@ struct WorkTree {
     }
 
     /// Writes the blob `id` to `path` atomically, without copying it into a Swift buffer.
-    func write(_ path: String, blob id: OID, mode: UInt32, from repository: Repository) throws {
-        try repository.withBlob(id) { try write(path, mode: mode, bytes: $0) }
+    func write(_ path: String, blob id: OID, mode: UInt32, from repository: Repository, syncing: Bool = true) throws {
+        try repository.withBlob(id) { try write(path, mode: mode, bytes: $0, syncing: syncing) }
     }
 
     /// Removes a file (a folder: with everything in it), then the folders it leaves empty (never the root).

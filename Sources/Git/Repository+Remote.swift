@@ -27,45 +27,60 @@ extension Repository {
     }
 
     /// Fetches `refspecs` from the named remote.
-    /// - Throws: ``GitError`` (``GitError/isNetwork`` when the remote cannot be reached).
-    public func fetch(remote name: String, refspecs: [String], progress: (@Sendable (TransferProgress) -> Void)? = nil) throws {
-        var remote: OpaquePointer?
-        try check("git_remote_lookup", git_remote_lookup(&remote, pointer, name))
+    ///
+    /// - Parameters:
+    ///   - url: the URL to use for this fetch only (for example with a query the configuration
+    ///     must not hold); nil uses the configured one.
+    ///   - access: credentials and the host key check, for ssh and https.
+    /// - Returns: the credential the remote accepted; nil when it asked for none.
+    /// - Throws: ``GitError``: ``GitError/isAuthentication``, ``GitError/isHostKey`` and
+    ///   ``GitError/isCertificate`` say why a server or this side refused the connection,
+    ///   ``GitError/isNetwork`` that the remote cannot be reached.
+    @discardableResult
+    public func fetch(
+        remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) throws -> Credential? {
+        let remote = try lookupRemote(name, url: url)
         defer { git_remote_free(remote) }
         var options = git_fetch_options()
         try check("git_fetch_options_init", git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)))
         options.prune = GIT_FETCH_NO_PRUNE
         options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
-        let box = ProgressBox(progress)
-        try withExtendedLifetime(box) {
-            if progress != nil {
-                options.callbacks.transfer_progress = transferProgressCallback
-                options.callbacks.payload = Unmanaged.passUnretained(box).toOpaque()
-            }
+        options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
+        // FETCH_HEAD would hold the URL, a query token with it; nothing reads it.
+        options.update_fetchhead = 0
+        let callbacks = RemoteCallbacks(access: access, progress: progress)
+        try withExtendedLifetime(callbacks) {
+            callbacks.install(in: &options.callbacks)
             try withStringArray(refspecs) { array in
                 try check("git_remote_fetch", git_remote_fetch(remote, &array, &options, "concord: fetch"))
             }
         }
+        return callbacks.lastOffered
     }
 
-    /// Pushes `refspecs` to the named remote.
+    /// Pushes `refspecs` to the named remote (see ``fetch(remote:refspecs:url:access:progress:)``
+    /// for `url` and `access`).
+    /// - Returns: the credential the remote accepted; nil when it asked for none.
     /// - Throws: ``GitError``: ``GitError/isNotFastForward`` when the remote refused because
-    ///   it moved on, ``GitError/isNetwork`` when it cannot be reached.
-    public func push(remote name: String, refspecs: [String]) throws {
-        var remote: OpaquePointer?
-        try check("git_remote_lookup", git_remote_lookup(&remote, pointer, name))
+    ///   it moved on, ``GitError/isNetwork`` when it cannot be reached, and the reasons a
+    ///   fetch gives for a refused connection.
+    @discardableResult
+    public func push(remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil) throws -> Credential? {
+        let remote = try lookupRemote(name, url: url)
         defer { git_remote_free(remote) }
         var options = git_push_options()
         try check("git_push_options_init", git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)))
-        let box = PushStatusBox()
-        try withExtendedLifetime(box) {
-            options.callbacks.push_update_reference = pushUpdateReferenceCallback
-            options.callbacks.payload = Unmanaged.passUnretained(box).toOpaque()
+        options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
+        let callbacks = RemoteCallbacks(access: access)
+        try withExtendedLifetime(callbacks) {
+            callbacks.install(in: &options.callbacks)
             try withStringArray(refspecs) { array in
                 try check("git_remote_push", git_remote_push(remote, &array, &options))
             }
         }
-        if let (reference, status) = box.rejections.first {
+        if let (reference, status) = callbacks.rejections.first {
             let moved = ["fast-forward", "fetch first", "stale", "failed to update ref"].contains { status.contains($0) }
             throw GitError(
                 code: moved ? GIT_ENONFASTFORWARD.rawValue : GIT_ERROR.rawValue,
@@ -73,6 +88,22 @@ extension Repository {
                 message: "the remote refused \(reference): \(status)",
                 function: "git_remote_push")
         }
+        return callbacks.lastOffered
+    }
+
+    /// The named remote, with its URL replaced for this use only when `url` is given.
+    func lookupRemote(_ name: String, url: String?) throws -> OpaquePointer? {
+        var remote: OpaquePointer?
+        try check("git_remote_lookup", git_remote_lookup(&remote, pointer, name))
+        if let url {
+            do {
+                try check("git_remote_set_instance_url", git_remote_set_instance_url(remote, url))
+            } catch {
+                git_remote_free(remote)
+                throw error
+            }
+        }
+        return remote
     }
 }
 
@@ -85,30 +116,4 @@ func withStringArray<T>(_ strings: [String], _ body: (inout git_strarray) throws
         var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
         return try body(&array)
     }
-}
-
-final class ProgressBox {
-    let progress: (@Sendable (TransferProgress) -> Void)?
-    init(_ progress: (@Sendable (TransferProgress) -> Void)?) { self.progress = progress }
-}
-
-final class PushStatusBox {
-    var rejections: [(String, String)] = []
-}
-
-let transferProgressCallback: git_indexer_progress_cb = { stats, payload in
-    guard let stats, let payload else { return 0 }
-    let box = Unmanaged<ProgressBox>.fromOpaque(payload).takeUnretainedValue()
-    let value = stats.pointee
-    box.progress?(TransferProgress(
-        totalObjects: Int(value.total_objects), receivedObjects: Int(value.received_objects),
-        indexedObjects: Int(value.indexed_objects), receivedBytes: Int(value.received_bytes)))
-    return 0
-}
-
-let pushUpdateReferenceCallback: @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Int32 = { reference, status, payload in
-    guard let payload, let status else { return 0 }
-    let box = Unmanaged<PushStatusBox>.fromOpaque(payload).takeUnretainedValue()
-    box.rejections.append((reference.map { String(cString: $0) } ?? "?", String(cString: status)))
-    return 0
 }

@@ -65,13 +65,10 @@ public final class Repository {
         var options = git_clone_options()
         try check("git_clone_options_init", git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)))
         options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE.rawValue
-        let box = ProgressBox(progress)
+        let callbacks = RemoteCallbacks(access: nil, progress: progress)
         var handle: OpaquePointer?
-        try withExtendedLifetime(box) {
-            if progress != nil {
-                options.fetch_opts.callbacks.transfer_progress = transferProgressCallback
-                options.fetch_opts.callbacks.payload = Unmanaged.passUnretained(box).toOpaque()
-            }
+        try withExtendedLifetime(callbacks) {
+            callbacks.install(in: &options.fetch_opts.callbacks)
             try check("git_clone", git_clone(&handle, url, path, &options))
         }
         guard let handle else { throw GitError(message: "nothing was cloned to \(path)", function: "git_clone") }

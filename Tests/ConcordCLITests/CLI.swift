@@ -21,6 +21,8 @@ struct CLI {
     }()
 
     let folder: String
+    /// Variables every run adds to the test's environment (HOME for an ssh cloud, and the like).
+    var environment: [String: String] = [:]
 
     init() throws {
         folder = NSTemporaryDirectory() + "concord-cli-" + UUID().uuidString
@@ -36,7 +38,7 @@ struct CLI {
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(self.environment) { $1 }.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

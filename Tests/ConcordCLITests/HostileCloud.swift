@@ -107,6 +107,18 @@ struct HostileCloud {
         try git(["update-ref", "refs/heads/main", commit])
     }
 
+    /// Writes `content` as an object of `type` without any check (`hash-object --literally`):
+    /// a commit git itself would not write.
+    func rawObject(_ type: String, _ content: String) throws -> String {
+        try git(["hash-object", "-w", "--literally", "-t", type, "--stdin"], input: Data(content.utf8))
+    }
+
+    /// Points the cloud's `main` at `object` by writing the reference file, which git's
+    /// `update-ref` would refuse for an object that is not a valid commit.
+    func forceMain(_ object: String) throws {
+        try Data("\(object)\n".utf8).write(to: URL(fileURLWithPath: "\(path)/refs/heads/main"))
+    }
+
     private static func sortKey(_ entry: Entry) -> [UInt8] { entry.isTree ? entry.name + [0x2F] : entry.name }
 
     private static func bytes(ofHex hex: String) -> Data {

@@ -33,6 +33,15 @@ folders; reported as "10,000 flat"):
   save              concord save DOC --file F            | git add DOC + git commit -q -m x
                     (on device 1 of each side, after one untimed warm-up each)
 
+With --cloud daemon|ssh|https, the airplane round goes through a real server on 127.0.0.1 (a `git
+daemon`, OpenSSH's sshd with a key and known_hosts made for the run, or lighttpd + git http-backend
+with basic authentication and a certificate from an authority made for the run; see servers.py):
+each repetition's fresh cloud copies are served by it, and
+                      sync       concord sync            | git fetch + git merge (exits 1) + git commit -qam
+                                                           (markers, like Concord's provisional merge) + git push
+                      clone      concord clone URL       | git clone URL   (after resolve, of the clouds as they then are)
+Results then go to benchmarks/results-CLOUD.json and .md.
+
 The import and the airplane round run --reps times below --slow-from documents, --slow-reps times
 from there; save runs --reps times.
 
@@ -69,11 +78,16 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import servers  # noqa: E402  (scripts/bench.d/servers.py: git daemon, sshd, HTTPS git server)
+
 REPO = Path(__file__).resolve().parents[2]
 DOCS_PER_FOLDER = 100
 EDITS = 100          # documents each device changes offline
 SHARED_EDITS = 50    # of which changed on both devices (the conflicts)
 PARTS = ("import", "airplane", "save", "merge")   # what --only chooses from
+SERVER: "servers.Server | None" = None   # the server of --cloud daemon|ssh|https; None for a local path
+CLOUD = "local"                          # --cloud, or the cloud of the results.json being rendered
 
 
 def log(message: str) -> None:
@@ -316,14 +330,30 @@ class Size:
         cloud, dev2, g2 = rep / "cloud.git", rep / "dev2", rep / "g2"
         run(["cp", "-a", self.cloud, cloud])
         run(["cp", "-a", self.dev2, dev2])
-        run(["git", "-C", dev2, "remote", "set-url", "origin", cloud])
+        run(["git", "-C", dev2, "remote", "set-url", "origin", self.cloud_url(cloud)])
         run(["cp", "-a", self.g2, g2])
+        if SERVER:
+            # git's side pushes too, from its own copy of g2 to its own fresh cloud, through the same
+            # server; g2 keeps the local cloud for the conflicts and resolve that follow.
+            run(["cp", "-a", self.gcloud, rep / "gcloud.git"])
+            run(["cp", "-a", self.g2, rep / "g2push"])
+            run(["git", "-C", rep / "g2push", "remote", "set-url", "origin", SERVER.git_url(self.relative(rep / "gcloud.git"))])
+            run(["git", "-C", rep / "g2push", "update-index", "-q", "--refresh"], ok=(0, 1))
+            if isinstance(SERVER, servers.HTTPSServer):
+                SERVER.store_credentials(dev2, self.cloud_url(cloud))
         # The copy has new inodes and ctimes: refresh the index so that git's timings are those of
         # a device, not of a freshly copied folder (concord keeps no such cache).
         run(["git", "-C", g2, "update-index", "-q", "--refresh"], ok=(0, 1))
         run(["git", "-C", g2, "status", "--porcelain", "-uno"])
         run(["sync"])
         return dev2, g2
+
+    def relative(self, path: Path) -> str:
+        return str(path.relative_to(self.args.workdir))
+
+    def cloud_url(self, cloud: Path) -> str:
+        """The URL a device reaches `cloud` by: its path, or the --cloud server's URL for it."""
+        return SERVER.url(self.relative(cloud)) if SERVER else str(cloud)
 
     def airplane_rep(self, rep_index: int, results: "Results") -> None:
         rep = self.root / "rep"
@@ -339,11 +369,23 @@ class Size:
             results.add(n, "sync", "concord", s, rss)
 
         def git_merge():
-            total, rss, parts, outs = timed_chain([
-                (["git", "-C", g2, "fetch", "-q", "origin"], (0,)),
-                (["git", "-C", g2, "merge", "-q", "--no-edit", "origin/main"], (1,)),
-            ])
-            results.add(n, "sync", "git", total, rss, parts={"fetch": parts[0], "merge": parts[1]})
+            g = rep / "g2push" if SERVER else g2
+            steps = [
+                (["git", "-C", g, "fetch", "-q", "origin"], (0,)),
+                (["git", "-C", g, "merge", "-q", "--no-edit", "origin/main"], (1,)),
+            ]
+            names = ["fetch", "merge"]
+            if SERVER:
+                steps += [(["git", "-C", g, "commit", "-qam", "merge with conflict markers"], (0,)),
+                          (["git", "-C", g, "push", "-q", "origin", "HEAD:main"], (0,))]
+                names += ["commit", "push"]
+                total, rss, parts, outs = timed_chain(steps)
+                # The conflicts and resolve below work on g2's conflicted merge (untimed here).
+                run(["git", "-C", g2, "fetch", "-q", "origin"])
+                run(["git", "-C", g2, "merge", "-q", "--no-edit", "origin/main"], ok=(1,))
+            else:
+                total, rss, parts, outs = timed_chain(steps)
+            results.add(n, "sync", "git", total, rss, parts=dict(zip(names, parts)))
 
         for f in ((concord_sync, git_merge) if concord_first else (git_merge, concord_sync)):
             f()
@@ -385,6 +427,20 @@ class Size:
 
         for f in ((concord_resolve, git_resolve) if concord_first else (git_resolve, concord_resolve)):
             f()
+
+        def concord_clone():
+            s, rss, _ = timed(self.concord("clone", self.cloud_url(rep / "cloud.git"), rep / "cclone", "--device", "three"))
+            results.add(n, "clone", "concord", s, rss)
+
+        def git_clone():
+            s, rss, _ = timed(["git", "clone", "-q", SERVER.git_url(self.relative(rep / "gcloud.git")), rep / "gclone"])
+            results.add(n, "clone", "git", s, rss)
+
+        if SERVER:
+            run(["sync"])
+            for f in ((concord_clone, git_clone) if concord_first else (git_clone, concord_clone)):
+                f()
+                run(["sync"])
 
         if not self.args.keep:
             run(["rm", "-rf", rep])
@@ -547,6 +603,7 @@ def merge_round(args, megabytes: int, results: "Results", setup: dict) -> dict:
 OPS = {
     "import": ("import: `concord save --all` (N new documents, one commit)", "`git add -A` + `git commit -q -m import`"),
     "sync": ("airplane round: `concord sync`", "`git fetch` + `git merge` (exits 1, 50 conflicts)"),
+    "clone": ("`concord clone URL`", "`git clone URL`"),
     "conflicts": ("`concord conflicts`", "`git ls-files -u`"),
     "resolve": ("`concord resolve --all --latest` (50)", "`git checkout --theirs` + `git add` + `git commit` (50 paths)"),
     "save": ("`concord save DOC --file F`", "`git add DOC` + `git commit -q -m x`"),
@@ -652,7 +709,10 @@ def targets(rows, metric="seconds"):
     def ratio(a, b):
         return None if a is None or b is None else a / b
 
-    target("sync at 100,000 ≤ 0.25× git fetch + merge at 100,000", ratio(med(big, "sync", "concord"), med(big, "sync", "git")), 0.25)
+    git_sync = "git fetch + merge" if CLOUD == "local" else "git fetch + merge + commit + push"
+    target(f"sync at 100,000 ≤ 0.25× {git_sync} at 100,000", ratio(med(big, "sync", "concord"), med(big, "sync", "git")), 0.25)
+    if CLOUD != "local":
+        target("clone at 100,000 ≤ 1.0× git clone", ratio(med(big, "clone", "concord"), med(big, "clone", "git")), 1.0)
     target("sync at 100,000 ≤ 1.5× sync at 1,000", ratio(med(big, "sync", "concord"), med(small, "sync", "concord")), 1.5)
     target("resolve --all --latest (50) at 100,000 ≤ 0.25× git's", ratio(med(big, "resolve", "concord"), med(big, "resolve", "git")), 0.25)
     target("conflicts at 100,000 ≤ 1.0× git ls-files -u", ratio(med(big, "conflicts", "concord"), med(big, "conflicts", "git")), 1.0)
@@ -699,7 +759,8 @@ def markdown(data) -> str:
         "",
         f"{data['date']} · {m['cpu']} · {m['nproc']} cores · {m['memory']} · {m['os']}  ",
         f"{m['swift']} · {m['git']} · libgit2 {m['libgit2']} · concord built from {data['source']}  ",
-        f"`{data['command']}` · work folder on {m['workdir_fs']} · total {data['elapsed_s']:.0f} s",
+        f"`{data['command']}` · work folder on {m['workdir_fs']} · total {data['elapsed_s']:.0f} s · "
+        f"cloud: {data['config'].get('cloud', 'local')}",
         "",
         *load_warning(data),
         "Times in ms: median (min–max) over the repetitions, concord and git run alternately in the same run.",
@@ -831,9 +892,15 @@ def main() -> int:
                    help="make device 2 with `concord clone` of the full container (slow at 100,000) "
                         "instead of an empty clone filled with git plumbing")
     p.add_argument("--render", metavar="JSON", help="only rewrite the markdown table from a results.json")
+    p.add_argument("--cloud", choices=("local", "daemon", "ssh", "https"), default="local",
+                   help="how device 2 reaches its cloud in the airplane round: a local path (default), or a real git daemon, "
+                        "sshd or HTTPS git server on 127.0.0.1 (then git pushes too, clones are compared, and results go to "
+                        "results-CLOUD.json/.md)")
     args = p.parse_args()
+    global ENV, SERVER, CLOUD
     if args.render:
         data = json.loads(Path(args.render).read_text())
+        CLOUD = data["config"].get("cloud", "local")
         md = markdown(data)
         print(md)
         if not args.no_write:
@@ -861,9 +928,21 @@ def main() -> int:
     # gc.auto = 0: a `git commit` of thousands of new files starts `git gc --auto` in the
     # background, which would run during the next measurements (and races the cleanup).
     Path(args.workdir, "gitconfig").write_text("[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n[gc]\n\tauto = 0\n")
-    global ENV
+    CLOUD = args.cloud
     ENV = git_env(Path(args.workdir))
+    if args.cloud != "local":
+        SERVER = servers.start(args.cloud, Path(args.workdir), Path(args.workdir) / f"server-{args.cloud}")
+        ENV.update(SERVER.concord_env())
+        ENV.update(SERVER.git_env())
+        log(f"cloud: {args.cloud} on 127.0.0.1:{SERVER.port} (pid {SERVER.process.pid})")
+    try:
+        return measure(args, sizes, merge_sizes, only, everything, write)
+    finally:
+        if SERVER:
+            SERVER.stop()
 
+
+def measure(args, sizes, merge_sizes, only, everything, write) -> int:
     command = os.environ.get("BENCH_COMMAND") or "scripts/bench.d/bench.py " + " ".join(sys.argv[1:])
     started = time.perf_counter()
     results = Results()
@@ -894,7 +973,8 @@ def main() -> int:
                 size.airplane_rep(r, results)
                 log(f"N={size.label} rep {r + 1}/{reps}: sync {e('sync', 'concord'):.0f} ms vs git {e('sync', 'git'):.0f} ms; "
                     f"conflicts {e('conflicts', 'concord'):.1f} vs {e('conflicts', 'git'):.1f}; "
-                    f"resolve {e('resolve', 'concord'):.0f} vs {e('resolve', 'git'):.0f}")
+                    f"resolve {e('resolve', 'concord'):.0f} vs {e('resolve', 'git'):.0f}"
+                    + (f"; clone {e('clone', 'concord'):.0f} vs {e('clone', 'git'):.0f}" if SERVER else ""))
         if "save" in only:
             size.saves(args.reps, results)
         size.setup["loadavg_at_end"] = loadavg()
@@ -916,7 +996,7 @@ def main() -> int:
         "command": command.strip(),
         "source": args.source,
         "machine": machine(args),
-        "config": {"sizes": sizes, "flat": args.flat, "merge_sizes_mb": merge_sizes, "only": only,
+        "config": {"cloud": args.cloud, "sizes": sizes, "flat": args.flat, "merge_sizes_mb": merge_sizes, "only": only,
                    "reps": args.reps, "slow_reps": args.slow_reps, "slow_from": args.slow_from,
                    "conflicts_per_rep": args.conflicts_per_rep, "docs_per_folder": DOCS_PER_FOLDER,
                    "edits_per_device": EDITS, "conflicting_edits": SHARED_EDITS},
@@ -940,7 +1020,11 @@ def main() -> int:
             "Airplane round: device 1 and device 2 share history; each saved 100 documents offline (50 the same, with "
             "different contents); device 1 pushed. Measured: device 2's `concord sync` (fetch + integrate + push, "
             "exit 0, 50 new conflicts) vs `git fetch` + `git merge` on an equivalent plain clone. git's merge stops "
-            "with 50 conflicts (exit 1), so git's figure has no push and no commit: concord does more work here.",
+            "with 50 conflicts (exit 1), so git's figure has no push and no commit: concord does more work here."
+            + ("" if args.cloud == "local" else
+               f" With --cloud {args.cloud}, git's figure adds `git commit -qam` (the conflict markers, like Concord's "
+               "provisional merge) and `git push` to its own fresh copy of the cloud through the same server; "
+               "clone: `concord clone URL` vs `git clone URL` of the two clouds after the round."),
             "Concord's devices made one commit per saved document (100 each); git's made one `commit -am` each.",
             "Each repetition starts from fresh copies (cp -a, untimed) of device 2 and of the cloud; the git copy's "
             "index is refreshed untimed (`git update-index --refresh`) so that git does not pay for the copy.",
@@ -968,9 +1052,10 @@ def main() -> int:
     if write:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "results.json").write_text(json.dumps(data, indent=2) + "\n")
-        (out / "results.md").write_text(md)
-        log(f"wrote {out / 'results.json'} and {out / 'results.md'}")
+        stem = "results" if args.cloud == "local" else f"results-{args.cloud}"
+        (out / f"{stem}.json").write_text(json.dumps(data, indent=2) + "\n")
+        (out / f"{stem}.md").write_text(md)
+        log(f"wrote {out / f'{stem}.json'} and {out / f'{stem}.md'}")
     return 0
 
 

@@ -164,7 +164,7 @@ def main(argv=None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--concord", default=os.environ.get("CONCORD_BIN", "concord"), help="the concord binary")
     p.add_argument("--policy", choices=["latest", "merge"], default="latest")
-    p.add_argument("--cloud", choices=["local", "git-daemon"], default="local")
+    p.add_argument("--cloud", choices=["local", "git-daemon", "ssh", "https"], default="local")
     p.add_argument("--keep", action="store_true", help="leave the folder for inspection")
     p.add_argument("--random", action="store_true", help="a seeded random run instead of the scenario")
     p.add_argument("--devices", type=int, default=3)

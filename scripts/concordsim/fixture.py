@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import shutil
 import signal
 import socket
@@ -156,6 +157,54 @@ class DaemonCloud:
             self.proc.wait()
 
 
+class ServerCloud:
+    """A real sshd or HTTPS git server on 127.0.0.1 (scripts/bench.d/servers.py) serving an empty
+    bare repository. Every command runs with `env()` (ssh: a HOME holding the key made for the run
+    and its known_hosts, no agent; https: the test authority in SSL_CERT_FILE); init and clone also
+    get `join_env()` (https: the user name and password, which Concord stores in its 0600 file, so
+    that later syncs run without them)."""
+
+    def __init__(self, root: str, kind: str):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench.d"))
+        import servers  # noqa: E402  (the bench's servers: sshd, lighttpd + git http-backend)
+        self.servers = servers
+        self.kind = kind
+        self.base = os.path.join(root, "served")
+        self.dir = os.path.join(self.base, "cloud.git")
+        self.folder = os.path.join(root, f"server-{kind}")
+        self.server = None
+        self.url = None
+
+    def start(self):
+        os.makedirs(self.base, exist_ok=True)
+        self.servers.make_bare(self.dir)
+        self.server = self.servers.start(self.kind, self.base, self.folder)
+        self.url = self.server.url("cloud.git")
+
+    def stop(self):
+        if self.server is not None:
+            self.server.stop()
+
+    def env(self) -> dict:
+        if self.server is None:
+            return {}
+        if self.kind == "ssh":
+            return self.server.concord_env()
+        return {"SSL_CERT_FILE": str(self.server.authority), "CONCORD_CLOUD_USERNAME": "", "CONCORD_CLOUD_PASSWORD": ""}
+
+    def join_env(self) -> dict:
+        return self.server.concord_env() if self.kind == "https" else {}
+
+
+def make_cloud(root: str, kind: str):
+    """The cloud of `kind`: local (a bare repository on a path), git-daemon, ssh or https."""
+    if kind == "git-daemon":
+        return DaemonCloud(root)
+    if kind in ("ssh", "https"):
+        return ServerCloud(root, kind)
+    return LocalCloud(root)
+
+
 # ---------------------------------------------------------------------------------------------
 # Devices and the fixture
 
@@ -195,7 +244,7 @@ class Fixture:
         self.concord = concord
         self.root = root
         os.makedirs(root, exist_ok=True)
-        self.cloud = DaemonCloud(root) if cloud_kind == "git-daemon" else LocalCloud(root)
+        self.cloud = make_cloud(root, cloud_kind)
         names = names or [DEVICE_NAMES[i] if i < len(DEVICE_NAMES) else f"dev{i + 1}" for i in range(ndev)]
         folders = folders or names  # each device's folder under root (its name by default)
         self.devices = [self.device_class(i, names[i], os.path.join(root, folders[i])) for i in range(len(names))]
@@ -210,6 +259,7 @@ class Fixture:
         env["GIT_TERMINAL_PROMPT"] = "0"
         for name in ("CONCORD_CLOCK_OFFSET", "CONCORD_CRASH_AT", "CONCORD_CRASH_TRACE"):
             env.pop(name, None)
+        env.update(getattr(self.cloud, "env", dict)())
         env.update(self.env)
         return env
 
@@ -249,13 +299,17 @@ class Fixture:
         first = self.devices[0]
         package_args = [a for p in packages for a in ("--package", p)]
         self.must(self.run(None, "init", first.path, "--device", first.name, "--remote", self.cloud.url,
-                           *package_args, env_extra={"CONCORD_DEVICE_ID": first.id}), "init")
+                           *package_args, env_extra={"CONCORD_DEVICE_ID": first.id, **self.join_env()}), "init")
         for dev in self.devices[1:]:
             self.clone(dev)
 
     def clone(self, dev: Device, env_extra=None) -> Result:
         return self.must(self.run(None, "clone", self.cloud.url, dev.path, "--device", dev.name,
-                                  env_extra={"CONCORD_DEVICE_ID": dev.id, **(env_extra or {})}), f"clone {dev.name}")
+                                  env_extra={"CONCORD_DEVICE_ID": dev.id, **self.join_env(), **(env_extra or {})}), f"clone {dev.name}")
+
+    def join_env(self) -> dict:
+        """What init and clone get besides the cloud's env(): an https cloud's credentials."""
+        return getattr(self.cloud, "join_env", dict)()
 
     def must(self, result: Result, what: str = "") -> Result:
         if result.rc != 0:

@@ -180,6 +180,16 @@ def scenario(args) -> int:
                 check(False, failure.message)
         log = world.run(ipad, "log", "note.txt")
         check(log.rc == 0 and log.text.strip() != "", "`concord log note.txt` shows the document's history")
+        if args.cloud == "https":
+            secret = world.cloud.server.password.encode()
+            for dev in (iphone, ipad):
+                with open(os.path.join(dev.path, ".git", "config"), "rb") as f:
+                    check(secret not in f.read(), f"{dev.name}: no password in .git/config")
+                store = os.path.join(dev.path, ".git", "concord", "credentials")
+                check(os.path.exists(store) and os.stat(store).st_mode & 0o777 == 0o600,
+                      f"{dev.name}: the credentials are in .git/concord/credentials, readable by the owner only (0600)")
+            check(all(secret not in line.encode() for line in world.transcript),
+                  "no password in any command line or error line; syncs ran without credentials in the environment")
     except InvariantFailure as failure:
         check(False, failure.message)
     except Exception as error:  # a crash of this script is a failure too, never a pass

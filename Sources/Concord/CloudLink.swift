@@ -1,0 +1,310 @@
+internal import Foundation
+internal import Git
+
+/// A container's link to its cloud (`origin`), made once per operation: the address and the
+/// credentials read once, the transport chosen once, and the moves of `main` between this
+/// device and the cloud.
+///
+/// A cloud that is a bare repository on this machine is reached directly: fetch and push copy
+/// exactly the objects of the new commits' changed folders
+/// (``Repository/copyObjects(to:from:hiding:)``) and the cloud's `main` moves by
+/// compare-and-swap. Any other cloud goes through libgit2's transports, with the credentials
+/// of ``CloudEnvironment`` and the store (``CloudSecrets``), ssh host keys checked against
+/// known_hosts and certificates always verified.
+final class CloudLink {
+    /// What an unreachable cloud is reported as.
+    enum Purpose {
+        /// `offline`: the device's versions wait for the next sync.
+        case sync
+        /// A failed clone.
+        case clone
+    }
+
+    private enum Transport {
+        /// A bare repository on this machine.
+        case local(Repository)
+        /// A local folder that is not a bare repository: libgit2's local transport.
+        case folder
+        /// ssh, https, http or `git://`, through libgit2's transports; `url` adds back what the
+        /// configuration must not hold (a query).
+        case network(url: String?, access: RemoteAccess)
+    }
+
+    /// The device's repository.
+    let repository: Repository
+    /// The cloud's address, as configured (without secrets).
+    let address: CloudAddress
+    private let transport: Transport
+    private let purpose: Purpose
+    private let lockTimeout: Double
+    /// Where the credentials offered came from, for messages.
+    private let secretsSource: String?
+    /// Credentials from the environment that differ from the stored ones: stored once the
+    /// cloud accepted them.
+    private var pendingSecrets: CloudSecrets?
+    /// Keeps a local cloud's object database small after a push (``Maintenance``).
+    private let maintain: (Repository) -> Void
+
+    /// The link of the container whose repository is `repository`.
+    /// - Parameter secretsSource: where the stored secrets came from, when init or clone was
+    ///   just given them (for messages).
+    /// - Throws: ``ConcordError/failed(_:)`` when the container has no cloud,
+    ///   ``ConcordError/cloudRefused(_:)`` when `SSL_CERT_FILE` cannot be read.
+    init(
+        repository: Repository, lockTimeout: Double, purpose: Purpose = .sync, secretsSource given: String? = nil,
+        environment: CloudEnvironment = .current, maintain: @escaping (Repository) -> Void = { _ in }
+    ) throws {
+        self.repository = repository
+        self.maintain = maintain
+        self.lockTimeout = lockTimeout
+        self.purpose = purpose
+        let configured = try ConcordError.wrap("cannot read the configuration") { try repository.remoteURL("origin") }
+        guard let configured else {
+            throw ConcordError.failed("this container has no cloud: give one with 'concord init --remote URL'")
+        }
+        let address = CloudAddress(configured)
+        self.address = address
+        if case let .local(path) = address.transport, let cloud = Repository.openBare(at: path) {
+            transport = .local(cloud)
+            secretsSource = nil
+            return
+        }
+        guard address.isNetwork else {
+            transport = .folder
+            secretsSource = nil
+            return
+        }
+        var secrets = try CloudSecrets.load(gitDirectory: repository.gitDirectory, url: address.url)
+        var source = secrets == nil ? nil : "stored in \(CloudSecrets.file(gitDirectory: repository.gitDirectory))"
+        if let configuredSecrets = address.secrets, address.url != configured {
+            // A URL written by an older Concord, or by hand, holds secrets: move them to the store.
+            try configuredSecrets.save(gitDirectory: repository.gitDirectory)
+            try ConcordError.wrap("cannot write the configuration") { try repository.setRemote("origin", url: address.url) }
+            secrets = configuredSecrets
+        }
+        if var given = environment.secrets(for: address, storedUsername: secrets?.username), given.username != secrets?.username || given.password != secrets?.password {
+            given.query = secrets?.query
+            pendingSecrets = given
+            secrets = given
+            source = "in CONCORD_CLOUD_USERNAME and CONCORD_CLOUD_PASSWORD"
+        }
+        secretsSource = given ?? source
+        var credentials: [Credential] = []
+        var hostKeys: HostKeyCheck?
+        if address.transport == .ssh {
+            credentials = environment.sshCredentials
+            hostKeys = HostKeyCheck(host: address.host, port: address.port ?? 22, knownHosts: environment.knownHosts)
+        }
+        if let username = secrets?.username {
+            credentials.append(.password(username: username, password: secrets?.password ?? ""))
+        }
+        let access = RemoteAccess(credentials: credentials, sshUser: address.username ?? environment.loginName, hostKeys: hostKeys)
+        transport = .network(url: secrets?.query.map { "\(address.url)?\($0)" }, access: access)
+        if address.transport == .http, let file = environment.certificateFile {
+            do {
+                try CertificateAuthorities.add(file: file)
+            } catch let error as GitError {
+                throw ConcordError.cloudRefused(CloudRefusal(
+                    cause: .certificate, url: address.url, detail: "SSL_CERT_FILE=\(file): \(error.message)"))
+            }
+        }
+    }
+
+    /// Fetches the cloud's `main` into `origin/main`.
+    /// - Throws: ``ConcordError/offline(reason:waiting:)`` (``ConcordError/failed(_:)`` for a
+    ///   clone) when the cloud cannot be reached, ``ConcordError/cloudRefused(_:)`` when it
+    ///   refused this device or this device refused it, ``ConcordError/damagedFromCloud(url:reason:)``
+    ///   when what it sent is missing, damaged or malformed (`origin/main` does not move).
+    func fetch(progress: (@Sendable (SyncProgress) -> Void)?) throws {
+        do {
+            switch transport {
+            case let .local(cloud):
+                guard let tip = try cloud.resolve(ContainerCore.branch) else { return }
+                if !repository.contains(tip) {
+                    let known = try [ContainerCore.branch, ContainerCore.remoteBranch].compactMap(repository.resolve)
+                    try cloud.copyObjects(to: repository, from: [tip], hiding: known)
+                }
+                try repository.forceReference(ContainerCore.remoteBranch, to: tip, message: "concord: fetch")
+            case .folder:
+                try repository.fetch(
+                    remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"],
+                    progress: progress.map(SyncProgress.forward))
+            case let .network(url, access):
+                try keep(repository.fetch(
+                    remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"], url: url,
+                    access: access, progress: progress.map(SyncProgress.forward)))
+            }
+        } catch let error as GitError {
+            throw failure(error, during: .fetch)
+        }
+    }
+
+    /// Sends `main` to the cloud as a fast-forward of what was fetched, then records that the
+    /// cloud has it (`origin/main`).
+    /// - Throws: ``GitError`` with ``GitError/isNotFastForward`` when the cloud moved since the
+    ///   fetch (fetch and integrate again); otherwise the errors of ``fetch(progress:)``.
+    func push() throws {
+        guard let main = try ConcordError.wrap("cannot read main", { try repository.resolve(ContainerCore.branch) }) else { return }
+        do {
+            switch transport {
+            case let .local(cloud):
+                // Pushes from this machine's Concord processes take turns, so a reference lock
+                // found in the cloud while holding the turn was left by a killed push.
+                let turn = try? ContainerLock(file: "\(cloud.gitDirectory)concord-push.lock", holder: address.url, timeout: lockTimeout)
+                if turn != nil { cloud.removeStaleLock(ofReference: ContainerCore.branch) }
+                try withExtendedLifetime(turn) {
+                    if let fetched = try repository.resolve(ContainerCore.remoteBranch) {
+                        // Only a fast-forward of what this sync fetched: if the cloud moved since,
+                        // the compare-and-swap fails as a rejected push does.
+                        try repository.copyObjects(
+                            to: cloud, from: [main], hiding: [fetched] + [cloud.resolve(ContainerCore.branch)].compactMap { $0 })
+                        try cloud.setReference(ContainerCore.branch, to: main, expected: fetched, message: "concord: push")
+                        maintain(cloud)
+                    } else {
+                        try repository.push(remote: "origin", refspecs: ["\(ContainerCore.branch):\(ContainerCore.branch)"])
+                    }
+                }
+            case .folder:
+                try repository.push(remote: "origin", refspecs: ["\(ContainerCore.branch):\(ContainerCore.branch)"])
+            case let .network(url, access):
+                // Exactly what changed, as one pack, and a compare-and-swap of the cloud's main
+                // from what was fetched (libgit2's push reads every folder of the cloud's commit).
+                let fetched = try repository.resolve(ContainerCore.remoteBranch)
+                try keep(repository.upload(main, to: ContainerCore.branch, expected: fetched, remote: "origin", url: url, access: access))
+            }
+        } catch let error as GitError where !error.isNotFastForward {
+            throw failure(error, during: .push)
+        }
+        try? repository.forceReference(ContainerCore.remoteBranch, to: main, message: "concord: pushed")
+    }
+
+    /// Makes the device repository at `path` for a clone of the cloud at `address`, and
+    /// fetches the cloud's `main` into its `origin/main`. A local cloud is cloned by libgit2
+    /// (hard links to the cloud's objects); any other is fetched through a link, with the
+    /// secrets the URL or the environment gave stored first.
+    /// - Throws: ``ConcordError/failed(_:)`` when the cloud cannot be cloned,
+    ///   ``ConcordError/cloudRefused(_:)``.
+    static func clone(
+        _ address: CloudAddress, to path: String, lockTimeout: Double, progress: (@Sendable (SyncProgress) -> Void)?,
+        environment: CloudEnvironment = .current
+    ) throws -> Repository {
+        guard address.isNetwork else {
+            do {
+                return try Repository.clone(from: address.url, to: path, progress: progress.map(SyncProgress.forward))
+            } catch let error as GitError {
+                let url = Cloud.redacted(address.url), message = Cloud.redacted(error.message)
+                if error.isBadObject { throw ConcordError.damagedFromCloud(url: url, reason: message) }
+                throw ConcordError.failed("cannot clone the cloud \(url): \(message)")
+            }
+        }
+        let repository = try ConcordError.wrap("cannot create a repository at \(path)") {
+            let repository = try Repository.create(at: path, bare: false)
+            try repository.setRemote("origin", url: address.url)
+            return repository
+        }
+        let given = environment.givenSecrets(address)
+        try given?.secrets.save(gitDirectory: repository.gitDirectory)
+        let link = try CloudLink(
+            repository: repository, lockTimeout: lockTimeout, purpose: .clone, secretsSource: given?.source, environment: environment)
+        try link.fetch(progress: progress)
+        return repository
+    }
+
+    /// Versions (commits other than integrations) on `main` that the cloud has not received,
+    /// as far as this device knows (`origin/main`).
+    static func waitingVersions(in repository: Repository) throws -> Int {
+        guard let local = try ConcordError.wrap("cannot read main", { try repository.resolve(ContainerCore.branch) }) else { return 0 }
+        var count = 0
+        try ConcordError.wrap("cannot walk the history") {
+            let remote = try repository.resolve(ContainerCore.remoteBranch)
+            try repository.walk(from: [local], hiding: remote.map { [$0] } ?? []) { id in
+                if try repository.parents(ofCommit: id).count < 2 { count += 1 }
+                return true
+            }
+        }
+        return count
+    }
+
+    /// Stores credentials given in the environment once the cloud accepted them.
+    private func keep(_ accepted: Credential?) throws {
+        guard let pending = pendingSecrets, case .password = accepted else { return }
+        try pending.save(gitDirectory: repository.gitDirectory)
+        pendingSecrets = nil
+    }
+
+    /// The two moves between this device and the cloud, for messages.
+    private enum Step {
+        case fetch, push
+
+        var verb: String { self == .fetch ? "reach" : "push to" }
+    }
+
+    private func failure(_ error: GitError, during step: Step) -> ConcordError {
+        let url = Cloud.redacted(address.url)
+        let message = Cloud.redacted(error.message)
+        if error.isAuthentication {
+            return .cloudRefused(CloudRefusal(cause: .authentication, url: url, detail: authenticationAdvice(message)))
+        }
+        if error.isHostKey {
+            // libgit2 reads ~/.ssh/known_hosts with libssh2 before any check, and gives up on a line it cannot parse.
+            let advice = message.contains("loading known_hosts") ? "; libssh2 cannot read a line of ~/.ssh/known_hosts: fix or remove it" : ""
+            return .cloudRefused(CloudRefusal(cause: .hostKey, url: url, detail: message + advice))
+        }
+        if error.isCertificate {
+            return .cloudRefused(CloudRefusal(
+                cause: .certificate, url: url,
+                detail: "\(message); if a private authority signed it, name its certificate with SSL_CERT_FILE=FILE"))
+        }
+        if error.isBadObject {
+            // The cloud answered: what it holds or sent cannot be read. Not offline, which
+            // says to wait; waiting changes nothing here.
+            return step == .fetch
+                ? .damagedFromCloud(url: url, reason: message)
+                : .failed("cannot push to the cloud \(url): \(message)")
+        }
+        var cause = message
+        if case let .local(path) = address.transport, !FileManager.default.fileExists(atPath: path) {
+            cause = "the cloud folder \(path) does not exist"
+        }
+        switch purpose {
+        case .clone:
+            return .failed("cannot clone the cloud \(url): \(cause)")
+        case .sync:
+            return .offline(reason: "cannot \(step.verb) the cloud \(url): \(cause)", waiting: (try? Self.waitingVersions(in: repository)) ?? 0)
+        }
+    }
+
+    private func authenticationAdvice(_ message: String) -> String {
+        if address.transport == .ssh {
+            let keys = Self.describedKeys
+            return "\(message) (keys come from ssh-agent, then \(keys), or CONCORD_SSH_KEY=FILE)"
+        }
+        guard let secretsSource else {
+            return "\(message): give a user name and password (or token) in the URL to init or clone, "
+                + "or in CONCORD_CLOUD_USERNAME and CONCORD_CLOUD_PASSWORD"
+        }
+        return "\(message) (\(secretsSource)); give the right ones in CONCORD_CLOUD_USERNAME and CONCORD_CLOUD_PASSWORD"
+    }
+
+    private static var describedKeys: String {
+        "~/.ssh/" + CloudEnvironment.defaultKeyNames.joined(separator: ", ")
+    }
+}
+
+extension ContainerCore {
+    /// Versions on main that the cloud has not received (see ``CloudLink/waitingVersions(in:)``).
+    func waitingVersionCount() throws -> Int {
+        try CloudLink.waitingVersions(in: repository)
+    }
+
+    /// The link to this container's cloud, for one operation.
+    func cloudLink(secretsSource: String? = nil) throws -> CloudLink {
+        try CloudLink(repository: repository, lockTimeout: lockTimeout, secretsSource: secretsSource, maintain: maintain)
+    }
+
+    /// The cloud as a repository when it is a bare repository on this machine; nil otherwise.
+    func localCloudRepository() throws -> Repository? {
+        guard let url = try repository.remoteURL("origin"), case let .local(path) = CloudAddress(url).transport else { return nil }
+        return Repository.openBare(at: path)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// No credential given with a cloud URL is printed, or written anywhere but the 0600 store:
+/// not in `.git/config`, not in a reflog (issue 13, "Secrets").
+@Suite struct CloudSecretsTests {
+    @Test func aPasswordInAGitURLStaysOutOfTheReflog() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--remote", "cloud.git"])
+        let daemon = try GitDaemon(base: cli.folder)
+        defer { daemon.stop() }
+        let url = "git://someone:hunter2@127.0.0.1:\(daemon.port)/cloud.git"
+        let clone = try cli.run(["clone", url, "b"])
+        #expect(clone.status == 0, "\(clone.stderr)")
+        #expect(!clone.stdout.contains("hunter2") && !clone.stderr.contains("hunter2"))
+        #expect(CloudTesting.filesHolding("hunter2", below: "\(cli.folder)/b") == [])
+        #expect(try !String(contentsOfFile: "\(cli.folder)/b/.git/logs/refs/heads/main", encoding: .utf8).contains("hunter2"))
+        #expect(CloudTesting.permissions("\(cli.folder)/b/.git/concord/credentials") == 0o600)
+        try cli.ok(["-C", "b", "sync"])
+    }
+
+    /// A container whose configured URL holds a password (written by an older Concord, or by
+    /// hand) has it moved to the store at its next sync.
+    @Test func aPasswordFoundInTheConfigurationMovesToTheStore() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try runTool("/usr/bin/git", ["init", "--quiet", "--bare", "--initial-branch=main", "\(cli.folder)/cloud.git"])
+        let daemon = try GitDaemon(base: cli.folder)
+        defer { daemon.stop() }
+        try cli.ok(["init", "a", "--remote", daemon.url("cloud.git")])
+        try cli.git(["config", "remote.origin.url", "git://someone:hunter2@127.0.0.1:\(daemon.port)/cloud.git"], in: "a")
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+        let sync = try cli.run(["-C", "a", "sync"])
+        #expect(sync.status == 0 && !sync.stdout.contains("hunter2"), "\(sync.stderr)")
+        #expect(try cli.git(["config", "remote.origin.url"], in: "a") == daemon.url("cloud.git"))
+        #expect(try String(contentsOfFile: "\(cli.folder)/a/.git/concord/credentials", encoding: .utf8).contains("hunter2"))
+    }
+
+    @Test func aTokenGivenAsTheUserNameIsNeitherPrintedNorWritten() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let result = try cli.run(["clone", server.url("cloud.git", userInfo: "ghp_T0KEN"), "b"])
+        #expect(result.status == 1 && result.stderr.contains("authentication failed"), "\(result.stderr)")
+        #expect(!result.stderr.contains("ghp_T0KEN") && !result.stdout.contains("ghp_T0KEN"))
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/b"))
+        let unreachable = try cli.run(["clone", "https://ghp_T0KEN@localhost:1/git/cloud.git", "c"])
+        #expect(unreachable.status == 1 && !unreachable.stderr.contains("ghp_T0KEN"), "\(unreachable.stderr)")
+    }
+
+    @Test func aTokenInTheQueryIsKeptOnlyInTheStore() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let url = server.url("cloud.git", userInfo: "alice:s3cret-pass") + "?token=q7-secret"
+        let created = try cli.run(["init", "a", "--remote", url])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(!created.stdout.contains("q7-secret"))
+        #expect(CloudTesting.filesHolding("q7-secret", below: "\(cli.folder)/a") == [])
+        #expect(try String(contentsOfFile: "\(cli.folder)/a/.git/concord/credentials", encoding: .utf8).contains("token=q7-secret"))
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", server.url("cloud.git", userInfo: "alice:s3cret-pass") + "?token=q7-secret", "b"])
+        try cli.ok(["-C", "b", "sync"])
+        #expect(CloudTesting.filesHolding("q7-secret", below: "\(cli.folder)/a") == [])
+        #expect(CloudTesting.filesHolding("q7-secret", below: "\(cli.folder)/b") == [])
+        let wrong = try cli.run(["clone", server.url("cloud.git", userInfo: "alice:nope") + "?token=q7-secret", "c"])
+        #expect(wrong.status == 1 && wrong.stderr.contains("authentication failed"), "\(wrong.stderr)")
+        #expect(!wrong.stderr.contains("q7-secret") && !wrong.stderr.contains("nope"))
+    }
+
+    @Test func aPasswordInAnScpLikeURLIsNeitherPrintedNorWritten() throws {
+        var cli = try CLI()
+        defer { cli.remove() }
+        cli.environment = CloudTesting.environment(home: "\(cli.folder)/home")
+        for arguments in [["clone", "me:hunter2@127.0.0.1:/nowhere.git", "b"], ["init", "a", "--remote", "me:hunter2@127.0.0.1:/nowhere.git"]] {
+            let result = try cli.run(arguments)
+            #expect(result.status == 1 && result.stderr.contains("me@127.0.0.1:/nowhere.git"), "\(result.stderr)")
+            #expect(!result.stderr.contains("hunter2") && result.stderr.split(separator: "\n").count == 1)
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/a"))
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/b"))
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// A cloud that was reached but sent a commit that cannot be read (missing, damaged or
+/// malformed) is refused with its own one-line error: never reported as offline, which says
+/// "wait" when waiting changes nothing. Offline stays for a cloud that cannot be reached.
+@Suite struct DamagedCloudTests {
+    /// Damaged commits, each written byte by byte into the cloud and pointed at by its `main`.
+    enum Damage: String, CaseIterable, Sendable {
+        case missingFolder, notACommit, noAuthor
+
+        /// The damaged commit, on top of the cloud's `main`.
+        func commit(in cloud: HostileCloud) throws -> String {
+            let parent = try cloud.main()
+            let tree = try cloud.git(["rev-parse", "\(parent)^{tree}"])
+            let author = "author M <m@example.com> 1800000000 +0000\ncommitter M <m@example.com> 1800000000 +0000\n"
+            switch self {
+            case .missingFolder:
+                return try cloud.rawObject("commit", "tree \(String(repeating: "1", count: 40))\nparent \(parent)\n\(author)\nmissing folder\n")
+            case .notACommit:
+                return try cloud.rawObject("commit", "this is not a commit\n")
+            case .noAuthor:
+                return try cloud.rawObject("commit", "tree \(tree)\nparent \(parent)\n\nno author\n")
+            }
+        }
+    }
+
+    /// Checks a refusal: exit 1, one line naming the refusal, not "offline".
+    private func expectRefused(_ result: CLI.Result, _ damage: Damage, _ what: String) {
+        let line = result.stderr.trimmingCharacters(in: .newlines)
+        #expect(result.status == 1, "\(damage) \(what): \(result.stdout) \(line)")
+        #expect(!line.contains("\n") && line.contains("refused what the cloud") && !line.contains("offline"), "\(damage) \(what): \(line)")
+    }
+
+    @Test(arguments: Damage.allCases)
+    func aDamagedCommitFromALocalCloudIsRefusedNotOffline(_ damage: Damage) throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+        let cloud = HostileCloud(path: "\(cli.folder)/cloud.git")
+        let good = try cloud.main()
+        let main = try cli.git(["rev-parse", "main"], in: "b"), fetched = try cli.git(["rev-parse", "origin/main"], in: "b")
+        try cloud.forceMain(damage.commit(in: cloud))
+
+        expectRefused(try cli.run(["-C", "b", "sync"]), damage, "sync")
+        #expect(try cli.git(["rev-parse", "main"], in: "b") == main)
+        #expect(try cli.git(["rev-parse", "origin/main"], in: "b") == fetched)
+        expectRefused(try cli.run(["clone", "cloud.git", "c"]), damage, "clone")
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/c"))
+
+        try cli.ok(["-C", "b", "save", "note.txt"], input: "kept while the cloud is damaged\n")
+        try cloud.forceMain(good)
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "a", "sync"])
+        #expect(try cli.ok(["-C", "a", "show", "note.txt"]) == "kept while the cloud is damaged\n")
+        // Offline is for a cloud that cannot be reached.
+        try FileManager.default.moveItem(atPath: "\(cli.folder)/cloud.git", toPath: "\(cli.folder)/away.git")
+        let away = try cli.run(["-C", "b", "sync"])
+        #expect(away.status == 1 && away.stderr.hasPrefix("concord: offline ("), "\(away.stderr)")
+    }
+
+    @Test func aMalformedCommitOverGitDaemonIsRefusedNotOffline() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try CloudTesting.makeBare("\(cli.folder)/cloud.git")
+        let daemon = try GitDaemon(base: cli.folder)
+        defer { daemon.stop() }
+        let url = daemon.url("cloud.git")
+        try cli.ok(["init", "a", "--device", "A", "--remote", url])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", url, "b", "--device", "B"])
+        let cloud = HostileCloud(path: "\(cli.folder)/cloud.git")
+        let main = try cli.git(["rev-parse", "main"], in: "b")
+        try cloud.forceMain(Damage.noAuthor.commit(in: cloud))
+        let sync = try cli.run(["-C", "b", "sync"])
+        #expect(sync.status == 1 && sync.stderr.contains("refused what the cloud") && !sync.stderr.contains("offline"), "\(sync.stderr)")
+        #expect(try cli.git(["rev-parse", "main"], in: "b") == main)
+        let clone = try cli.run(["clone", url, "c"])
+        #expect(clone.status == 1 && !clone.stderr.contains("offline") && !FileManager.default.fileExists(atPath: "\(cli.folder)/c"), "\(clone.stderr)")
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// Clouds over https, against a real lighttpd + git http-backend with basic authentication and
+/// a certificate from an authority made for each test.
+@Suite struct HTTPSCloudTests {
+    @Test func credentialsInTheURLAreStoredOnlyInTheOwnersFile() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let created = try cli.run(["init", "a", "--remote", server.url("cloud.git", userInfo: "alice:s3cret-pass")])
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(!created.stdout.contains("s3cret") && created.stdout.contains(server.url("cloud.git")))
+        #expect(try cli.git(["config", "remote.origin.url"], in: "a") == server.url("cloud.git"))
+        #expect(CloudTesting.filesHolding("s3cret", below: "\(cli.folder)/a") == [])
+        #expect(CloudTesting.filesHolding("alice", below: "\(cli.folder)/a") == [])
+        let store = "\(cli.folder)/a/.git/concord/credentials"
+        #expect(CloudTesting.permissions(store) == 0o600)
+        #expect(try String(contentsOfFile: store, encoding: .utf8).contains("s3cret-pass"))
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "over https\n")
+        try cli.ok(["-C", "a", "sync"])
+        #expect(CloudTesting.filesHolding("s3cret", below: "\(cli.folder)/a") == [])
+    }
+
+    @Test func environmentCredentialsAtCloneServeLaterSyncsWithoutThem() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let given = ["CONCORD_CLOUD_USERNAME": "alice", "CONCORD_CLOUD_PASSWORD": "s3cret-pass"]
+        let url = server.url("cloud.git")
+        #expect(try cli.run(["init", "a", "--device", "A", "--remote", url], environment: given).status == 0)
+        #expect(try cli.run(["clone", url, "b", "--device", "B"], environment: given).status == 0)
+        #expect(CloudTesting.permissions("\(cli.folder)/b/.git/concord/credentials") == 0o600)
+        #expect(CloudTesting.filesHolding("s3cret", below: "\(cli.folder)/b") == [])
+        try cli.diverge("note.txt", base: "base\n", a: "from a\n", b: "from b\n")
+        try cli.ok(["-C", "a", "sync"])
+        #expect(try cli.json(["-C", "a", "conflicts", "--json"]).count == 1)
+        try cli.ok(["-C", "a", "resolve", "note.txt", "--latest"])
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        #expect(try cli.json(["-C", "b", "conflicts", "--json"]).isEmpty)
+        #expect(try cli.tree("a") == cli.tree("b"))
+        // The user name in the URL, the password in the environment.
+        let named = try cli.run(["clone", server.url("cloud.git", userInfo: "alice"), "c"], environment: ["CONCORD_CLOUD_PASSWORD": "s3cret-pass"])
+        #expect(named.status == 0, "\(named.stderr)")
+        try cli.ok(["-C", "c", "sync"])
+        #expect(try cli.tree("c") == cli.tree("a"))
+        #expect(CloudTesting.filesHolding("s3cret", below: "\(cli.folder)/c") == [])
+    }
+
+    @Test func aWrongPasswordIsAnAuthenticationFailureAndLeavesNothing() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let wrong = server.url("cloud.git", userInfo: "alice:not-the-pass")
+        for arguments in [["init", "a", "--remote", wrong], ["clone", wrong, "b"]] {
+            let result = try cli.run(arguments)
+            #expect(result.status == 1 && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("authentication failed for the cloud \(server.url("cloud.git"))"), "\(result.stderr)")
+            #expect(!result.stderr.contains("not-the-pass"))
+        }
+        let missing = try cli.run(["clone", server.url("cloud.git"), "c"])
+        #expect(missing.status == 1 && missing.stderr.contains("CONCORD_CLOUD_PASSWORD"), "\(missing.stderr)")
+        for device in ["a", "b", "c"] { #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/\(device)")) }
+        #expect(CloudTesting.main(ofBare: "\(server.folder)/repos/cloud.git").isEmpty)
+    }
+
+    @Test func anUntrustedCertificateIsRefused() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let url = server.url("cloud.git", userInfo: "alice:s3cret-pass")
+        let untrusted = ["SSL_CERT_FILE": ""]
+        let clone = try cli.run(["init", "b", "--remote", url], environment: untrusted)
+        #expect(clone.status == 1 && clone.stderr.contains("certificate not trusted for the cloud \(server.url("cloud.git"))"), "\(clone.stderr)")
+        #expect(clone.stderr.split(separator: "\n").count == 1 && !clone.stderr.contains("s3cret"))
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/b"))
+        try cli.ok(["init", "a", "--remote", url])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "kept\n")
+        let before = try cli.git(["rev-parse", "main"], in: "a")
+        let sync = try cli.run(["-C", "a", "sync"], environment: untrusted)
+        #expect(sync.status == 1 && sync.stderr.contains("certificate not trusted"), "\(sync.stderr)")
+        #expect(try cli.git(["rev-parse", "main"], in: "a") == before)
+        try cli.ok(["-C", "a", "sync"])
+    }
+
+    @Test func aChangedPasswordGivenToSyncReplacesTheStoredOne() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        try cli.ok(["init", "a", "--remote", server.url("cloud.git", userInfo: "alice:s3cret-pass")])
+        try server.setUsers(["alice": "n3w-pass"])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "waits\n")
+        let refused = try cli.run(["-C", "a", "sync"])
+        #expect(refused.status == 1 && refused.stderr.contains("authentication failed"), "\(refused.stderr)")
+        #expect(refused.stderr.contains(".git/concord/credentials"))
+        #expect(try cli.json(["-C", "a", "versions", "note.txt", "--json"]).count == 1)
+        let given = try cli.run(["-C", "a", "sync"], environment: ["CONCORD_CLOUD_USERNAME": "alice", "CONCORD_CLOUD_PASSWORD": "n3w-pass"])
+        #expect(given.status == 0, "\(given.stderr)")
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "later\n")
+        try cli.ok(["-C", "a", "sync"])
+        #expect(CloudTesting.main(ofBare: "\(server.folder)/repos/cloud.git") == (try cli.git(["rev-parse", "main"], in: "a")))
+    }
+}
