@@ -55,12 +55,14 @@ extension History {
                 id = commit.parents[0]
                 continue
             }
-            var next: OID?
-            for parent in commit.parents where try sameEntry(document, commit.tree, tree(of: parent)) {
-                next = parent
+            let same = try commit.parents.filter { try sameEntry(document, commit.tree, tree(of: $0)) }
+            if same.count > 1, try entry(document.value, in: commit.tree) == nil {
+                // Absent on several sides: one may never have had the document while another
+                // deleted it. The deletion is its current version, whichever parent comes first.
+                found = try latestOfParents(same, document: document)
                 break
             }
-            guard let following = next else {
+            guard let following = same.first else {
                 found = try commit.parents.isEmpty && entry(document.value, in: commit.tree) == nil ? nil : id
                 break
             }
@@ -68,6 +70,16 @@ extension History {
         }
         cache.remember(found, of: document, at: walked)
         return found
+    }
+
+    /// The current version of `document` among the parents of a merge where it is absent on
+    /// each of them: nil when none ever had it, else the one that causally follows the others,
+    /// else the latest (``LatestWins``).
+    private func latestOfParents(_ parents: [OID], document: DocumentPath) throws -> OID? {
+        let versions = Array(Set(try parents.compactMap { try currentVersion(of: document, at: $0) })).sorted()
+        return try LatestWins.winner(versions, rank: rank(of:)) { later, earlier in
+            try repository.isDescendant(later, of: earlier)
+        }
     }
 
     /// Whether a one-parent commit changed `document`, from the paths it changed, found once per

@@ -89,6 +89,27 @@ import Testing
         }
     }
 
+    /// A document another device added and deleted while this one, offline, never had it: after
+    /// the integration it is absent on both sides, and its current version is still the deletion,
+    /// on every device (the walk must not take the side that never had it).
+    @Test func aDocumentOneSideNeverHadKeepsItsDeletionAsCurrentVersion() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("base.txt"), content: text("base"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[2].setAirplaneMode(true)
+        try fixture[2].save(doc("offline.txt"), content: text("written offline"))
+        try fixture[1].save(doc("brief.txt"), content: text("here for a moment"))
+        try fixture[1].remove(doc("brief.txt"))
+        try await fixture[1].sync()
+        try fixture[2].setAirplaneMode(false)
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            let versions = try device.versions(of: doc("brief.txt"))
+            #expect(versions.count == 2)
+            #expect(versions.first?.isDeleted == true && versions.first?.isCurrent == true)
+        }
+    }
+
     @Test func addAddIsAConflict() async throws {
         let fixture = try Fixture(devices: 2)
         try fixture[1].save(doc("new.txt"), content: text("one"))
