@@ -71,12 +71,10 @@ extension ContainerCore {
             }
             var trailers = Trailers()
             trailers.add(Trailers.document, document.value)
-            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Delete \(document)", trailers: trailers)
-            if isPackage {
-                if workTree.kind(document.value) == .directory { try workTree.removeTree(document.value) }
-            } else {
-                try workTree.remove(document.value)
-            }
+            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Delete \(document)", trailers: trailers, updateMain: false)
+            // Through the checkout journal: killed after main moved, the next writer removes the file.
+            try advanceMain(from: head, to: id, message: "concord: delete \(document)")
+            if isPackage, workTree.kind(document.value) == .directory { try workTree.removeTree(document.value) }
             return SaveResult(document: document, version: id.hex, isDeletion: true)
         }
     }

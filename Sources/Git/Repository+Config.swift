@@ -1,4 +1,5 @@
 internal import CGit2
+internal import Glibc
 
 extension Repository {
     /// A value from the repository's own configuration (`.git/config`); nil when unset.
@@ -17,7 +18,9 @@ extension Repository {
         return value.map { String(cString: $0) }
     }
 
-    /// Sets a value in the repository's own configuration; nil removes it.
+    /// Sets a value in the repository's own configuration; nil removes it. The file is flushed to
+    /// disk with its folder before this returns (libgit2 moves a new `.git/config` into place
+    /// without a flush, and a power cut could lose a device's id or airplane mode).
     /// - Throws: ``GitError`` when the configuration cannot be written.
     public func setConfig(_ key: String, _ value: String?) throws {
         var config: OpaquePointer?
@@ -32,6 +35,17 @@ extension Repository {
                 return
             }
             try check("git_config_delete_entry", result)
+        }
+        flushConfiguration()
+    }
+
+    private func flushConfiguration() {
+        guard GitLibrary.durable else { return }
+        for path in [gitDirectory + "config", gitDirectory] {
+            let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { continue }
+            fsync(descriptor)
+            close(descriptor)
         }
     }
 }

@@ -52,14 +52,12 @@ from .hostile import HostileCloud
 # message) is reported as known instead of failing the run; --strict fails on them too.
 KNOWN_BUGS = [
     # (case, a regular expression over the case name), kill point, message, description
-    (r"^rm$", r"^ref:device:refs/heads/main:after#", r"work tree differs from main for list\.txt",
-     "rm moves main, then removes the work-tree file, with no checkout journal: killed between the two, the "
-     "deleted document stays in the work tree and the next `save --all` saves it back"),
     (r"^clone$", r"^ref:device:refs/heads/main:", r"exists and is not empty",
      "a clone killed before it configured the device leaves its folder behind: cloning again refuses it"),
-    (r"^audit:", r"", r"\.git/config was moved into place without an fsync",
+    (r"^audit:", r"", r"\.git/config was moved into place without an fsync of the file first$",
      "the device's configuration (.git/config: device name and id, airplane mode, the cloud's URL) is "
-     "written by libgit2 without fsync: a power cut after `airplane on`, init or clone can lose it"),
+     "moved into place by libgit2 before any flush; Concord flushes the file and its folder right after "
+     "(Repository.setConfig), which leaves a power cut between the two"),
     (r"^audit:clone$", r"", r"/\.git/(HEAD|objects/pack/pack-[0-9a-f]+\.(pack|idx)) was moved into place without",
      "clone (libgit2's clone of a cloud on a local path) writes the new device's packs and HEAD without fsync: "
      "a power cut right after a clone that reported success can leave the device without its objects "
