@@ -39,19 +39,22 @@ extension ContainerCore {
 
         let resolvedLocal = try resolvedDocuments(localSide, baseTree: baseTree)
         let resolvedRemote = try resolvedDocuments(remoteSide, baseTree: baseTree)
+        let savedLocal = try documentsSaved(from: base, to: local)
+        let savedRemote = try documentsSaved(from: base, to: remote)
         let candidates = localSide.documents.union(remoteSide.documents).union(resolvedLocal).union(resolvedRemote)
+            .union(savedLocal).union(savedRemote)
         for document in candidates.sorted() {
             let baseEntry = try history.entry(document.value, in: baseTree)
             let localEntry = try history.entry(document.value, in: localSide.tree)
             let remoteEntry = try history.entry(document.value, in: remoteSide.tree)
             let localChanged = try localEntry != baseEntry || resolvedLocal.contains(document)
-                || deletedSinceBase(document, baseEntry: baseEntry, entry: localEntry, at: local, base: base)
+                || savedLocal.contains(document) && hasNewVersion(document, at: local, since: base)
             let remoteChanged = try remoteEntry != baseEntry || resolvedRemote.contains(document)
-                || deletedSinceBase(document, baseEntry: baseEntry, entry: remoteEntry, at: remote, base: base)
+                || savedRemote.contains(document) && hasNewVersion(document, at: remote, since: base)
             guard remoteChanged else { continue }
             if !localChanged || localEntry == remoteEntry {
                 if localEntry != remoteEntry { updates.append(update(document, remoteEntry)) }
-                if !localChanged { currents[document] = try history.currentVersion(of: document, at: remote) }
+                if !localChanged { currents[document] = try takenVersion(document, local: local, remote: remote, sameEntry: localEntry == remoteEntry) }
                 if localEntry == remoteEntry, let chosen = try currents[document] ?? history.currentVersion(of: document, at: local),
                    try chosen != history.currentVersion(of: document, at: local) || chosen != history.currentVersion(of: document, at: remote) {
                     sameContent[document] = chosen
@@ -136,12 +139,35 @@ extension ContainerCore {
         return KeyValueEntry(data: data)
     }
 
-    /// True when a side shows no change from a merge base that lacks the document only because
-    /// it added the document and deleted it since: its deletion is a version the base does not
-    /// have, concurrent with whatever the other side did.
-    private func deletedSinceBase(_ document: DocumentPath, baseEntry: TreeEntry?, entry: TreeEntry?, at head: OID, base: OID) throws -> Bool {
-        guard baseEntry == nil, entry == nil, let version = try history.currentVersion(of: document, at: head) else { return false }
-        return try version != history.currentVersion(of: document, at: base)
+    /// The documents that commits after `base` on `head`'s side saved, deleted or resolved (their
+    /// `Concord-Document` trailers): a side may end with the base's entry and still hold a new
+    /// version (a document added and deleted since, a resolution that kept the content it had).
+    private func documentsSaved(from base: OID, to head: OID) throws -> Set<DocumentPath> {
+        var documents = Set<DocumentPath>()
+        try ConcordError.wrap("cannot walk the history") {
+            try repository.walk(from: [head], hiding: [base]) { id in
+                for document in try history.known(id).trailers.values(Trailers.document) {
+                    documents.insert(DocumentPath(unchecked: document))
+                }
+                return true
+            }
+        }
+        return documents
+    }
+
+    /// The current version after integrating a side that did not change `document` with one that
+    /// did: the remote's, unless both hold the same content and the remote's version does not
+    /// follow the local one (the same content reached concurrently: the local version stays).
+    private func takenVersion(_ document: DocumentPath, local: OID, remote: OID, sameEntry: Bool) throws -> OID? {
+        let remoteVersion = try history.currentVersion(of: document, at: remote)
+        guard sameEntry, let remoteVersion, let localVersion = try history.currentVersion(of: document, at: local),
+              localVersion != remoteVersion, try !repository.isDescendant(remoteVersion, of: localVersion) else { return remoteVersion }
+        return localVersion
+    }
+
+    /// True when `document`'s current version at `head` is not the one it had at `base`.
+    private func hasNewVersion(_ document: DocumentPath, at head: OID, since base: OID) throws -> Bool {
+        try history.currentVersion(of: document, at: head) != history.currentVersion(of: document, at: base)
     }
 
     private func update(_ document: DocumentPath, _ entry: TreeEntry?) -> TreeUpdate {

@@ -59,7 +59,7 @@ extension History {
             if same.count > 1, try entry(document.value, in: commit.tree) == nil {
                 // Absent on several sides: one may never have had the document while another
                 // deleted it. The deletion is its current version, whichever parent comes first.
-                found = try latestOfParents(same, document: document)
+                found = try firstExisting(same, document: document)
                 break
             }
             guard let following = same.first else {
@@ -72,14 +72,14 @@ extension History {
         return found
     }
 
-    /// The current version of `document` among the parents of a merge where it is absent on
-    /// each of them: nil when none ever had it, else the one that causally follows the others,
-    /// else the latest (``LatestWins``).
-    private func latestOfParents(_ parents: [OID], document: DocumentPath) throws -> OID? {
-        let versions = Array(Set(try parents.compactMap { try currentVersion(of: document, at: $0) })).sorted()
-        return try LatestWins.winner(versions, rank: rank(of:)) { later, earlier in
-            try repository.isDescendant(later, of: earlier)
+    /// The current version of `document` at a merge where it is absent on each of `parents`: the
+    /// first parent's (the integrating side's, as when both sides reach the same content), unless
+    /// that side never had the document; nil when none did.
+    private func firstExisting(_ parents: [OID], document: DocumentPath) throws -> OID? {
+        for parent in parents {
+            if let version = try currentVersion(of: document, at: parent) { return version }
         }
+        return nil
     }
 
     /// Whether a one-parent commit changed `document`, from the paths it changed, found once per
