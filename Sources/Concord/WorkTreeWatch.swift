@@ -1,0 +1,96 @@
+internal import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Watches every folder of a work tree with inotify and calls back when a person (or a program
+/// other than Concord) may have changed a document.
+///
+/// - New folders are watched as they appear, with the folders already inside them.
+/// - Editors that save by writing a new file and renaming it over the old one are seen (the rename).
+/// - Concord's own writes are not edits: they go through a `.concord-tmp-` file renamed into
+///   place, so events on such names, and the rename that ends one, are left out.
+/// - `.git` and `.concord` at the root are not watched; links are never followed.
+/// - When the kernel's queue overflows, the callback still comes (a full scan finds everything).
+final class WorkTreeWatch: Sendable {
+    private let inotify: Inotify
+    /// Folders the kernel refused to watch (the watch limit reached).
+    let refusedFolders: Locked<Int>
+
+    static let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MODIFY) | UInt32(IN_ATTRIB) | UInt32(IN_CREATE)
+        | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM) | UInt32(IN_MOVED_TO) | UInt32(IN_EXCL_UNLINK)
+
+    /// Watches the work tree at `root`; `onChange` runs on a serial queue, once per batch of
+    /// events that holds an edit.
+    /// - Throws: ``ConcordError/io(_:reason:)`` when inotify cannot be used at all.
+    init(root: String, onChange: @escaping @Sendable () -> Void) throws {
+        let tracker = Tracker(workTree: WorkTree(root: root))
+        refusedFolders = tracker.refused
+        inotify = try Inotify(queue: DispatchQueue(label: "concord.work-tree")) { inotify, events in
+            if tracker.handle(events, inotify: inotify) { onChange() }
+        }
+        tracker.watchFolder("", inotify: inotify)
+    }
+
+    /// Stops watching.
+    func cancel() { inotify.cancel() }
+
+    /// What the event handler keeps between batches.
+    private final class Tracker: Sendable {
+        let workTree: WorkTree
+        /// Rename cookies of `.concord-tmp-` files moved away: the matching arrival is Concord's write.
+        let ownRenames = Locked<[UInt32]>([])
+        let refused = Locked(0)
+
+        init(workTree: WorkTree) { self.workTree = workTree }
+
+        /// Watches `folder` (relative to the root; "" for the root) and every folder below it.
+        func watchFolder(_ folder: String, inotify: Inotify) {
+            let path = folder.isEmpty ? workTree.root : workTree.absolute(folder)
+            guard inotify.watch(path, label: folder, mask: WorkTreeWatch.mask) else {
+                if errno == ENOSPC { refused.withLock { $0 += 1 } }
+                return
+            }
+            for name in workTree.names(inFolder: folder) {
+                if folder.isEmpty && (name == ".git" || name == ".concord") { continue }
+                let child = folder.isEmpty ? name : "\(folder)/\(name)"
+                if workTree.kind(child) == .directory { watchFolder(child, inotify: inotify) }
+            }
+        }
+
+        /// Takes a batch of events: watches new folders; true when one of them may be an edit.
+        func handle(_ events: [Inotify.Event], inotify: Inotify) -> Bool {
+            var edited = false
+            for event in events {
+                if event.isOverflow {
+                    edited = true
+                    continue
+                }
+                if event.folder == "" && (event.name == ".git" || event.name == ".concord") { continue }
+                if event.name.hasPrefix(".concord-tmp-") {
+                    if event.has(IN_MOVED_FROM) {
+                        ownRenames.withLock { cookies in
+                            cookies.append(event.cookie)
+                            if cookies.count > 256 { cookies.removeFirst(cookies.count - 256) }
+                        }
+                    }
+                    continue
+                }
+                if event.has(IN_MOVED_TO), isOwnRename(event.cookie) { continue }
+                if event.isDirectory && (event.has(IN_CREATE) || event.has(IN_MOVED_TO)) {
+                    watchFolder(event.path, inotify: inotify)
+                }
+                edited = true
+            }
+            return edited
+        }
+
+        private func isOwnRename(_ cookie: UInt32) -> Bool {
+            ownRenames.withLock { cookies in
+                guard let index = cookies.firstIndex(of: cookie) else { return false }
+                cookies.remove(at: index)
+                return true
+            }
+        }
+    }
+}
