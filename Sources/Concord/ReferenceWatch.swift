@@ -6,7 +6,8 @@ internal import Glibc
 /// Watches a repository's references with inotify and calls back when one may have moved: a
 /// loose reference renamed into place (how libgit2 and git update `refs/heads/main`),
 /// `packed-refs` rewritten, and — for a container's own repository — its configuration
-/// (airplane mode) and the release of its write lock (`.git/concord/lock` closed).
+/// (airplane mode) and its write lock taken or released (`.git/concord/lock` opened or closed;
+/// a probe through ``LockProbe`` opens nothing, so looking does not wake the watch again).
 ///
 /// Events come in batches: one callback a batch, whatever it holds.
 final class ReferenceWatch: Sendable {
@@ -17,16 +18,21 @@ final class ReferenceWatch: Sendable {
     /// - Throws: ``ConcordError/io(_:reason:)`` when inotify cannot watch its references.
     init(gitDirectory: String, lock: Bool, onChange: @escaping @Sendable () -> Void) throws {
         let top = ["packed-refs", "config", "HEAD"]
-        inotify = try Inotify(queue: DispatchQueue(label: "concord.references")) { _, events in
+        let queue = DispatchQueue(label: "concord.references")
+        inotify = try Inotify(queue: queue) { _, events in
             let relevant = events.contains { event in
                 if event.isOverflow { return true }
                 switch event.folder {
                 case "refs/heads": return !event.name.hasSuffix(".lock")
-                case "concord": return event.name == "lock"
+                case "concord": return event.name == "lock" && event.has(IN_CLOSE_WRITE | IN_CLOSE_NOWRITE)
                 default: return top.contains(event.name)
                 }
             }
             if relevant { onChange() }
+            // A writer opens the lock file, then takes the lock: look once it has.
+            if events.contains(where: { $0.folder == "concord" && $0.name == "lock" && $0.has(IN_OPEN) }) {
+                queue.asyncAfter(deadline: .now() + .milliseconds(5)) { onChange() }
+            }
         }
         let renamed = UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_DELETE)
         guard inotify.watch(gitDirectory, label: "", mask: renamed),
@@ -36,7 +42,7 @@ final class ReferenceWatch: Sendable {
         }
         if lock {
             try? FileManager.default.createDirectory(atPath: "\(gitDirectory)concord", withIntermediateDirectories: true)
-            inotify.watch("\(gitDirectory)concord", label: "concord", mask: UInt32(IN_CLOSE_WRITE))
+            inotify.watch("\(gitDirectory)concord", label: "concord", mask: UInt32(IN_OPEN) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_CLOSE_NOWRITE))
         }
     }
 

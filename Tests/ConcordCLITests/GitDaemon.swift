@@ -3,35 +3,17 @@ import Foundation
 import Glibc
 #endif
 
-/// A real `git daemon` on 127.0.0.1, started by the test and stopped by its PID.
-///
-/// Spawned with posix_spawn, an empty signal mask and default handlers: a child started by
-/// Foundation's Process can inherit blocked signals and ignore SIGTERM.
+/// A real `git daemon` on 127.0.0.1, started by the test and stopped by its PID (see ``ChildProcess``).
 final class GitDaemon {
     let port: Int
-    private let pid: pid_t
+    private let process: ChildProcess
 
     /// Serves the repositories below `base` (read and write) on a free port.
     init(base: String) throws {
         port = try GitDaemon.freePort()
         let arguments = ["git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
                          "--base-path=\(base)", "--listen=127.0.0.1", "--port=\(port)", base]
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var child: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let status = posix_spawnp(&child, "git", nil, &attributes, argv, environ)
-        guard status == 0 else { throw NSError(domain: "GitDaemon", code: Int(status)) }
-        pid = child
+        process = try ChildProcess(arguments)
         try waitUntilListening()
     }
 
@@ -40,15 +22,7 @@ final class GitDaemon {
 
     /// Stops the daemon: SIGTERM, then SIGKILL after three seconds.
     func stop() {
-        kill(pid, SIGTERM)
-        for _ in 0..<30 {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { return }
-            usleep(100_000)
-        }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        process.stop()
     }
 
     private func waitUntilListening() throws {
