@@ -13,8 +13,10 @@ final class WatchAgent {
     private let process: ChildProcess
     private var running = true
 
-    /// Starts `concord -C DEVICE watch --json` on a device of the fixture; it appends to `DEVICE.agent.jsonl`.
-    init(_ cli: CLI, device: String, arguments: [String] = []) throws {
+    /// Starts `concord -C DEVICE watch --json` on a device of the fixture; it appends to
+    /// `DEVICE.agent.jsonl`. The periodic sync is an hour apart unless `arguments` say otherwise,
+    /// so that what a test sees comes from watching, not from the clock.
+    init(_ cli: CLI, device: String, arguments: [String] = ["--interval", "3600"]) throws {
         self.device = device
         output = "\(cli.folder)/\(device).agent.jsonl"
         process = try ChildProcess([CLI.binary, "-C", "\(cli.folder)/\(device)", "watch", "--json"] + arguments,

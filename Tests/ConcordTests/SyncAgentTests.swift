@@ -42,7 +42,8 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
 @Suite struct SyncAgentTests {
     @Test func twoAgentsInAnAppCarryAnEditFromOneWorkTreeToTheOther() async throws {
         let fixture = try Fixture(devices: 2)
-        let one = fixture[1].watch(), two = fixture[2].watch()
+        let options = SyncAgent.Options(interval: .seconds(3600))
+        let one = fixture[1].watch(options), two = fixture[2].watch(options)
         let events = (AgentEvents(one), AgentEvents(two))
         defer { one.stop(); two.stop() }
         try Data("from the app\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/note.txt"))
@@ -50,6 +51,10 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         #expect(await events.0.waitFor(.sent, "note.txt"))
         #expect(await events.1.waitFor(.received, "note.txt"))
         #expect(try String(contentsOfFile: "\(fixture[2].root)/note.txt", encoding: .utf8) == "from the app\n")
+        // Device 2 has synced since it started: a second edit reaches it only by watching the cloud.
+        try Data("again\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/note.txt"))
+        let received = "\(fixture[2].root)/note.txt"
+        #expect(await eventually(90) { (try? String(contentsOfFile: received, encoding: .utf8)) == "again\n" })
         #expect(events.0.all.first?.kind == .watching)
         one.stop()
         two.stop()
