@@ -42,27 +42,55 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         try await Output.guarding {
             let container = try global.openContainer()
+            let stopper = SignalStop()
             let agent = container.watch(SyncAgent.Options(interval: .milliseconds(Int(interval * 1000))))
-            let signals = Self.stopOnSignals(agent)
+            stopper.stop(agent)
             for await event in agent.events { print(event, container: container) }
-            withExtendedLifetime(signals) {}
+            withExtendedLifetime(stopper) {}
         }
     }
 
-    /// Signals received so far.
-    private static let signalsReceived = Atomic(0)
+    /// Stops the agent on the first SIGINT or SIGTERM, after its operation under way; exits at
+    /// once on a second one. Listens from its creation, before the agent exists: a signal that
+    /// comes first stops the agent as soon as it is given.
+    private final class SignalStop: Sendable {
+        private struct State {
+            var agent: SyncAgent?
+            var received = 0
+        }
 
-    /// The first SIGINT or SIGTERM stops the agent after its operation under way; a second one exits at once.
-    private static func stopOnSignals(_ agent: SyncAgent) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if signalsReceived.add(1, ordering: .relaxed).newValue > 1 { Foundation.exit(0) }
-                agent.stop()
+        private let state = Mutex(State())
+        private let sources: Mutex<[any DispatchSourceSignal]>
+
+        init() {
+            sources = Mutex([SIGINT, SIGTERM].map { number in
+                signal(number, SIG_IGN)
+                return DispatchSource.makeSignalSource(signal: number, queue: .global())
+            })
+            sources.withLock { sources in
+                for source in sources {
+                    source.setEventHandler { [weak self] in self?.received() }
+                    source.resume()
+                }
             }
-            source.resume()
-            return source
+        }
+
+        /// The agent to stop (now, when a signal came already).
+        func stop(_ agent: SyncAgent) {
+            let signaled = state.withLock { state in
+                state.agent = agent
+                return state.received > 0
+            }
+            if signaled { agent.stop() }
+        }
+
+        private func received() {
+            let (count, agent) = state.withLock { state in
+                state.received += 1
+                return (state.received, state.agent)
+            }
+            if count > 1 { Foundation.exit(0) }
+            agent?.stop()
         }
     }
 
