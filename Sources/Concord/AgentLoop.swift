@@ -10,6 +10,8 @@ final class AgentLoop: Sendable {
     private struct News {
         var firstEdit: ContinuousClock.Instant?
         var lastEdit: ContinuousClock.Instant?
+        /// The paths edited since the last save; nil: anything may have changed.
+        var edited: Set<String>? = []
         var repository = false
         var cloud = false
         var stop = false
@@ -18,6 +20,10 @@ final class AgentLoop: Sendable {
     /// What the loop keeps from one turn to the next.
     private struct Plan {
         var save = true
+        /// What the next save compares: the paths edited, or (nil) the whole work tree.
+        var scope: Set<String>?
+        /// True when every edit is seen by path (else each save compares the whole work tree).
+        var watched = true
         var saveRetry: ContinuousClock.Instant?
         var sync = true
         var syncRetry: ContinuousClock.Instant?
@@ -53,11 +59,16 @@ final class AgentLoop: Sendable {
         wakeup.signal()
     }
 
-    private func noteEdit() {
+    private func noteEdit(_ paths: Set<String>?) {
         let now = ContinuousClock.now
         note { news in
             news.lastEdit = now
             if news.firstEdit == nil { news.firstEdit = now }
+            if let paths, let edited = news.edited, edited.count + paths.count <= 10_000 {
+                news.edited = edited.union(paths)
+            } else {
+                news.edited = nil
+            }
         }
     }
 
@@ -65,7 +76,7 @@ final class AgentLoop: Sendable {
         let cloud = try? container.withCore { $0.localCloudFolder() }
         var workTree: WorkTreeWatch?
         do {
-            workTree = try WorkTreeWatch(root: container.root) { [weak self] in self?.noteEdit() }
+            workTree = try WorkTreeWatch(root: container.root) { [weak self] in self?.noteEdit($0) }
             let refused = workTree?.refusedFolders.withLock { $0 } ?? 0
             if refused > 0 {
                 logger.warning("\(refused) folder\(refused == 1 ? "" : "s") of the work tree cannot be watched (the system's limit of inotify watches): edits there are saved with the next edit elsewhere")
@@ -84,6 +95,7 @@ final class AgentLoop: Sendable {
         }
         report(.watching)
         var plan = Plan(lastSync: .now, view: await view(cloud: cloud))
+        plan.watched = workTree != nil && workTree?.refusedFolders.withLock({ $0 }) == 0
         while true {
             let now = ContinuousClock.now
             let seen = news.withLock { news -> News in
@@ -93,11 +105,13 @@ final class AgentLoop: Sendable {
                 if let first = news.firstEdit, let last = news.lastEdit, now >= edited(first, last) {
                     news.firstEdit = nil
                     news.lastEdit = nil
+                    news.edited = []
                 }
                 return seen
             }
             if seen.stop { break }
             if let first = seen.firstEdit, let last = seen.lastEdit, now >= edited(first, last) {
+                plan.scope = plan.save ? union(plan.scope, seen.edited) : seen.edited
                 plan.save = true
                 plan.saveRetry = nil
             }
@@ -113,6 +127,7 @@ final class AgentLoop: Sendable {
                 plan.syncRetry = nil
                 if workTree == nil && !plan.save {
                     plan.save = true
+                    plan.scope = nil
                     continue
                 }
             }
@@ -137,9 +152,13 @@ final class AgentLoop: Sendable {
 
     private func save(_ plan: inout Plan, cloud: String?) async {
         plan.save = false
+        let scope = plan.watched ? plan.scope.map(SaveScope.init) : nil
+        plan.scope = []
         do {
             let container = container
-            let result = try await background { try container.saveAll() }
+            let result = try await background {
+                try container.notifying { try container.withCore { try $0.saveAll(scope: scope) } }
+            }
             reportSkipped(result.skipped, plan: &plan)
             let saved = (result.added + result.changed + result.removed).sorted()
             if result.version != nil {
@@ -148,6 +167,7 @@ final class AgentLoop: Sendable {
             }
         } catch ConcordError.busy {
             plan.save = true
+            plan.scope = union(plan.scope, scope?.paths)
             plan.saveRetry = .now + backoff(1)
         } catch {
             fail(error, plan: &plan)
@@ -194,6 +214,7 @@ final class AgentLoop: Sendable {
             case .unsavedChanges:
                 // An edit came after the last save: save it, then sync again.
                 plan.save = true
+                plan.scope = nil
                 if plan.failures > 1 { fail(error, plan: &plan) }
             default:
                 fail(error, plan: &plan)
@@ -245,6 +266,12 @@ final class AgentLoop: Sendable {
     }
 
     private func waitingCount() -> Int { (try? container.waitingVersionCount()) ?? 0 }
+
+    /// Two scopes of saves together (nil: the whole work tree).
+    private func union(_ one: Set<String>?, _ other: Set<String>?) -> Set<String>? {
+        guard let one, let other else { return nil }
+        return one.union(other)
+    }
 
     private func backoff(_ failures: Int) -> Duration {
         min(.seconds(1 << min(max(failures - 1, 0), 16)), options.interval)

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Git
 
 /// The sync agent (the role iCloud's daemon plays for a device): it keeps a container in sync
 /// with nobody calling ``Container/saveAll()`` or ``Container/sync()``.
@@ -18,7 +19,7 @@ internal import Foundation
 /// periodic sync.
 ///
 /// ```swift
-/// let agent = container.watch()
+/// let agent = try container.watch()
 /// for await event in agent.events {
 ///     print(event.kind, event.documents)
 /// }
@@ -52,13 +53,24 @@ public final class SyncAgent: Sendable {
     private let loop: AgentLoop
     private let task: Task<Void, Never>
 
-    init(container: Container, options: Options) {
+    /// Starts an agent, holding `.git/concord/agent` (released when it stops, or by the kernel
+    /// when the process dies) so that a second agent on the same container is refused.
+    init(container: Container, options: Options) throws {
+        let folder = try container.withCore { "\($0.repository.gitDirectory)concord" }
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let held: Locked<ContainerLock?>
+        do {
+            held = Locked(try ContainerLock(file: "\(folder)/agent", holder: container.root, timeout: 0))
+        } catch ConcordError.busy {
+            throw ConcordError.failed("another sync agent (concord watch) is already running on \(container.root)")
+        }
         let (events, continuation) = AsyncStream.makeStream(of: SyncAgentEvent.self, bufferingPolicy: .unbounded)
         let loop = AgentLoop(container: container, options: options) { continuation.yield($0) }
         self.events = events
         self.loop = loop
         task = Task.detached {
             await loop.run()
+            held.withLock { $0 = nil }
             continuation.finish()
         }
         continuation.onTermination = { _ in loop.stop() }
@@ -70,13 +82,4 @@ public final class SyncAgent: Sendable {
 
     /// Waits until the agent has stopped (after ``stop()``).
     public func stopped() async { await task.value }
-}
-
-extension Container {
-    /// Starts the sync agent on this container: it saves edits made in the work tree and syncs,
-    /// until stopped (see ``SyncAgent``). One agent per container at a time.
-    /// - Returns: the running agent; its ``SyncAgent/events`` tell what it does.
-    public func watch(_ options: SyncAgent.Options = SyncAgent.Options()) -> SyncAgent {
-        SyncAgent(container: self, options: options)
-    }
 }

@@ -3,15 +3,15 @@ internal import Foundation
 internal import Glibc
 #endif
 
-/// Watches every folder of a work tree with inotify and calls back when a person (or a program
-/// other than Concord) may have changed a document.
+/// Watches every folder of a work tree with inotify and calls back with the paths a person (or
+/// a program other than Concord) may have changed.
 ///
 /// - New folders are watched as they appear, with the folders already inside them.
 /// - Editors that save by writing a new file and renaming it over the old one are seen (the rename).
 /// - Concord's own writes are not edits: they go through a `.concord-tmp-` file renamed into
 ///   place, so events on such names, and the rename that ends one, are left out.
 /// - `.git` and `.concord` at the root are not watched; links are never followed.
-/// - When the kernel's queue overflows, the callback still comes (a full scan finds everything).
+/// - When the kernel's queue overflows, the callback comes without paths: anything may have changed.
 final class WorkTreeWatch: Sendable {
     private let inotify: Inotify
     /// Folders the kernel refused to watch (the watch limit reached).
@@ -21,13 +21,15 @@ final class WorkTreeWatch: Sendable {
         | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM) | UInt32(IN_MOVED_TO) | UInt32(IN_EXCL_UNLINK)
 
     /// Watches the work tree at `root`; `onChange` runs on a serial queue, once per batch of
-    /// events that holds an edit.
+    /// events that holds an edit, with the paths (relative to the root) the batch names; nil
+    /// when the kernel dropped events.
     /// - Throws: ``ConcordError/io(_:reason:)`` when inotify cannot be used at all.
-    init(root: String, onChange: @escaping @Sendable () -> Void) throws {
+    init(root: String, onChange: @escaping @Sendable (Set<String>?) -> Void) throws {
         let tracker = Tracker(workTree: WorkTree(root: root))
         refusedFolders = tracker.refused
         inotify = try Inotify(queue: DispatchQueue(label: "concord.work-tree")) { inotify, events in
-            if tracker.handle(events, inotify: inotify) { onChange() }
+            let edited = tracker.handle(events, inotify: inotify)
+            if edited?.isEmpty != true { onChange(edited) }
         }
         tracker.watchFolder("", inotify: inotify)
     }
@@ -58,12 +60,13 @@ final class WorkTreeWatch: Sendable {
             }
         }
 
-        /// Takes a batch of events: watches new folders; true when one of them may be an edit.
-        func handle(_ events: [Inotify.Event], inotify: Inotify) -> Bool {
-            var edited = false
+        /// Takes a batch of events: watches new folders; returns the paths that may hold an edit
+        /// (nil: the kernel dropped events, anything may have changed).
+        func handle(_ events: [Inotify.Event], inotify: Inotify) -> Set<String>? {
+            var edited: Set<String>? = []
             for event in events {
                 if event.isOverflow {
-                    edited = true
+                    edited = nil
                     continue
                 }
                 if event.folder == "" && (event.name == ".git" || event.name == ".concord") { continue }
@@ -80,7 +83,7 @@ final class WorkTreeWatch: Sendable {
                 if event.isDirectory && (event.has(IN_CREATE) || event.has(IN_MOVED_TO)) {
                     watchFolder(event.path, inotify: inotify)
                 }
-                edited = true
+                edited?.insert(event.path)
             }
             return edited
         }

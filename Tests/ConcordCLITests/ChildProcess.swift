@@ -44,14 +44,22 @@ struct ChildProcess {
     @discardableResult
     func stop(signal: Int32 = SIGTERM, within seconds: Double = 3) -> Int32? {
         kill(pid, signal)
+        if let code = exitStatus(within: seconds) { return code }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return nil
+    }
+
+    /// Waits up to `seconds` for the child to exit by itself; returns its exit status, nil when
+    /// it still runs (or a signal ended it).
+    func exitStatus(within seconds: Double) -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
         var status: Int32 = 0
         while Date() < deadline {
             if waitpid(pid, &status, WNOHANG) == pid { return Self.exitCode(status) }
             usleep(50_000)
         }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
         return nil
     }
 

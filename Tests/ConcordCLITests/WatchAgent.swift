@@ -10,17 +10,19 @@ import Glibc
 final class WatchAgent {
     let device: String
     let output: String
+    private let errorOutput: String
     private let process: ChildProcess
     private var running = true
 
-    /// Starts `concord -C DEVICE watch --json` on a device of the fixture; it appends to
-    /// `DEVICE.agent.jsonl`. The periodic sync is an hour apart unless `arguments` say otherwise,
+    /// Starts `concord -C DEVICE watch --json` on a device of the fixture; it writes to its own
+    /// `DEVICE.agent.*.jsonl`. The periodic sync is an hour apart unless `arguments` say otherwise,
     /// so that what a test sees comes from watching, not from the clock.
     init(_ cli: CLI, device: String, arguments: [String] = ["--interval", "3600"]) throws {
         self.device = device
-        output = "\(cli.folder)/\(device).agent.jsonl"
+        output = "\(cli.folder)/\(device).agent.\(UUID().uuidString.prefix(8)).jsonl"
+        errorOutput = output.replacingOccurrences(of: ".jsonl", with: ".err")
         process = try ChildProcess([CLI.binary, "-C", "\(cli.folder)/\(device)", "watch", "--json"] + arguments,
-                                   stdout: output, stderr: "\(cli.folder)/\(device).agent.err")
+                                   stdout: output, stderr: errorOutput)
     }
 
     /// The events printed so far (a line cut short by a kill is left out).
@@ -47,6 +49,16 @@ final class WatchAgent {
         #expect(seen, "\(device)'s agent never said \(kind) \(document ?? ""): \(events)", sourceLocation: sourceLocation)
         return seen
     }
+
+    /// Waits up to `seconds` for the agent to exit by itself; its exit status, nil when it still runs.
+    func exitStatus(within seconds: Double = 60) -> Int32? {
+        let code = process.exitStatus(within: seconds)
+        if code != nil { running = false }
+        return code
+    }
+
+    /// What the agent printed on standard error.
+    var errors: String { (try? String(contentsOfFile: errorOutput, encoding: .utf8)) ?? "" }
 
     /// Stops the agent with `signal` (SIGKILL after a generous wait); returns its exit status,
     /// nil when a signal ended it or it was stopped already.

@@ -56,6 +56,12 @@ import Glibc
         cli.waitForFile("a/recipes/bread.md", "flour, water, salt\n")
         try cli.write("b/recipes/bread.md", "flour, water, salt, yeast\n")
         cli.waitForFile("a/recipes/bread.md", "flour, water, salt, yeast\n")
+        // Removals travel too: a whole folder, and one file.
+        try FileManager.default.removeItem(atPath: "\(cli.folder)/a/trips")
+        #expect(eventually { cli.file("b/trips/2026/plan.txt") == nil }, "the removed folder's file left b")
+        try FileManager.default.removeItem(atPath: "\(cli.folder)/b/recipes/bread.md")
+        #expect(eventually { cli.file("a/recipes/bread.md") == nil }, "the removed file left a")
+        #expect(try cli.json(["-C", "a", "ls", "--json"]).isEmpty)
     }
 
     @Test func anAirplaneEditAndAConcurrentEditEndInConflictOnBothDevicesAndBothAgentsSaySo() throws {
@@ -114,6 +120,20 @@ import Glibc
         cli.waitForFile("b/note.txt", "one\n")
         #expect(a.stop(signal: SIGTERM) == 0)
         #expect(b.stop(signal: SIGINT) == 0)
+    }
+
+    @Test func aSecondAgentOnTheSameDeviceIsRefused() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A"])
+        let agent = try WatchAgent(cli, device: "a")
+        defer { agent.stop() }
+        agent.waitFor("watching")
+        let second = try WatchAgent(cli, device: "a")
+        defer { second.stop() }
+        #expect(second.exitStatus() == 1)
+        #expect(second.errors == "concord: another sync agent (concord watch) is already running on \(cli.folder)/a\n")
+        #expect(agent.stop() == 0)
     }
 
     @Test func killingAnAgentDuringABurstOfEditsLosesNoEdit() throws {

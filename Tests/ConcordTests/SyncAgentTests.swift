@@ -43,7 +43,7 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
     @Test func twoAgentsInAnAppCarryAnEditFromOneWorkTreeToTheOther() async throws {
         let fixture = try Fixture(devices: 2)
         let options = SyncAgent.Options(interval: .seconds(3600))
-        let one = fixture[1].watch(options), two = fixture[2].watch(options)
+        let one = try fixture[1].watch(options), two = try fixture[2].watch(options)
         let events = (AgentEvents(one), AgentEvents(two))
         defer { one.stop(); two.stop() }
         try Data("from the app\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/note.txt"))

@@ -43,7 +43,7 @@ struct WatchCommand: AsyncParsableCommand {
         try await Output.guarding {
             let container = try global.openContainer()
             let stopper = SignalStop()
-            let agent = container.watch(SyncAgent.Options(interval: .milliseconds(Int(interval * 1000))))
+            let agent = try container.watch(SyncAgent.Options(interval: .milliseconds(Int(interval * 1000))))
             stopper.stop(agent)
             for await event in agent.events { print(event, container: container) }
             withExtendedLifetime(stopper) {}
