@@ -22,9 +22,11 @@ final class AgentLoop: Sendable {
         var save = true
         /// What the next save compares: the paths edited, or (nil) the whole work tree.
         var scope: Set<String>?
-        /// True when every edit is seen by path (else each save compares the whole work tree).
-        var watched = true
+        /// Folders the kernel refused to watch, as last warned about; while any, each save
+        /// compares the whole work tree.
+        var refused = 0
         var saveRetry: ContinuousClock.Instant?
+        var saveFailures = 0
         var sync = true
         var syncRetry: ContinuousClock.Instant?
         var lastSync: ContinuousClock.Instant
@@ -77,10 +79,6 @@ final class AgentLoop: Sendable {
         var workTree: WorkTreeWatch?
         do {
             workTree = try WorkTreeWatch(root: container.root) { [weak self] in self?.noteEdit($0) }
-            let refused = workTree?.refusedFolders.withLock { $0 } ?? 0
-            if refused > 0 {
-                logger.warning("\(refused) folder\(refused == 1 ? "" : "s") of the work tree cannot be watched (the system's limit of inotify watches): edits there are saved with the next edit elsewhere")
-            }
         } catch {
             logger.warning("cannot watch the work tree (\(error)): edits are saved at each periodic sync")
         }
@@ -95,7 +93,6 @@ final class AgentLoop: Sendable {
         }
         report(.watching)
         var plan = Plan(lastSync: .now, view: await view(cloud: cloud))
-        plan.watched = workTree != nil && workTree?.refusedFolders.withLock({ $0 }) == 0
         while true {
             let now = ContinuousClock.now
             let seen = news.withLock { news -> News in
@@ -116,7 +113,12 @@ final class AgentLoop: Sendable {
                 plan.saveRetry = nil
             }
             if plan.save, plan.saveRetry.map({ now >= $0 }) ?? true {
-                await save(&plan, cloud: cloud)
+                let refused = workTree?.refusedFolders.withLock { $0 } ?? 0
+                if refused > plan.refused {
+                    logger.warning("\(refused) folder\(refused == 1 ? "" : "s") of the work tree cannot be watched (the system's limit of inotify watches): each save compares the whole work tree")
+                }
+                plan.refused = refused
+                await save(&plan, cloud: cloud, scoped: workTree != nil && refused == 0)
                 continue
             }
             if seen.repository || seen.cloud {
@@ -150,27 +152,32 @@ final class AgentLoop: Sendable {
 
     // MARK: Operations
 
-    private func save(_ plan: inout Plan, cloud: String?) async {
+    /// Saves what the edits since the last save changed (`scoped`), or what changed in the whole work tree.
+    private func save(_ plan: inout Plan, cloud: String?, scoped: Bool) async {
         plan.save = false
-        let scope = plan.watched ? plan.scope.map(SaveScope.init) : nil
+        let scope = scoped ? plan.scope.map(SaveScope.init) : nil
         plan.scope = []
         do {
             let container = container
             let result = try await background {
                 try container.notifying { try container.withCore { try $0.saveAll(scope: scope) } }
             }
+            plan.saveFailures = 0
             reportSkipped(result.skipped, plan: &plan)
             let saved = (result.added + result.changed + result.removed).sorted()
             if result.version != nil {
                 report(.saved, saved)
                 plan.sync = true
             }
-        } catch ConcordError.busy {
+        } catch {
+            // Another writer held the container too long, or the save failed: keep its paths, retry.
             plan.save = true
             plan.scope = union(plan.scope, scope?.paths)
-            plan.saveRetry = .now + backoff(1)
-        } catch {
-            fail(error, plan: &plan)
+            plan.saveFailures += 1
+            plan.saveRetry = .now + backoff(plan.saveFailures)
+            if (error as? ConcordError).map({ if case .busy = $0 { true } else { false } }) != true {
+                fail(error, plan: &plan)
+            }
         }
         await refresh(&plan, cloud: cloud)
     }
