@@ -77,11 +77,11 @@ public final class Container: Sendable {
         }
     }
 
-    /// Opens a handle on one document, to follow its state and changes.
-    /// - Throws: ``ConcordError/noSuchDocument(_:)`` when it is neither in `main` nor in conflict.
+    /// Opens a handle on one document, to follow its state and changes. The document need not
+    /// exist yet (as a UIDocument is made for a new file): its first save creates it.
+    /// - Throws: ``ConcordError`` when the container cannot be read.
     public func openDocument(_ path: DocumentPath) throws -> Document {
-        guard try withCore({ try $0.info(of: path) }) != nil else { throw ConcordError.noSuchDocument(path.value) }
-        return try Document(container: self, path: path)
+        try Document(container: self, path: path)
     }
 
     /// Opens the container whose work tree is exactly `path`.

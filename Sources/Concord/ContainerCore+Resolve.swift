@@ -114,10 +114,12 @@ extension ContainerCore {
                 try repository.mergeBase(of: contenders.map(\.id))
             }
             let baseContent = try base.map { try content(of: entry(document.value, in: tree(of: $0))) } ?? nil
-            switch policy.merge(base: baseContent, versions: versions) {
+            let decision = policy.decide(base: baseContent, versions: versions)
+            switch decision.outcome {
             case let .merged(content):
                 result = content
                 explanation = "merged \(contenders.count) versions with the \(policy.name) policy"
+                if let note = decision.note { explanation += " (\(note))" }
             case let .needsPerson(reason, markedUp):
                 throw NeedsPersonError(document: document, policy: policy.name, reason: reason, markedUp: markedUp)
             }

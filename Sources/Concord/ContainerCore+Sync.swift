@@ -122,6 +122,7 @@ extension ContainerCore {
                 // compare-and-swap fails as a rejected push does, and the sync tries again.
                 try repository.copyObjects(to: cloud, from: [main], hiding: [fetched] + [cloud.resolve(Self.branch)].compactMap { $0 })
                 try cloud.setReference(Self.branch, to: main, expected: fetched, message: "concord: push")
+                maintain(cloud)
             } else {
                 try repository.push(remote: "origin", refspecs: ["\(Self.branch):\(Self.branch)"])
             }
@@ -138,11 +139,17 @@ extension ContainerCore {
     /// The cloud as a repository when it is a bare repository on this machine: fetch and push
     /// then copy exactly the objects that changed (``Repository/copyObjects(to:from:hiding:)``)
     /// instead of going through a transport. Nil for a network cloud.
-    private func localCloud(_ url: String) throws -> Repository? {
+    func localCloud(_ url: String) throws -> Repository? {
         guard let path = Cloud.localPath(url), FileManager.default.fileExists(atPath: "\(path)/objects"),
               !FileManager.default.fileExists(atPath: "\(path)/.git") else { return nil }
         let cloud = try Repository.open(at: path)
         return cloud.workDirectory == nil ? cloud : nil
+    }
+
+    /// The cloud as a repository when it is a bare repository on this machine; nil otherwise.
+    func localCloudRepository() throws -> Repository? {
+        guard let url = try repository.remoteURL("origin") else { return nil }
+        return try localCloud(url)
     }
 
     /// Versions (commits other than integrations) on main that the cloud has not received.

@@ -22,8 +22,18 @@ extension ContainerCore {
         guard var id = head else { return nil }
         var walked: [OID] = []
         let found: OID?
+        let index = openedIndex
+        // Once the walk is in the history the index describes, the index may answer.
+        var covered = false
         while true {
             if let known = history.currentVersion(of: document, at: id) {
+                found = known
+                break
+            }
+            if let index {
+                covered = covered || id == index.tip || index.arriving.map { !$0.contains(id) } == true
+            }
+            if covered, let index, let known = index.current(of: document.value, entry: try entry(document.value, in: tree(of: id))?.id) {
                 found = known
                 break
             }
@@ -93,8 +103,9 @@ extension ContainerCore {
         return result
     }
 
-    /// Describes the version `id` of `document`.
-    func describe(_ id: OID, of document: DocumentPath, current: OID?, conflicts: Set<OID>) throws -> DocumentVersion {
+    /// Describes the version `id` of `document`; `replaces` is its previous versions when known
+    /// (from the history index), else they are found by walking the history.
+    func describe(_ id: OID, of document: DocumentPath, current: OID?, conflicts: Set<OID>, replaces: [OID]? = nil) throws -> DocumentVersion {
         let commit = try commit(id)
         let stamp = try stamp(id)
         let entry = try entry(document.value, in: commit.tree)
@@ -104,7 +115,7 @@ extension ContainerCore {
             size: try size(of: entry), isPackage: entry?.kind == .tree, isCurrent: id == current,
             isConflict: conflicts.contains(id),
             resolves: stamp.trailers.resolved(document),
-            replaces: try previousVersions(of: id, document: document).map(\.hex))
+            replaces: try (replaces ?? previousVersions(of: id, document: document)).map(\.hex))
     }
 
     /// The current version of `document` first, then each unresolved conflict version in canonical order.
@@ -119,27 +130,41 @@ extension ContainerCore {
             throw ConcordError.noSuchDocument(document.value)
         }
         let others = try recordedVersions(record?.versions ?? [], of: document).subtracting([current])
-        let described = try others.map { try describe($0, of: document, current: current, conflicts: others) }
-        return [try describe(current, of: document, current: current, conflicts: others)]
+        let indexed = index(at: head).map { index in
+            Dictionary(index.versions(of: document.value).map { ($0.commit, $0.replaces) }, uniquingKeysWith: { a, _ in a })
+        } ?? [:]
+        let described = try others.map { try describe($0, of: document, current: current, conflicts: others, replaces: indexed[$0]) }
+        return [try describe(current, of: document, current: current, conflicts: others, replaces: indexed[current])]
             + described.sorted { ($0.clock, $0.deviceID, $0.id) < ($1.clock, $1.deviceID, $1.id) }
     }
 
-    /// Every version `document` ever had, newest first (as `git log` orders them).
+    /// Every version `document` ever had, newest first: from the history index when it is up to
+    /// date (the cost follows the document's versions), else by walking the whole history.
     func history(of document: DocumentPath) throws -> [DocumentVersion] {
         let head = try head()
         guard let head else { return [] }
         let record = try conflictRecord(of: document, in: tree(of: head))
         let conflicts = try recordedVersions(record?.versions ?? [], of: document)
         let current = try currentVersion(of: document, at: head)
-        var ids: [OID] = []
-        try ConcordError.wrap("cannot walk the history") {
-            try repository.walk(from: [head]) { id in
-                if try isVersion(id, of: document) { ids.append(id) }
-                return true
+        var described: [DocumentVersion] = []
+        if let index = index(at: head) {
+            described = try index.versions(of: document.value).map { version in
+                try describe(version.commit, of: document, current: current, conflicts: conflicts, replaces: version.replaces)
+            }
+        } else {
+            try ConcordError.wrap("cannot walk the history") {
+                try repository.walk(from: [head]) { id in
+                    if try isVersion(id, of: document) {
+                        described.append(try describe(id, of: document, current: current, conflicts: conflicts))
+                    }
+                    return true
+                }
             }
         }
-        if ids.isEmpty { throw ConcordError.noSuchDocument(document.value) }
-        return try ids.map { try describe($0, of: document, current: current, conflicts: conflicts) }
+        if described.isEmpty { throw ConcordError.noSuchDocument(document.value) }
+        // Newest first by clock: a version's clock follows those it saw, and every device
+        // orders the same versions the same way.
+        return described.sorted { ($0.clock, $0.id) > ($1.clock, $1.id) }
     }
 
     /// The content of `document` at version `id` (nil: the current one); nil content for a deletion.

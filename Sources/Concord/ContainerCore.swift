@@ -38,13 +38,28 @@ final class ContainerCore {
     // MARK: Locking
 
     /// Runs `body` holding the container's write lock, after finishing any work-tree update
-    /// that an interrupted command left pending.
+    /// that an interrupted command left pending; then keeps the object database small
+    /// (``Maintenance``), still holding the lock.
     func writing<T>(_ body: () throws -> T) throws -> T {
         let lock = try ContainerLock(gitDirectory: repository.gitDirectory, root: workTree.root, timeout: lockTimeout)
         return try withExtendedLifetime(lock) {
             removeStaleGitLocks()
             try recoverPendingCheckout()
-            return try body()
+            let result = try body()
+            updateHistoryIndex()
+            maintain(repository)
+            return result
+        }
+    }
+
+    /// Rolls up packs and loose objects of `repository` (this device's or its local cloud's) when
+    /// they pile up; a failure is only a warning, as nothing depends on it.
+    func maintain(_ repository: Repository) {
+        guard !repository.isWritingOnePack else { return }
+        do {
+            try Maintenance.keepSmall(repository)
+        } catch {
+            logger.warning("could not repack \(repository.gitDirectory): \(error)")
         }
     }
 

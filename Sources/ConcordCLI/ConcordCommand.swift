@@ -20,7 +20,7 @@ public struct ConcordCommand: AsyncParsableCommand {
             InitCommand.self, CloneCommand.self, SaveCommand.self, RemoveCommand.self, ListCommand.self,
             SyncCommand.self, AirplaneCommand.self, ConflictsCommand.self, VersionsCommand.self,
             ShowCommand.self, ResolveCommand.self, LogCommand.self, MergeFileCommand.self,
-            KeyValueCommand.self, AdoptCommand.self, EvictCommand.self, PoliciesCommand.self,
+            KeyValueCommand.self, AdoptCommand.self, EvictCommand.self, PoliciesCommand.self, GCCommand.self,
             WatchCommand.self,
         ]
     )

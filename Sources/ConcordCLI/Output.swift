@@ -50,14 +50,29 @@ enum Output {
         FileHandle.standardOutput.write(Data("\n".utf8))
     }
 
-    /// Reads a whole file, or standard input for `-`.
+    /// Reads a whole file, or standard input for `-`: any readable file, pipe or device
+    /// (`/dev/null`, `/dev/stdin`, a shell's `<(command)`), read as a stream until its end.
     static func read(_ path: String, relativeTo options: GlobalOptions) throws -> Data {
         if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
         let full = options.resolvePath(path)
-        guard let data = FileManager.default.contents(atPath: full) else {
-            throw ConcordError.io(path, reason: "no such file or it cannot be read")
+        let descriptor = open(full, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ConcordError.io(path, reason: "cannot be read: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+            throw ConcordError.io(path, reason: "is a folder: give a file")
         }
-        return data
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ConcordError.io(path, reason: "cannot be read: \(String(cString: strerror(errno)))")
+            }
+            data.append(contentsOf: buffer[0..<count])
+        }
     }
 
     static func date(_ date: Date) -> String { date.formatted(.iso8601) }

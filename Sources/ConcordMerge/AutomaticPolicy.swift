@@ -10,7 +10,12 @@ public struct AutomaticPolicy: MergePolicy {
 
     /// Merges with the policy ``chosen(base:versions:)`` picks for these inputs.
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
-        chosen(base: base, versions: versions).merge(base: base, versions: versions)
+        decide(base: base, versions: versions).outcome
+    }
+
+    /// The decision of the policy ``chosen(base:versions:)`` picks, its note included.
+    public func decide(base: DocumentContent?, versions: [MergeVersion]) -> MergeDecision {
+        chosen(base: base, versions: versions).decide(base: base, versions: versions)
     }
 
     /// The policy used for these inputs.

@@ -62,15 +62,21 @@ public struct JSONMergePolicy: MergePolicy {
 
     /// Merges the versions as JSON, member by member and element by element (see ``JSONMergePolicy``).
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
+        decide(base: base, versions: versions).outcome
+    }
+
+    /// The merge of ``merge(base:versions:)``, with a note when git's line merge was taken over
+    /// a structural merge that needed a person.
+    public func decide(base: DocumentContent?, versions: [MergeVersion]) -> MergeDecision {
         let versions = MergeInputs.canonical(versions)
         var baseSource: JSONWriter.Source?
         switch base {
         case nil: break
-        case .package?: return .needsPerson(reason: "the common ancestor is a package, not JSON", markedUp: nil)
+        case .package?: return MergeDecision(outcome: .needsPerson(reason: "the common ancestor is a package, not JSON", markedUp: nil))
         case let .file(data)?:
             switch parse(data, owner: "the common ancestor") {
             case let .success(source): baseSource = source
-            case let .failure(problem): return needsPerson(problem.reason, base: base, versions: versions)
+            case let .failure(problem): return MergeDecision(outcome: needsPerson(problem.reason, base: base, versions: versions))
             }
         }
         var parsed: [Parsed] = []
@@ -78,24 +84,26 @@ public struct JSONMergePolicy: MergePolicy {
             switch version.content {
             case nil: continue
             case .package?:
-                return .needsPerson(reason: "\(version.deviceName)'s version is a package, not JSON", markedUp: nil)
+                return MergeDecision(outcome: .needsPerson(reason: "\(version.deviceName)'s version is a package, not JSON", markedUp: nil))
             case let .file(data)?:
                 switch parse(data, owner: "\(version.deviceName)'s version") {
                 case let .success(source):
                     parsed.append(Parsed(version: version, source: source, style: JSONStyle(detectingIn: source.bytes)))
-                case let .failure(problem): return needsPerson(problem.reason, base: base, versions: versions)
+                case let .failure(problem): return MergeDecision(outcome: needsPerson(problem.reason, base: base, versions: versions))
                 }
             }
         }
-        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
-        guard let current = MergeInputs.current(of: versions) else { return .merged(base) }
+        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return MergeDecision(outcome: outcome) }
+        guard let current = MergeInputs.current(of: versions) else { return MergeDecision(outcome: .merged(base)) }
         if let deleted = versions.first(where: { $0.content == nil }) {
             let editor = versions.first { $0.content != nil }?.deviceName ?? "another device"
-            return .needsPerson(
+            return MergeDecision(outcome: .needsPerson(
                 reason: "\(deleted.deviceName) deleted the document while \(editor) changed it",
-                markedUp: current.content)
+                markedUp: current.content))
         }
-        guard let currentIndex = parsed.firstIndex(where: { $0.version == current }) else { return .merged(base) }
+        guard let currentIndex = parsed.firstIndex(where: { $0.version == current }) else { return MergeDecision(outcome: .merged(base)) }
+        let lineMerge = JSONLineMerge(base: base, baseValue: baseSource?.syntax.value, versions: versions,
+                                       values: parsed.map(\.source.syntax.value), idKeys: allIDKeys)
         let first = parsed[currentIndex]
         var merged = first.source.syntax.value
         var latestFolded = currentIndex
@@ -109,21 +117,36 @@ public struct JSONMergePolicy: MergePolicy {
             let (value, conflicts) = merger.merge(base: baseSource?.syntax.value, ours: merged, theirs: other.source.syntax.value)
             latestFolded = max(latestFolded, index)
             if !conflicts.isEmpty {
-                return needsPerson(
-                    value: value ?? merged, conflicts: conflicts, oursLabel: first.version.deviceName,
-                    other: other, parsed: parsed, currentIndex: currentIndex, base: base, baseSource: baseSource)
+                let paths = JSONMergePolicy.describe(conflicts)
+                if let lines = lineMerge.keepingEveryChange {
+                    return MergeDecision(outcome: .merged(.file(lines)), note: """
+                        taken from git's line merge, which merged cleanly into valid JSON that keeps every change \
+                        of every version (member by member, both sides changed \(paths))
+                        """)
+                }
+                return MergeDecision(outcome: needsPerson(
+                    reason: "both sides changed \(paths) to different values", value: value ?? merged, conflicts: conflicts,
+                    oursLabel: first.version.deviceName, other: other, parsed: parsed, currentIndex: currentIndex,
+                    base: base, baseSource: baseSource))
             }
             merged = value ?? merged
         }
         let output = write(merged, parsed: parsed, currentIndex: currentIndex, base: baseSource, conflicts: [:], labels: ("", ""))
         guard (try? JSONParser.parse(output)) != nil else {
-            return .needsPerson(reason: "the merged JSON did not parse (a bug in Concord)", markedUp: current.content)
+            return MergeDecision(outcome: .needsPerson(reason: "the merged JSON did not parse (a bug in Concord)", markedUp: current.content))
         }
-        if case let .merged(.file(lineMerged)?) = TextMergePolicy().merge(base: base, versions: versions),
-           let lineValue = try? JSONValue(parsing: lineMerged), lineValue == merged {
-            return .merged(.file(lineMerged))
+        if let (lines, value) = lineMerge.parsed, value == merged {
+            return MergeDecision(outcome: .merged(.file(lines)))
         }
-        return .merged(.file(Data(output)))
+        return MergeDecision(outcome: .merged(.file(Data(output))))
+    }
+
+    /// The conflicting paths for a reason: the first five, then how many more.
+    private static func describe(_ conflicts: [JSONMerger.Conflict]) -> String {
+        let paths = conflicts.map(\.path.description)
+        var text = paths.prefix(5).joined(separator: ", ")
+        if paths.count > 5 { text += " and \(paths.count - 5) more" }
+        return text
     }
 
     private struct Problem: Error {
@@ -174,13 +197,9 @@ public struct JSONMergePolicy: MergePolicy {
     }
 
     private func needsPerson(
-        value: JSONValue, conflicts: [JSONMerger.Conflict], oursLabel: String,
+        reason: String, value: JSONValue, conflicts: [JSONMerger.Conflict], oursLabel: String,
         other: Parsed, parsed: [Parsed], currentIndex: Int, base: DocumentContent?, baseSource: JSONWriter.Source?
     ) -> MergeOutcome {
-        let paths = conflicts.map(\.path.description)
-        var reason = "both sides changed \(paths.prefix(5).joined(separator: ", "))"
-        if paths.count > 5 { reason += " and \(paths.count - 5) more" }
-        reason += " to different values"
         let current = parsed[currentIndex]
         let labels = (oursLabel, other.version.deviceName)
         if conflicts.contains(where: { $0.path.components.isEmpty }) || current.style.indent == nil {

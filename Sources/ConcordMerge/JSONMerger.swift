@@ -1,8 +1,9 @@
 /// The structural three-way merge of two JSON values against their common ancestor.
 ///
 /// Objects merge member by member, recursively; arrays of objects that carry an id merge element
-/// by element; other arrays merge only when both sides appended; anything else changed on both
-/// sides to different values is a conflict, settled by `latestSide` when one is given.
+/// by element, by id; other arrays merge three-way by element (see `JSONMerger+Arrays.swift`);
+/// anything else changed on both sides to different values is a conflict, settled by
+/// `latestSide` when one is given.
 struct JSONMerger {
     enum Side {
         case ours
@@ -26,9 +27,9 @@ struct JSONMerger {
     /// The merged value (nil: absent) and the conflicts found. On a conflict that is not settled,
     /// the value holds our side's value where we have one, else theirs.
     func merge(base: JSONValue?, ours: JSONValue?, theirs: JSONValue?) -> (value: JSONValue?, conflicts: [Conflict]) {
-        if ours == theirs { return (ours, []) }
-        if base == ours { return (theirs, []) }
-        if base == theirs { return (ours, []) }
+        if JSONMerger.identical(ours, theirs) { return (ours, []) }
+        if JSONMerger.identical(base, ours) { return (theirs, []) }
+        if JSONMerger.identical(base, theirs) { return (ours, []) }
         switch (ours, theirs) {
         case let (.object(oursMembers)?, .object(theirsMembers)?):
             var baseMembers: [JSONMember] = []
@@ -40,7 +41,8 @@ struct JSONMerger {
                 theirs: theirsMembers.map { ($0.key, $0.value) },
                 sortedKeys: sorted
             ) { key, _ in .key(key) }
-            return (.object(entries.map { JSONMember(key: $0.0, value: $0.1) }), conflicts)
+            let members = JSONMerger.followingLockstepBumps(entries, base: baseMembers, ours: oursMembers, theirs: theirsMembers)
+            return (.object(members), conflicts)
         case let (.array(oursElements)?, .array(theirsElements)?):
             var baseElements: [JSONValue] = []
             if case let .array(elements)? = base { baseElements = elements }
@@ -54,91 +56,13 @@ struct JSONMerger {
                 ) { _, index in .index(index) }
                 return (.array(entries.map(\.1)), conflicts)
             }
-            if let merged = mergeInsertions(base: baseElements, ours: oursElements, theirs: theirsElements) {
-                return (.array(merged), [])
+            if let (merged, conflicts) = mergeArrays(base: baseElements, ours: oursElements, theirs: theirsElements) {
+                return (.array(merged), conflicts)
             }
             return conflict(ours: ours, theirs: theirs)
         default:
             return conflict(ours: ours, theirs: theirs)
         }
-    }
-
-    /// Merges two arrays that only inserted elements into the ancestor's (the ancestor is a
-    /// subsequence of both). Where both inserted at the same place, the insertions merge in sorted
-    /// order when both arrays are sorted strings, else the earlier version's come first; an
-    /// element both inserted there appears once. Nil when a side removed or reordered elements.
-    private func mergeInsertions(base: [JSONValue], ours: [JSONValue], theirs: [JSONValue]) -> [JSONValue]? {
-        guard let oursGaps = JSONMerger.insertions(into: base, giving: ours),
-              let theirsGaps = JSONMerger.insertions(into: base, giving: theirs) else { return nil }
-        let sorted = JSONMerger.sortedStrings(ours) && JSONMerger.sortedStrings(theirs)
-        var result: [JSONValue] = []
-        result.reserveCapacity(ours.count + theirs.count)
-        for gap in 0...base.count {
-            let (first, second) = oursFirst ? (oursGaps[gap], theirsGaps[gap]) : (theirsGaps[gap], oursGaps[gap])
-            if first == second {
-                result.append(contentsOf: first)
-            } else if sorted {
-                result.append(contentsOf: JSONMerger.sortedUnion(first, second))
-            } else {
-                result.append(contentsOf: first)
-                var counts: [JSONValue: Int] = [:]
-                for element in first { counts[element, default: 0] += 1 }
-                for element in second {
-                    if let count = counts[element], count > 0 {
-                        counts[element] = count - 1
-                    } else {
-                        result.append(element)
-                    }
-                }
-            }
-            if gap < base.count { result.append(base[gap]) }
-        }
-        return result
-    }
-
-    /// For each place in `base` (before each element, then the end), the elements `side` inserted
-    /// there, matching the ancestor's elements as early as possible; nil when `side` is not `base`
-    /// with insertions.
-    private static func insertions(into base: [JSONValue], giving side: [JSONValue]) -> [[JSONValue]]? {
-        guard side.count >= base.count else { return nil }
-        var gaps: [[JSONValue]] = Array(repeating: [], count: base.count + 1)
-        var next = 0
-        for element in side {
-            if next < base.count, element == base[next] {
-                next += 1
-            } else {
-                gaps[next].append(element)
-            }
-        }
-        return next == base.count ? gaps : nil
-    }
-
-    private static func sortedStrings(_ elements: [JSONValue]) -> Bool {
-        var previous: String?
-        for element in elements {
-            guard case let .string(text) = element else { return false }
-            if let previous, text.utf8.lexicographicallyPrecedes(previous.utf8) { return false }
-            previous = text
-        }
-        return true
-    }
-
-    private static func sortedUnion(_ lhs: [JSONValue], _ rhs: [JSONValue]) -> [JSONValue] {
-        func text(_ value: JSONValue) -> String { if case let .string(text) = value { text } else { "" } }
-        var result: [JSONValue] = []
-        var left = 0
-        var right = 0
-        while left < lhs.count || right < rhs.count {
-            if right == rhs.count || (left < lhs.count && !text(rhs[right]).utf8.lexicographicallyPrecedes(text(lhs[left]).utf8)) {
-                if right < rhs.count, lhs[left] == rhs[right] { right += 1 }
-                result.append(lhs[left])
-                left += 1
-            } else {
-                result.append(rhs[right])
-                right += 1
-            }
-        }
-        return result
     }
 
     private func conflict(ours: JSONValue?, theirs: JSONValue?) -> (value: JSONValue?, conflicts: [Conflict]) {
@@ -149,9 +73,10 @@ struct JSONMerger {
         }
     }
 
-    /// Merges two keyed sequences (object members, or array elements by id). Our order is kept;
-    /// entries only theirs has go at their sorted place when every key list is sorted, else
-    /// right after the entry that precedes them on their side.
+    /// Merges two keyed sequences (object members, or array elements by id). Our order is kept,
+    /// unless only theirs moved entries (a move is a change too): then theirs is kept. Entries
+    /// only the other side has go at their sorted place when every key list is sorted, else right
+    /// after the entry that precedes them on their side.
     private func mergeKeyed<Key: Hashable>(
         base: [(Key, JSONValue)], ours: [(Key, JSONValue)], theirs: [(Key, JSONValue)],
         sortedKeys: Bool, component: (Key, Int) -> JSONPath.Component
@@ -159,9 +84,15 @@ struct JSONMerger {
         let baseValues = Dictionary(base, uniquingKeysWith: { first, _ in first })
         let oursValues = Dictionary(ours, uniquingKeysWith: { first, _ in first })
         let theirsValues = Dictionary(theirs, uniquingKeysWith: { first, _ in first })
-        let order = sortedKeys
-            ? JSONMerger.sortedOrder(ours: ours.map(\.0), theirs: theirs.map(\.0), oursFirst: oursFirst)
-            : JSONMerger.anchoredOrder(ours: ours.map(\.0), theirs: theirs.map(\.0), oursFirst: oursFirst)
+        let (baseKeys, oursKeys, theirsKeys) = (base.map(\.0), ours.map(\.0), theirs.map(\.0))
+        let order: [Key]
+        if sortedKeys {
+            order = JSONMerger.sortedOrder(ours: oursKeys, theirs: theirsKeys, oursFirst: oursFirst)
+        } else if JSONMerger.moved(baseKeys, in: theirsKeys), !JSONMerger.moved(baseKeys, in: oursKeys) {
+            order = JSONMerger.anchoredOrder(ours: theirsKeys, theirs: oursKeys, oursFirst: !oursFirst)
+        } else {
+            order = JSONMerger.anchoredOrder(ours: oursKeys, theirs: theirsKeys, oursFirst: oursFirst)
+        }
         var entries: [(Key, JSONValue)] = []
         var conflicts: [Conflict] = []
         for key in order {
@@ -175,6 +106,27 @@ struct JSONMerger {
             entries.append((key, value))
         }
         return (entries, conflicts)
+    }
+
+    /// True when both are the same JSON with their members in the same order: a member moved is
+    /// a change here, though not for `==`.
+    private static func identical(_ lhs: JSONValue?, _ rhs: JSONValue?) -> Bool {
+        guard lhs == rhs else { return false }
+        switch (lhs, rhs) {
+        case let (.object(left)?, .object(right)?):
+            return left.map(\.key) == right.map(\.key) && zip(left, right).allSatisfy { identical($0.value, $1.value) }
+        case let (.array(left)?, .array(right)?):
+            return zip(left, right).allSatisfy { identical($0, $1) }
+        default:
+            return true
+        }
+    }
+
+    /// True when `side` holds the keys it shares with `base` in another order: it moved some.
+    private static func moved<Key: Hashable>(_ base: [Key], in side: [Key]) -> Bool {
+        let sideKeys = Set(side)
+        let baseKeys = Set(base)
+        return !base.filter(sideKeys.contains).elementsEqual(side.filter(baseKeys.contains))
     }
 
     /// Our keys, then each key only theirs has right after the key before it on their side.

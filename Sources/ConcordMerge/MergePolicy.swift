@@ -44,10 +44,35 @@ public enum MergeOutcome: Sendable, Hashable {
 /// in contention to a merged content, or "needs a person".
 ///
 /// Policies receive the versions in ``MergeVersion/canonicalOrder(_:_:)``, so two devices
-/// merging the same inputs produce identical bytes.
+/// merging the same inputs produce identical bytes. Callers that hold three byte buffers and no
+/// versions' metadata use ``merge(base:current:other:currentLabel:otherLabel:)`` instead.
 public protocol MergePolicy: Sendable {
     /// The name users give on the command line (`--policy NAME`) and in `.concord/policies`.
     var name: String { get }
     /// Merges `versions` (two or more, in canonical order) against `base` (nil: none, or absent).
     func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome
+    /// The same merge as ``merge(base:versions:)``, with a note on how it was reached when a
+    /// person would want to know (the default implementation gives none).
+    func decide(base: DocumentContent?, versions: [MergeVersion]) -> MergeDecision
+}
+
+extension MergePolicy {
+    /// The outcome of ``merge(base:versions:)``, without a note.
+    public func decide(base: DocumentContent?, versions: [MergeVersion]) -> MergeDecision {
+        MergeDecision(outcome: merge(base: base, versions: versions))
+    }
+}
+
+/// A merge outcome, and how the policy reached it when that is worth telling a person.
+public struct MergeDecision: Sendable, Hashable {
+    /// What the policy decided.
+    public var outcome: MergeOutcome
+    /// For example "taken from git's line merge: …"; nil when there is nothing to add.
+    public var note: String?
+
+    /// Creates a decision.
+    public init(outcome: MergeOutcome, note: String? = nil) {
+        self.outcome = outcome
+        self.note = note
+    }
 }

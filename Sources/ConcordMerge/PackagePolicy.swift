@@ -29,24 +29,30 @@ public struct PackagePolicy: MergePolicy {
     /// Merges the packages file by file, each file changed on several sides with the policy
     /// ``rules`` select for it.
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
+        decide(base: base, versions: versions).outcome
+    }
+
+    /// The merge of ``merge(base:versions:)``, with the notes of the files' policies, each after
+    /// the file's name.
+    public func decide(base: DocumentContent?, versions: [MergeVersion]) -> MergeDecision {
         let versions = MergeInputs.canonical(versions)
-        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return outcome }
+        if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return MergeDecision(outcome: outcome) }
         let current = MergeInputs.current(of: versions)
         if let deleted = versions.first(where: { $0.content == nil }) {
-            return .needsPerson(
+            return MergeDecision(outcome: .needsPerson(
                 reason: "\(deleted.deviceName) deleted the package while another device changed it",
-                markedUp: current?.content)
+                markedUp: current?.content))
         }
         var baseFiles: [String: Data] = [:]
         switch base {
         case nil: break
         case let .package(files)?: baseFiles = files
-        case .file?: return .needsPerson(reason: "the common ancestor is a file, not a package", markedUp: nil)
+        case .file?: return MergeDecision(outcome: .needsPerson(reason: "the common ancestor is a file, not a package", markedUp: nil))
         }
         var sides: [[String: Data]] = []
         for version in versions {
             guard case let .package(files)? = version.content else {
-                return .needsPerson(reason: "\(version.deviceName)'s version is a file, not a package", markedUp: nil)
+                return MergeDecision(outcome: .needsPerson(reason: "\(version.deviceName)'s version is a file, not a package", markedUp: nil))
             }
             sides.append(files)
         }
@@ -55,6 +61,7 @@ public struct PackagePolicy: MergePolicy {
         var merged: [String: Data] = [:]
         var markedUp: [String: Data] = [:]
         var problems: [String] = []
+        var notes: [String] = []
         for name in names.sorted() {
             let componentBase = baseFiles[name].map { DocumentContent.file($0) }
             let componentVersions = zip(versions, sides).map { version, files -> MergeVersion in
@@ -62,10 +69,11 @@ public struct PackagePolicy: MergePolicy {
                 component.content = files[name].map { DocumentContent.file($0) }
                 return component
             }
-            let outcome = MergeInputs.trivialOutcome(base: componentBase, versions: componentVersions)
+            let decision = MergeInputs.trivialOutcome(base: componentBase, versions: componentVersions).map { MergeDecision(outcome: $0) }
                 ?? rules.policy(for: path.isEmpty ? name : "\(path)/\(name)", versions: componentVersions)
-                    .merge(base: componentBase, versions: componentVersions)
-            switch outcome {
+                    .decide(base: componentBase, versions: componentVersions)
+            if let note = decision.note { notes.append("\(name): \(note)") }
+            switch decision.outcome {
             case let .merged(content):
                 if let data = content?.fileData {
                     merged[name] = data
@@ -77,7 +85,8 @@ public struct PackagePolicy: MergePolicy {
                 if let data = marked?.fileData ?? currentFile { markedUp[name] = data }
             }
         }
-        if problems.isEmpty { return .merged(.package(merged)) }
-        return .needsPerson(reason: problems.joined(separator: "; "), markedUp: .package(markedUp))
+        let note = notes.isEmpty ? nil : notes.joined(separator: "; ")
+        if problems.isEmpty { return MergeDecision(outcome: .merged(.package(merged)), note: note) }
+        return MergeDecision(outcome: .needsPerson(reason: problems.joined(separator: "; "), markedUp: .package(markedUp)), note: note)
     }
 }

@@ -10,6 +10,12 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
         bytes = withUnsafeBytes(of: &copy.id) { Array($0) }
     }
 
+    /// An id from its 20 raw bytes; nil for any other count.
+    public init?<Bytes: Collection<UInt8>>(bytes: Bytes) {
+        guard bytes.count == 20 else { return nil }
+        self.bytes = Array(bytes)
+    }
+
     /// Parses a full 40-digit hexadecimal id; nil when the text is not one.
     public init?(hex: String) {
         guard hex.utf8.count == 40 else { return nil }

@@ -48,11 +48,22 @@ extension Repository {
     /// topological order (a commit before its parents), until `body` returns false.
     /// - Throws: ``GitError`` when a commit cannot be read, or what `body` throws.
     public func walk(from tips: [OID], hiding hidden: [OID] = [], _ body: (OID) throws -> Bool) throws {
+        try walk(fromEveryReference: false, from: tips, hiding: hidden, body)
+    }
+
+    /// ``walk(from:hiding:_:)`` that also starts from every reference and HEAD when `fromEveryReference`.
+    public func walk(fromEveryReference: Bool, from tips: [OID], hiding hidden: [OID] = [], _ body: (OID) throws -> Bool) throws {
         var walker: OpaquePointer?
         try check("git_revwalk_new", git_revwalk_new(&walker, pointer))
         defer { git_revwalk_free(walker) }
         try check("git_revwalk_sorting",
                   git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue))
+        if fromEveryReference {
+            try check("git_revwalk_push_glob", git_revwalk_push_glob(walker, "refs/*"))
+            let head = git_revwalk_push_head(walker)
+            if head != GIT_ENOTFOUND.rawValue && head != GIT_EUNBORNBRANCH.rawValue { try check("git_revwalk_push_head", head) }
+            git_error_clear()
+        }
         for tip in tips {
             var raw = tip.raw
             try check("git_revwalk_push", git_revwalk_push(walker, &raw))

@@ -78,6 +78,9 @@ extension Repository {
         return result
     }
 
+    /// True inside ``writingOnePack(streamingAbove:flushingAt:_:)``.
+    public var isWritingOnePack: Bool { pendingPack != nil }
+
     /// Stores the objects written so far as one pack (nothing outside ``writingOnePack(_:)``).
     /// The memory backend cannot list what it holds, so the pack is made from what the wrapper
     /// wrote (every blob, each tree update's root, each commit), following commits and trees

@@ -32,6 +32,19 @@ import Testing
         #expect(try cli.ok(["merge-file", "--help"]).contains("merge driver"))
     }
 
+    /// json takes git's clean line merge where its own merge would need a person, and says so.
+    @Test func saysWhenItTookGitsLineMerge() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try write(cli, "base.json", "[\n  \"a\",\n  \"b\",\n  \"c\",\n  \"d\"\n]\n")
+        try write(cli, "current.json", "[\n  \"x\",\n  \"a\",\n  \"b\",\n  \"c\",\n  \"d\"\n]\n")
+        try write(cli, "other.json", "[\n  \"a\",\n  \"b\",\n  \"c\",\n  \"d\",\n  \"x\"\n]\n")
+        let result = try cli.run(["merge-file", "--policy", "json", "--path", "list.json", "base.json", "current.json", "other.json"])
+        #expect(result.status == 0)
+        #expect(result.stderr.hasPrefix("concord merge-file: list.json: taken from git's line merge"))
+        #expect(try read(cli, "current.json") == "[\n  \"x\",\n  \"a\",\n  \"b\",\n  \"c\",\n  \"d\",\n  \"x\"\n]\n")
+    }
+
     /// `.gitattributes` `merge=concord-json` in a plain git repository.
     @Test func worksAsAGitMergeDriver() throws {
         let cli = try CLI()

@@ -29,6 +29,31 @@ struct JSONMergePolicyTests {
         #expect(Fixtures.text(outcome) == "{\n\t\"z\": 1,\n\t\"k\": {\"x\": [1, 2]},\n\t\"a\": 2,\n\t\"m\": 3\n}")
     }
 
+    /// A member moved on one side is a change, kept beside the other side's edits.
+    @Test func aMemberMovedOnOneSideStaysMoved() {
+        let base = "{\n  \"private\": true,\n  \"name\": \"app\",\n  \"version\": \"1.0.0\"\n}\n"
+        let mac = "{\n  \"private\": true,\n  \"name\": \"app\",\n  \"version\": \"1.1.0\"\n}\n"
+        let ipad = "{\n  \"name\": \"app\",\n  \"version\": \"1.0.0\",\n  \"private\": true\n}\n"
+        let moved = "{\n  \"name\": \"app\",\n  \"version\": \"1.1.0\",\n  \"private\": true\n}\n"
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, ipad)) == moved)
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, ipad, mac)) == moved)
+    }
+
+    /// Lockstep versions: a dependency added at the version every sibling was moved from is
+    /// written at the version they moved to; one sibling moved alone is no lockstep.
+    @Test func anAddedDependencyFollowsALockstepBump() {
+        let base = #"{"deps": {"@x/a": "^1.0.0-alpha.11", "@x/b": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#
+        let mac = #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#
+        let ipad = #"{"deps": {"@x/a": "^1.0.0-alpha.11", "@x/b": "^1.0.0-alpha.11", "@x/c": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, ipad))
+            == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "@x/c": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#)
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, ipad, mac))
+            == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "@x/c": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#)
+        let alone = #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#
+        #expect(Fixtures.text(Fixtures.merge(policy, base: base, alone, ipad))
+            == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.11", "@x/c": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#)
+    }
+
     @Test func nestedChangesMerge() {
         let base = #"{"a":{"x":1,"y":2},"b":[1]}"#
         let mac = #"{"a":{"x":10,"y":2},"b":[1]}"#
@@ -86,10 +111,50 @@ struct JSONMergePolicyTests {
         #expect(Fixtures.text(outcome) == #"[{"name": "x", "v": 2}, {"name": "y", "v": 3}]"#)
     }
 
-    @Test func otherArrayChangesConflict() {
+    @Test func aRemovalBesideAnAppendMerges() {
         let outcome = Fixtures.merge(policy, base: #"{"a": [1, 2]}"#, #"{"a": [2]}"#, #"{"a": [1, 2, 3]}"#)
+        #expect(Fixtures.text(outcome) == #"{"a": [2, 3]}"#)
+    }
+
+    @Test func anEditBesideAnAppendMerges() {
+        let base = "{\n  \"4.0.x\": [\n    \"fix a\",\n    \"fix b\"\n  ]\n}\n"
+        let mac = "{\n  \"4.0.x\": [\n    \"fix a\",\n    \"fix b (#12)\"\n  ]\n}\n"
+        let ipad = "{\n  \"4.0.x\": [\n    \"fix a\",\n    \"fix b\",\n    \"fix c\"\n  ]\n}\n"
+        let outcome = Fixtures.merge(policy, base: base, mac, ipad)
+        #expect(Fixtures.text(outcome) == "{\n  \"4.0.x\": [\n    \"fix a\",\n    \"fix b (#12)\",\n    \"fix c\"\n  ]\n}\n")
+    }
+
+    @Test func differentMembersOfOneElementMerge() {
+        let base = #"[{"n": "a", "v": 1}, {"n": "b", "v": 1}]"#
+        let outcome = Fixtures.merge(policy, base: base, #"[{"n": "a", "v": 1}, {"n": "B", "v": 1}]"#,
+                                     #"[{"n": "a", "v": 1}, {"n": "b", "v": 2}, {"n": "c", "v": 3}]"#)
+        #expect(Fixtures.text(outcome) == #"[{"n": "a", "v": 1}, {"n": "B", "v": 2}, {"n": "c", "v": 3}]"#)
+    }
+
+    @Test func theSameElementChangedTwiceConflicts() {
+        let outcome = Fixtures.merge(policy, base: #"{"a": [1, 2, 3]}"#, #"{"a": [1, 5, 3]}"#, #"{"a": [1, 6, 3, 4]}"#)
         guard case let .needsPerson(reason, _) = outcome else { Issue.record("merged"); return }
-        #expect(reason.contains("$.a"))
+        #expect(reason == "both sides changed $.a[1] to different values")
+        let removedAndEdited = Fixtures.merge(policy, base: #"{"a": [1, 2]}"#, #"{"a": [2]}"#, #"{"a": [7, 2]}"#)
+        guard case let .needsPerson(reason, _) = removedAndEdited else { Issue.record("merged"); return }
+        #expect(reason == "both sides changed $.a to different values")
+    }
+
+    /// Never worse than git: the structural merge refuses an element both sides added at
+    /// different places, git's line merge keeps both, parses and loses nothing: git's bytes, noted.
+    @Test func gitsCleanLineMergeIsTakenWhenItKeepsEveryChange() {
+        let lines = ["\"a\"", "\"b\"", "\"c\"", "\"d\"", "\"e\"", "\"f\""]
+        func array(_ elements: [String]) -> String { "[\n  " + elements.joined(separator: ",\n  ") + "\n]\n" }
+        let decision = policy.decide(base: .file(Data(array(lines).utf8)),
+                                     versions: Fixtures.pair(array(["\"x\""] + lines), array(lines + ["\"x\""])))
+        #expect(decision.outcome == .merged(.file(Data(array(["\"x\""] + lines + ["\"x\""]).utf8))))
+        #expect(decision.note?.hasPrefix("taken from git's line merge") == true)
+        #expect(policy.decide(base: .file(Data(array(lines).utf8)), versions: Fixtures.pair(array(lines + ["\"y\""]), array(["\"x\""] + lines))).note == nil)
+    }
+
+    @Test func theSameElementAddedAtTwoPlacesConflicts() {
+        let outcome = Fixtures.merge(policy, base: #"["a", "b"]"#, #"["x", "a", "b"]"#, #"["a", "b", "x"]"#)
+        #expect(Fixtures.needsPerson(outcome))
     }
 
     @Test func sameMemberChangedTwiceNeedsAPersonWithMarkers() {

@@ -9,9 +9,10 @@ struct MergeFileCommand: ParsableCommand {
         commandName: "merge-file",
         abstract: "Merge three versions of a file with a Concord policy (usable as a git merge driver).",
         discussion: """
-            Writes the result into CURRENT. Exits 0 when merged, 1 when a person must finish the \
-            merge (CURRENT then holds conflict markers, as git merge-file writes them), 2 on bad usage \
-            or when a file cannot be read or written. An empty BASE means no common ancestor. With \
+            Writes the result into CURRENT. Exits 0 when merged (a line on stderr says how, when the \
+            policy has something to tell: for example that json took git's line merge), 1 when a person \
+            must finish the merge (CURRENT then holds conflict markers, as git merge-file writes them, \
+            and stderr says why), 2 on bad usage or when a file cannot be read or written. An empty BASE means no common ancestor. With \
             latest-wins (`latest`, `json-latest`), OTHER counts as the later version.
 
             As a git merge driver:
@@ -74,6 +75,9 @@ struct MergeFileCommand: ParsableCommand {
         if let reason = result.reason {
             FileHandle.standardError.write(Data("concord merge-file: \(path ?? current): \(reason)\n".utf8))
             throw ExitCode(1)
+        }
+        if let note = result.note {
+            FileHandle.standardError.write(Data("concord merge-file: \(path ?? current): \(note)\n".utf8))
         }
     }
 

@@ -40,7 +40,7 @@ struct ShowCommand: AsyncParsableCommand {
             case let .file(data)?:
                 FileHandle.standardOutput.write(data)
             case let .package(files)?:
-                for (name, data) in files.sorted(by: { $0.key < $1.key }) { Output.line("\(data.count)\t\(name)") }
+                for (name, data) in files.sorted(by: { $0.key < $1.key }) { print("\(data.count)\t\(TerminalText.escaped(name))") }
             }
         }
     }

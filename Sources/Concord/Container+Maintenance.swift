@@ -1,0 +1,51 @@
+internal import Foundation
+internal import Git
+
+/// What `concord gc` did to this device's object database.
+public struct Compaction: Sendable, Equatable {
+    /// Packs before and after.
+    public var packsBefore: Int, packsAfter: Int
+    /// Loose objects packed.
+    public var looseObjectsPacked: Int
+    /// Objects nothing reached any more, removed (a refused cloud commit, an abandoned write); never a version.
+    public var objectsPruned: Int
+    /// Bytes of the object database before and after.
+    public var bytesBefore: Int, bytesAfter: Int
+}
+
+extension Container {
+    /// Repacks this device's objects into one pack now and removes the objects nothing reaches
+    /// (every version stays reachable from `main` by design, so none is ever removed); merges the
+    /// small packs of a cloud on a local path. Safe while other Concord processes read the
+    /// container; writers wait for the container lock. Concord also keeps the number of packs
+    /// small on its own after each write (a geometric roll-up); this does the whole job at once.
+    /// - Throws: ``ConcordError`` when an object cannot be read or the pack cannot be written;
+    ///   nothing is removed then.
+    public func compact() throws -> Compaction {
+        try withCore { core in
+            try core.writing {
+                let repository = core.repository
+                let before = repository.packs(), beforeBytes = core.objectBytes()
+                let report = try ConcordError.wrap("cannot repack") { try repository.repackAll() }
+                if let cloud = try? core.localCloudRepository() { core.maintain(cloud) }
+                return Compaction(
+                    packsBefore: before.count, packsAfter: repository.packs().count,
+                    looseObjectsPacked: report.looseObjectsPacked, objectsPruned: report.objectsPruned,
+                    bytesBefore: beforeBytes, bytesAfter: core.objectBytes())
+            }
+        }
+    }
+}
+
+extension ContainerCore {
+    /// Bytes of the object database (packs and loose objects).
+    func objectBytes() -> Int {
+        let objects = repository.gitDirectory + "objects"
+        guard let files = FileManager.default.enumerator(atPath: objects) else { return 0 }
+        var total = 0
+        while let file = files.nextObject() as? String {
+            total += (try? FileManager.default.attributesOfItem(atPath: "\(objects)/\(file)")[.size] as? Int) ?? 0
+        }
+        return total
+    }
+}

@@ -1,0 +1,153 @@
+internal import Foundation
+internal import Git
+internal import Logging
+
+/// Keeping the persistent ``HistoryIndex`` equal to `main`'s history: writers extend it after
+/// `main` moves, by the commits that arrived (the cost follows them); a missing, damaged or
+/// stale index is rebuilt from the repository, commit by commit along `main`'s first parents.
+extension ContainerCore {
+    /// The index on disk, opened once per container object; nil when there is none usable.
+    var openedIndex: HistoryIndex? {
+        if history.index == nil { history.index = .some(HistoryIndex.open(gitDirectory: repository.gitDirectory)) }
+        return history.index ?? nil
+    }
+
+    /// The index when it describes `head` exactly; nil otherwise (callers then walk the history).
+    func index(at head: OID?) -> HistoryIndex? {
+        guard let index = openedIndex, let head, index.tip == head else { return nil }
+        return index
+    }
+
+    /// Brings the index to `main` (holding the container lock). A failure is only a warning:
+    /// the index is a cache, and every query works without it.
+    func updateHistoryIndex() {
+        do {
+            guard let head = try head() else { return }
+            if index(at: head) != nil { return }
+            if let index = openedIndex, let tip = index.tip, repository.contains(tip),
+               try repository.isDescendant(head, of: tip) {
+                try extend(index, to: head)
+                try index.save(tip: head)
+                #if DEBUG
+                if let report = ProcessInfo.processInfo.environment["CONCORD_CHECK_HISTORY_INDEX"] { try checkAgainstRebuild(index, from: tip, at: head, report: report) }
+                #endif
+            } else {
+                try rebuildHistoryIndex(at: head)
+            }
+        } catch {
+            history.index = .some(nil)
+            logger.warning("could not update the history index (queries walk the history instead): \(error)")
+        }
+    }
+
+    /// Builds the index anew from the repository.
+    func rebuildHistoryIndex(at head: OID) throws {
+        history.index = .some(nil)
+        let index = HistoryIndex.empty(gitDirectory: repository.gitDirectory)
+        history.index = .some(index)
+        try extend(index, to: head)
+        try index.save(tip: head)
+    }
+
+    /// Adds the commits reachable from `head` and not from the index's tip, one step per commit
+    /// of `head`'s first-parent chain (with the side branches it merges), oldest first, so that
+    /// each step's walks stop at the commit the step before reached.
+    private func extend(_ index: HistoryIndex, to head: OID) throws {
+        let start = index.tip
+        let arriving = Set(try commits(reachableFrom: head, hiding: [start].compactMap { $0 }))
+        var chain: [OID] = []
+        var next: OID? = head
+        while let commit = next, arriving.contains(commit) {
+            chain.append(commit)
+            next = try known(commit).commit.parents.first
+        }
+        for commit in chain.reversed() {
+            // What the index covers: the history of where it started and of the step before.
+            try step(index, to: commit, covered: Array(Set([start, index.tip].compactMap { $0 })))
+            index.advance(to: commit)
+        }
+    }
+
+    private func commits(reachableFrom head: OID, hiding covered: [OID]) throws -> [OID] {
+        var result: [OID] = []
+        try ConcordError.wrap("cannot walk the history") {
+            try repository.walk(from: [head], hiding: covered) { id in
+                result.append(id)
+                return true
+            }
+        }
+        return result
+    }
+
+    /// One step: the versions the arriving commits make, each with the path's entry and the
+    /// versions it replaced, found while the index still describes the step's start; then added.
+    private func step(_ index: HistoryIndex, to head: OID, covered: [OID]) throws {
+        let arrived = try commits(reachableFrom: head, hiding: covered)
+        index.arriving = Set(arrived)
+        defer { index.arriving = nil }
+        var additions: [(path: String, version: HistoryIndex.Version)] = []
+        for commit in arrived.reversed() {
+            let known = try known(commit)
+            let commitTree = known.commit.tree
+            var perParent: [Set<String>] = []
+            for parent in known.commit.parents.isEmpty ? [nil] : known.commit.parents.map(Optional.some) {
+                let parentTree = try tree(of: parent)
+                let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(parentTree, commitTree) }
+                perParent.append(Self.pathsAndFolders(changes.map(\.path)))
+            }
+            var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
+            for document in known.trailers.values(Trailers.document) where !known.trailers.resolved(DocumentPath(unchecked: document)).isEmpty {
+                versionPaths.insert(document)
+            }
+            for path in versionPaths.sorted() where !Self.isConcordPath(path) {
+                let document = DocumentPath(unchecked: path)
+                let version = HistoryIndex.Version(
+                    commit: commit, entry: try entry(path, in: commitTree)?.id,
+                    replaces: try previousVersions(of: commit, document: document))
+                additions.append((path, version))
+            }
+        }
+        for (path, version) in additions { index.add(version, of: path) }
+    }
+
+    #if DEBUG
+    /// Debug builds: compares the extended index with one rebuilt from scratch, path by path,
+    /// and appends the first difference to the file `report` (for finding extension bugs in simulations).
+    private func checkAgainstRebuild(_ index: HistoryIndex, from tip: OID, at head: OID, report: String) throws {
+        let fresh = HistoryIndex.empty(gitDirectory: repository.gitDirectory + "concord/check-")
+        let saved = history.index
+        history.index = .some(fresh)
+        defer { history.index = saved }
+        try extend(fresh, to: head)
+        var lines: [String] = []
+        for path in fresh.paths.union(index.paths).sorted() {
+            let a = index.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
+            let b = fresh.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
+            if a != b { lines.append("  \(path): extended \(a); rebuilt \(b)") }
+        }
+        guard !lines.isEmpty else { return }
+        let text = "INDEX MISMATCH extending \(tip.short) -> \(head.short) in \(repository.gitDirectory)\n" + lines.joined(separator: "\n") + "\n"
+        if let handle = FileHandle(forWritingAtPath: report) ?? (FileManager.default.createFile(atPath: report, contents: nil) ? FileHandle(forWritingAtPath: report) : nil) {
+            handle.seekToEndOfFile()
+            handle.write(Data(text.utf8))
+            try? handle.close()
+        }
+    }
+    #endif
+
+    /// The paths and every folder above them.
+    static func pathsAndFolders(_ paths: [String]) -> Set<String> {
+        var result = Set<String>()
+        for path in paths {
+            var current = Substring(path)
+            while result.insert(String(current)).inserted, let slash = current.lastIndex(of: "/") {
+                current = current[..<slash]
+            }
+        }
+        return result
+    }
+
+    private static func isConcordPath(_ path: String) -> Bool {
+        path == ".concord" || path.hasPrefix(".concord/")
+    }
+}

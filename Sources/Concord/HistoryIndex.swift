@@ -1,0 +1,354 @@
+internal import Foundation
+internal import Git
+
+/// A persistent index of a container's history, so that listing a document's versions and
+/// finding its current version cost what concerns that document, not the length of the whole
+/// history (git's commit-graph with changed-path Bloom filters is the model).
+///
+/// For every path (documents, package folders and the folders above them) it keeps the commits
+/// that are versions of it, each with the path's entry there and the versions it replaced. At
+/// the index's tip, a path's current version is the one version whose entry is the tip's (when
+/// several share it, callers walk the history, which decides). It is a cache: everything in it is computed from the repository, so a
+/// missing, stale or damaged index is rebuilt, never trusted.
+///
+/// On disk, in `.git/concord/history/`: `base-N`, an immutable table sorted by path hash and
+/// read by binary search; `log-N`, records appended since; and `tip`, written last by rename,
+/// naming the commit the index describes, the generation N and how many bytes of the log count.
+/// Only writers (holding the container lock) change it; readers read the files `tip` names.
+final class HistoryIndex {
+    /// One version of a path: the commit, the path's entry there (nil for a deletion), and the
+    /// versions it replaced (its previous versions).
+    struct Version: Equatable {
+        var commit: OID
+        var entry: OID?
+        var replaces: [OID]
+    }
+
+    /// The commit whose history the index describes.
+    private(set) var tip: OID?
+    /// While the index is being extended: the commits arriving, whose versions are not in it yet.
+    /// Any other commit a walk from them meets is in the history the index describes.
+    var arriving: Set<OID>?
+    private let folder: String
+    private var generation: Int
+    private var base: BaseTable?
+    private var logged: [String: [Version]] = [:]
+    private var pending: [(path: String, version: Version)] = []
+    private var logBytes: Int
+
+    private init(folder: String, tip: OID?, generation: Int, base: BaseTable?, logBytes: Int) {
+        self.folder = folder
+        self.tip = tip
+        self.generation = generation
+        self.base = base
+        self.logBytes = logBytes
+    }
+
+    /// An empty index, to be built and saved as a new base.
+    static func empty(gitDirectory: String) -> HistoryIndex {
+        HistoryIndex(folder: gitDirectory + "concord/history", tip: nil, generation: 0, base: nil, logBytes: 0)
+    }
+
+    /// The index on disk; nil when there is none or it cannot be read whole.
+    static func open(gitDirectory: String) -> HistoryIndex? {
+        let folder = gitDirectory + "concord/history"
+        guard let text = try? String(contentsOfFile: "\(folder)/tip", encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n").map(String.init)
+        guard lines.count == 4, lines[0] == "concord-history 2", let tip = OID(hex: lines[1]),
+              let generation = Int(lines[2]), let logBytes = Int(lines[3]) else { return nil }
+        guard let base = BaseTable(path: "\(folder)/base-\(generation)") else { return nil }
+        let index = HistoryIndex(folder: folder, tip: tip, generation: generation, base: base, logBytes: logBytes)
+        guard logBytes == 0 || index.readLog() else { return nil }
+        return index
+    }
+
+    // MARK: Reading
+
+    /// The versions of `path` the index knows, in the order they were indexed.
+    func versions(of path: String) -> [Version] {
+        (base?.versions(of: path) ?? []) + (logged[path] ?? [])
+    }
+
+    /// The current version of `path` at a commit of the history the index describes (``tip`` or
+    /// one of its ancestors), where its entry is `entry`: the one version with that entry, or
+    /// `.some(nil)` when the path is absent and was never deleted; nil when the index cannot tell
+    /// (several versions share that entry, or an absent path was deleted before: the walk decides).
+    func current(of path: String, entry: OID?) -> OID?? {
+        let matching = versions(of: path).filter { $0.entry == entry }
+        // An absent path either was deleted (a version) or did not exist yet (none): only when
+        // no version deleted it is the answer sure.
+        if entry == nil { return matching.isEmpty ? .some(nil) : nil }
+        return matching.count == 1 ? .some(matching[0].commit) : nil
+    }
+
+
+    // MARK: Writing
+
+    /// Names `commit` as the tip the records added so far describe, without saving (a rebuild
+    /// advances commit by commit and saves once).
+    func advance(to commit: OID) { tip = commit }
+
+    /// Every path with a version (for checks).
+    var paths: Set<String> { Set(logged.keys).union(base?.paths() ?? []) }
+
+    /// Records a version of `path`.
+    func add(_ version: Version, of path: String) {
+        logged[path, default: []].append(version)
+        pending.append((path, version))
+    }
+
+    /// Writes what was added since the last save and names `tip` as the commit described: the
+    /// records are appended to the log (or everything is written as a new base when the log has
+    /// grown past a quarter of the base, or there is no base yet), then `tip` is replaced.
+    func save(tip: OID) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let old = generation
+        let compacting = base == nil || logBytes > max(64 << 10, min((base?.size ?? 0) / 4, 512 << 10))
+        if compacting { try writeBase() } else { try appendLog() }
+        self.tip = tip
+        try writeTip()
+        if compacting && old != generation {
+            try? FileManager.default.removeItem(atPath: "\(folder)/base-\(old)")
+            try? FileManager.default.removeItem(atPath: "\(folder)/log-\(old)")
+        }
+    }
+
+    private func appendLog() throws {
+        var data = Data()
+        for (path, version) in pending { Self.encode(path, version, into: &data) }
+        pending = []
+        guard !data.isEmpty else { return }
+        let path = "\(folder)/log-\(generation)"
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw ConcordError.io(path, reason: "cannot write the history index") }
+        defer { try? handle.close() }
+        // Bytes past the committed length are a write that never counted: overwrite them.
+        try handle.truncate(atOffset: UInt64(logBytes))
+        try handle.seek(toOffset: UInt64(logBytes))
+        try handle.write(contentsOf: data)
+        logBytes += data.count
+    }
+
+    /// Writes every path's versions and current version as a new base of the next generation.
+    private func writeBase() throws {
+        var paths = Set(logged.keys)
+        if let base { paths.formUnion(base.paths()) }
+        var entries: [(hash: UInt64, path: String, data: Data)] = []
+        for path in paths {
+            var data = Data()
+            let versions = versions(of: path)
+            Self.appendInteger(UInt32(versions.count), to: &data)
+            for version in versions { Self.encode(version, into: &data) }
+            entries.append((BaseTable.hash(path), path, data))
+        }
+        entries.sort { ($0.hash, $0.path) < ($1.hash, $1.path) }
+        var table = Data(BaseTable.magic)
+        Self.appendInteger(UInt32(entries.count), to: &table)
+        var body = Data()
+        let dataStart = table.count + entries.count * 16
+        for entry in entries {
+            var record = Data()
+            let key = Data(entry.path.utf8)
+            Self.appendInteger(UInt16(key.count), to: &record)
+            record.append(key)
+            record.append(entry.data)
+            Self.appendInteger(entry.hash, to: &table)
+            Self.appendInteger(UInt32(dataStart + body.count), to: &table)
+            Self.appendInteger(UInt32(record.count), to: &table)
+            body.append(record)
+        }
+        let next = generation + 1
+        let path = "\(folder)/base-\(next)"
+        try (table + body).write(to: URL(fileURLWithPath: path), options: .atomic)
+        generation = next
+        logBytes = 0
+        logged = [:]
+        pending = []
+        base = BaseTable(path: path)
+    }
+
+    private func writeTip() throws {
+        guard let tip else { return }
+        let text = "concord-history 2\n\(tip.hex)\n\(generation)\n\(logBytes)\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: "\(folder)/tip"), options: .atomic)
+    }
+
+    /// Reads the committed part of the log; false when it is damaged.
+    private func readLog() -> Bool {
+        guard let data = FileManager.default.contents(atPath: "\(folder)/log-\(generation)"), data.count >= logBytes else { return false }
+        var reader = Reader(data: data.prefix(logBytes))
+        while !reader.isAtEnd {
+            guard let length = reader.integer(UInt16.self), let key = reader.bytes(Int(length)),
+                  let version = Self.decodeVersion(&reader) else { return false }
+            logged[String(decoding: key, as: UTF8.self), default: []].append(version)
+        }
+        return true
+    }
+
+    // MARK: Encoding
+
+    private static func encode(_ path: String, _ version: Version, into data: inout Data) {
+        let key = Data(path.utf8)
+        appendInteger(UInt16(key.count), to: &data)
+        data.append(key)
+        encode(version, into: &data)
+    }
+
+    static func encode(_ version: Version, into data: inout Data) {
+        data.append(contentsOf: version.commit.bytes)
+        encodeOptional(version.entry, into: &data)
+        data.append(UInt8(min(version.replaces.count, 255)))
+        for replaced in version.replaces.prefix(255) { data.append(contentsOf: replaced.bytes) }
+    }
+
+    static func encodeOptional(_ id: OID?, into data: inout Data) {
+        if let id {
+            data.append(1)
+            data.append(contentsOf: id.bytes)
+        } else {
+            data.append(0)
+        }
+    }
+
+    static func decodeVersion(_ reader: inout Reader) -> Version? {
+        guard let commit = reader.oid(), let entry = decodeOptional(&reader), let count = reader.byte() else { return nil }
+        var replaces: [OID] = []
+        for _ in 0..<count {
+            guard let id = reader.oid() else { return nil }
+            replaces.append(id)
+        }
+        return Version(commit: commit, entry: entry, replaces: replaces)
+    }
+
+    /// `.some(id)` or `.some(nil)`; nil when the bytes are damaged.
+    static func decodeOptional(_ reader: inout Reader) -> OID?? {
+        guard let flag = reader.byte() else { return nil }
+        if flag == 0 { return .some(nil) }
+        guard flag == 1, let id = reader.oid() else { return nil }
+        return .some(id)
+    }
+
+    static func appendInteger<T: FixedWidthInteger>(_ value: T, to data: inout Data) {
+        withUnsafeBytes(of: value.bigEndian) { data.append(contentsOf: $0) }
+    }
+}
+
+/// Reads bytes in order, never past the end.
+struct Reader {
+    let data: Data
+    var offset: Int
+
+    init(data: Data) {
+        self.data = data
+        offset = data.startIndex
+    }
+
+    var isAtEnd: Bool { offset >= data.endIndex }
+
+    mutating func byte() -> UInt8? {
+        guard offset < data.endIndex else { return nil }
+        defer { offset += 1 }
+        return data[offset]
+    }
+
+    mutating func bytes(_ count: Int) -> Data? {
+        guard count >= 0, offset + count <= data.endIndex else { return nil }
+        defer { offset += count }
+        return data[offset..<(offset + count)]
+    }
+
+    mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+        guard let bytes = bytes(MemoryLayout<T>.size) else { return nil }
+        return bytes.reduce(T(0)) { $0 << 8 | T($1) }
+    }
+
+    mutating func oid() -> OID? {
+        guard let bytes = bytes(20) else { return nil }
+        return OID(bytes: bytes)
+    }
+}
+
+/// The immutable, sorted part of the index: a table of (path hash, offset, length) sorted by
+/// hash, then each path's records. Mapped from its file, read by binary search.
+struct BaseTable {
+    static let magic = Array("CCHIST1\0".utf8)
+
+    let data: Data
+    let count: Int
+
+    /// Maps the file; nil when it is missing or not a table.
+    init?(path: String) {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
+              data.count >= 12, Array(data.prefix(8)) == Self.magic else { return nil }
+        var reader = Reader(data: data)
+        _ = reader.bytes(8)
+        guard let count = reader.integer(UInt32.self), data.count >= 12 + Int(count) * 16 else { return nil }
+        self.data = data
+        self.count = Int(count)
+    }
+
+    var size: Int { data.count }
+
+    /// FNV-1a, 64 bits.
+    static func hash(_ path: String) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in path.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    func versions(of path: String) -> [HistoryIndex.Version] {
+        guard var reader = records(of: path), let count = reader.integer(UInt32.self) else { return [] }
+        var result: [HistoryIndex.Version] = []
+        for _ in 0..<count {
+            guard let version = HistoryIndex.decodeVersion(&reader) else { return result }
+            result.append(version)
+        }
+        return result
+    }
+
+    /// Every path the table holds.
+    func paths() -> [String] {
+        (0..<count).compactMap { index in
+            var reader = entryReader(at: index)
+            guard let length = reader?.integer(UInt16.self), let key = reader?.bytes(Int(length)) else { return nil }
+            return String(decoding: key, as: UTF8.self)
+        }
+    }
+
+    /// A reader at the records of `path` (after its key); nil when the table does not hold it.
+    private func records(of path: String) -> Reader? {
+        let wanted = Self.hash(path)
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if hash(at: middle) < wanted { low = middle + 1 } else { high = middle }
+        }
+        var index = low
+        let key = Data(path.utf8)
+        while index < count, hash(at: index) == wanted {
+            if var reader = entryReader(at: index), let length = reader.integer(UInt16.self),
+               let stored = reader.bytes(Int(length)), stored == key {
+                return reader
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private func hash(at index: Int) -> UInt64 {
+        var reader = Reader(data: data)
+        reader.offset = data.startIndex + 12 + index * 16
+        return reader.integer(UInt64.self) ?? 0
+    }
+
+    private func entryReader(at index: Int) -> Reader? {
+        var reader = Reader(data: data)
+        reader.offset = data.startIndex + 12 + index * 16 + 8
+        guard let offset = reader.integer(UInt32.self), let length = reader.integer(UInt32.self),
+              Int(offset) + Int(length) <= data.count else { return nil }
+        return Reader(data: data[(data.startIndex + Int(offset))..<(data.startIndex + Int(offset) + Int(length))])
+    }
+}

@@ -1,0 +1,32 @@
+internal import Foundation
+internal import Git
+
+/// Keeping an object database small and fast over years of saves and syncs (git's `gc --auto`
+/// and `repack --geometric=2`): every sync or save leaves a pack or loose objects, and each pack
+/// is opened and searched by every object lookup.
+///
+/// After each write, the smallest packs are merged whenever the packs stop forming a geometric
+/// progression (each holding at least twice the objects of the one before), and loose objects
+/// are packed once they pile up. The number of packs stays logarithmic in the number of
+/// objects, and each object is rewritten a logarithmic number of times over its life. Nothing
+/// is removed before the new pack holding it is complete and synced.
+enum Maintenance {
+    /// Loose objects are packed once there are this many.
+    static let looseObjectLimit = 128
+    /// The most objects one automatic roll-up rewrites, so that it stays a small share of the
+    /// operation that triggers it; `concord gc` has no bound.
+    static let objectBudget = 100_000
+
+    /// Rolls up what the geometric rule and the loose-object limit ask for, if anything.
+    /// Run it holding the lock that keeps other writers of `repository` out.
+    /// - Returns: what was done; nil when nothing was needed.
+    @discardableResult
+    static func keepSmall(_ repository: Repository) throws -> RepackReport? {
+        var merge = Repository.packsToMerge(repository.packs())
+        while merge.reduce(0, { $0 + $1.objectCount }) > objectBudget, !merge.isEmpty { merge.removeLast() }
+        if merge.count < 2 { merge = [] }
+        let loose = repository.looseObjects()
+        guard !merge.isEmpty || loose.count >= looseObjectLimit else { return nil }
+        return try repository.merge(packs: merge, andLooseObjects: loose)
+    }
+}

@@ -1,0 +1,219 @@
+internal import CGit2
+internal import Foundation
+
+/// One pack of a repository's object database.
+public struct PackFile: Sendable, Equatable {
+    /// The file name of the pack, `pack-<hash>.pack`.
+    public var name: String
+    /// How many objects it holds (from its index).
+    public var objectCount: Int
+    /// Its size on disk, pack and index together.
+    public var bytes: Int
+
+    /// Describes a pack.
+    public init(name: String, objectCount: Int, bytes: Int) {
+        self.name = name
+        self.objectCount = objectCount
+        self.bytes = bytes
+    }
+}
+
+/// What a repack did.
+public struct RepackReport: Sendable, Equatable {
+    /// Packs merged into the new one (and removed).
+    public var packsMerged: Int
+    /// Loose objects moved into the new pack (and removed).
+    public var looseObjectsPacked: Int
+    /// Objects in the new pack; 0 when nothing was written.
+    public var objectsWritten: Int
+    /// Unreachable objects dropped (a full repack only).
+    public var objectsPruned: Int
+}
+
+extension Repository {
+    /// The packs of the object database, smallest first.
+    public func packs() -> [PackFile] {
+        let folder = gitDirectory + "objects/pack"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }.compactMap { name in
+            let stem = String(name.dropLast(".pack".count))
+            guard let count = Self.objectCount(ofIndex: "\(folder)/\(stem).idx") else { return nil }
+            let bytes = [".pack", ".idx"].reduce(0) { total, suffix in
+                total + ((try? FileManager.default.attributesOfItem(atPath: "\(folder)/\(stem)\(suffix)")[.size] as? Int) ?? 0)
+            }
+            return PackFile(name: name, objectCount: count, bytes: bytes)
+        }.sorted { ($0.objectCount, $0.name) < ($1.objectCount, $1.name) }
+    }
+
+    /// The loose objects of the object database.
+    public func looseObjects() -> [OID] {
+        var result: [OID] = []
+        let objects = gitDirectory + "objects"
+        for byte in 0..<256 {
+            let prefix = String(format: "%02x", byte)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: "\(objects)/\(prefix)") else { continue }
+            for name in names where name.count == 38 {
+                if let id = OID(hex: prefix + name) { result.append(id) }
+            }
+        }
+        return result
+    }
+
+    /// The packs a geometric repack (git's `repack --geometric=2`) would merge: the smallest
+    /// packs, up to the first one at least twice as large as all those below it together, so that
+    /// what is left forms a progression in which each pack holds at least twice the objects of
+    /// the one before. Merging only these keeps the number of packs logarithmic in the number of
+    /// objects, and each object is rewritten a logarithmic number of times over its life.
+    public static func packsToMerge(_ packs: [PackFile]) -> [PackFile] {
+        let sorted = packs.sorted { $0.objectCount < $1.objectCount }
+        var split = 0
+        for index in stride(from: sorted.count - 1, to: 0, by: -1) where sorted[index].objectCount < 2 * sorted[index - 1].objectCount {
+            split = index + 1
+            break
+        }
+        guard split > 0 else { return [] }
+        var total = sorted[..<split].reduce(0) { $0 + $1.objectCount }
+        while split < sorted.count, sorted[split].objectCount < 2 * total {
+            total += sorted[split].objectCount
+            split += 1
+        }
+        return split > 1 ? Array(sorted[..<split]) : []
+    }
+
+    /// Merges `packs` and the loose objects into one new pack, then removes what was merged.
+    /// The new pack is complete and synced before anything is removed, so an interruption at any
+    /// moment loses nothing (at worst an object is in two places); a reader that had a removed
+    /// pack open keeps reading it, and one that looks again finds the objects in the new pack.
+    /// - Throws: ``GitError`` when an object cannot be read or the pack cannot be written.
+    @discardableResult
+    public func merge(packs: [PackFile], andLooseObjects loose: [OID]) throws -> RepackReport {
+        let folder = gitDirectory + "objects/pack"
+        var ids = loose
+        for pack in packs {
+            ids += try Self.objectIDs(ofIndex: "\(folder)/\(pack.name.dropLast(".pack".count)).idx")
+        }
+        guard packs.count >= 2 || !loose.isEmpty else {
+            return RepackReport(packsMerged: 0, looseObjectsPacked: 0, objectsWritten: 0, objectsPruned: 0)
+        }
+        let (written, name) = try writePack(of: ids)
+        CrashPoint.reach("repack:pack-written")
+        // A new pack identical to an old one has its name: that one stays.
+        for pack in packs where pack.name != name { Self.removePack(pack.name, in: folder) }
+        removeLooseObjects(loose)
+        try refreshObjects()
+        return RepackReport(packsMerged: packs.count, looseObjectsPacked: loose.count, objectsWritten: written, objectsPruned: 0)
+    }
+
+    /// Writes every object reachable from a reference (or HEAD) into one new pack and removes every other pack
+    /// and loose object: objects nothing reaches are dropped. The caller must keep other writers
+    /// out meanwhile (an object written but not yet named by a reference would be dropped).
+    /// - Throws: ``GitError`` when an object cannot be read or the pack cannot be written.
+    @discardableResult
+    public func repackAll() throws -> RepackReport {
+        let folder = gitDirectory + "objects/pack"
+        let before = packs()
+        let loose = looseObjects()
+        var commits: [OID] = []
+        try walk(fromEveryReference: true, from: []) { id in
+            commits.append(id)
+            return true
+        }
+        var builder: OpaquePointer?
+        try check("git_packbuilder_new", git_packbuilder_new(&builder, pointer))
+        defer { git_packbuilder_free(builder) }
+        git_packbuilder_set_threads(builder, 0)
+        for commit in commits.reversed() {
+            var raw = commit.raw
+            try check("git_packbuilder_insert_commit", git_packbuilder_insert_commit(builder, &raw))
+        }
+        let written = Int(git_packbuilder_object_count(builder))
+        let name = try writePack(builder, into: folder)
+        CrashPoint.reach("repack:pack-written")
+        let kept = Set(try Self.objectIDs(ofIndex: "\(folder)/\(name.dropLast(".pack".count)).idx"))
+        var dropped = Set(loose).subtracting(kept)
+        for pack in before where pack.name != name {
+            dropped.formUnion(try Self.objectIDs(ofIndex: "\(folder)/\(pack.name.dropLast(".pack".count)).idx").filter { !kept.contains($0) })
+            Self.removePack(pack.name, in: folder)
+        }
+        removeLooseObjects(loose)
+        try refreshObjects()
+        return RepackReport(packsMerged: before.count, looseObjectsPacked: loose.count, objectsWritten: written,
+                            objectsPruned: dropped.count)
+    }
+
+    // MARK: Pieces
+
+    /// Writes one pack holding exactly `ids` (libgit2 computes the deltas).
+    /// - Returns: how many objects it holds, and its file name (nil when there was nothing to write).
+    private func writePack(of ids: [OID]) throws -> (count: Int, name: String?) {
+        var builder: OpaquePointer?
+        try check("git_packbuilder_new", git_packbuilder_new(&builder, pointer))
+        defer { git_packbuilder_free(builder) }
+        git_packbuilder_set_threads(builder, 0)
+        var seen = Set<OID>()
+        for id in ids where seen.insert(id).inserted {
+            var raw = id.raw
+            try check("git_packbuilder_insert", git_packbuilder_insert(builder, &raw, nil))
+        }
+        guard !seen.isEmpty else { return (0, nil) }
+        return (seen.count, try writePack(builder, into: gitDirectory + "objects/pack"))
+    }
+
+    /// Writes the pack and its index into `folder` (libgit2's indexer writes both under
+    /// temporary names, syncs them and renames them into place).
+    /// - Returns: the pack's file name, `pack-<hash>.pack`.
+    private func writePack(_ builder: OpaquePointer?, into folder: String) throws -> String {
+        try check("git_packbuilder_write", git_packbuilder_write(builder, folder, 0, nil, nil))
+        guard let name = git_packbuilder_name(builder) else {
+            throw GitError(message: "the new pack has no name", function: "git_packbuilder_name")
+        }
+        return "pack-\(String(cString: name)).pack"
+    }
+
+    private func removeLooseObjects(_ ids: [OID]) {
+        let objects = gitDirectory + "objects"
+        var folders = Set<String>()
+        for id in ids {
+            let hex = id.hex
+            unlink("\(objects)/\(hex.prefix(2))/\(hex.dropFirst(2))")
+            folders.insert("\(objects)/\(hex.prefix(2))")
+        }
+        for folder in folders { rmdir(folder) }
+    }
+
+    /// Removes a pack: its index first, so that no reader finds an index without its pack.
+    private static func removePack(_ name: String, in folder: String) {
+        let stem = "\(folder)/\(name.dropLast(".pack".count))"
+        for suffix in [".idx", ".rev", ".bitmap", ".pack"] { unlink(stem + suffix) }
+    }
+
+    private func refreshObjects() throws {
+        var database: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&database, pointer))
+        defer { git_odb_free(database) }
+        try check("git_odb_refresh", git_odb_refresh(database))
+    }
+
+    /// The number of objects a version-2 pack index lists (its last fan-out entry); nil when the
+    /// file is not such an index.
+    static func objectCount(ofIndex path: String) -> Int? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 8 + 256 * 4), header.count == 8 + 256 * 4,
+              header.prefix(8) == Data([0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]) else { return nil }
+        return header.suffix(4).reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    /// The ids a version-2 pack index lists.
+    static func objectIDs(ofIndex path: String) throws -> [OID] {
+        guard let count = objectCount(ofIndex: path), let data = FileManager.default.contents(atPath: path),
+              data.count >= 8 + 256 * 4 + count * 20 else {
+            throw GitError(message: "\(path) is not a pack index Concord can read", function: "objectIDs(ofIndex:)")
+        }
+        let start = 8 + 256 * 4
+        return (0..<count).compactMap { index in
+            let offset = start + index * 20
+            return OID(bytes: data[offset..<(offset + 20)])
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Concord
+import ConcordMerge
+import Foundation
+import Testing
+
+/// The persistent history index answers exactly as a walk of the whole history does, and a
+/// missing, damaged or stale index never gives a wrong answer: queries walk, writers rebuild.
+@Suite struct HistoryIndexTests {
+    /// Three devices with edits, a package, an edit/delete and an edit/edit conflict, one of
+    /// them resolved, a deletion, and every device synced.
+    func eventfulHistory() async throws -> Fixture {
+        let fixture = try Fixture(devices: 3, packages: ["*.note"])
+        try fixture[1].save(doc("a.txt"), content: text("a0"))
+        try fixture[1].save(doc("sketch.note"), content: .package(["body.txt": Data("b0".utf8)]))
+        try fixture[1].save(doc("notes/b.txt"), content: text("b0"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].save(doc("a.txt"), content: text("a1 from 1"))
+        try fixture[2].save(doc("a.txt"), content: text("a1 from 2"))
+        try fixture[2].save(doc("sketch.note"), content: .package(["body.txt": Data("b1".utf8), "more.txt": Data("m".utf8)]))
+        try fixture[3].remove(doc("notes/b.txt"))
+        try fixture[1].save(doc("notes/b.txt"), content: text("b1"))
+        try await fixture.syncAll()
+        _ = try fixture[2].resolve(doc("a.txt"), using: .latest)
+        try fixture[3].save(doc("c.txt"), content: text("c0"))
+        try await fixture.syncAll()
+        return fixture
+    }
+
+    struct Answers: Equatable {
+        var all: [DocumentVersion]
+        var contested: [DocumentVersion]?
+    }
+
+    func answers(_ container: Container, _ paths: [String]) throws -> [String: Answers] {
+        var result: [String: Answers] = [:]
+        for path in paths {
+            result[path] = Answers(all: try container.versions(of: doc(path)), contested: try? container.unresolvedVersions(of: doc(path)))
+        }
+        return result
+    }
+
+    let paths = ["a.txt", "sketch.note", "notes/b.txt", "c.txt"]
+
+    @Test func theIndexAnswersAsAWalkOfTheWholeHistory() async throws {
+        let fixture = try await eventfulHistory()
+        for (index, device) in fixture.devices.enumerated() {
+            let history = "\(device.root)/.git/concord/history"
+            #expect(FileManager.default.fileExists(atPath: "\(history)/tip"), "a writer keeps the index")
+            let indexed = try answers(Container.open(at: device.root), paths)
+            try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
+            let walked = try answers(Container.open(at: device.root), paths)
+            try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+            #expect(indexed == walked, "device \(index + 1)")
+            #expect(indexed["a.txt"]?.all.count == 4, "the first version, both edits and the resolution")
+            #expect(indexed["notes/b.txt"]?.contested?.count == 2, "an edit/delete conflict: \(String(describing: indexed["notes/b.txt"]))")
+        }
+    }
+
+    @Test func aDamagedOrStaleIndexIsNeverTrustedAndIsRebuilt() async throws {
+        let fixture = try await eventfulHistory()
+        let device = fixture[1]
+        let expected = try answers(Container.open(at: device.root), paths)
+        let history = "\(device.root)/.git/concord/history"
+        let base = try FileManager.default.contentsOfDirectory(atPath: history).first { $0.hasPrefix("base-") }!
+
+        // Damaged: the base cut short.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(history)/\(base)"))
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: "\(history)/\(base)"))
+        #expect(try answers(Container.open(at: device.root), paths) == expected)
+        try Container.open(at: device.root).setAirplaneMode(false)
+        #expect(try answers(Container.open(at: device.root), paths) == expected)
+
+        // Stale: the tip names a commit main does not descend from (written by hand).
+        let tip = try String(contentsOfFile: "\(history)/tip", encoding: .utf8)
+        let lines = tip.split(separator: "\n")
+        let unrelated = try fixture.git(["commit-tree", "-m", "x", "4b825dc642cb6eb9a060e54bf8d69288fbee4904"], in: device.root)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try ([lines[0], Substring(unrelated)] + lines.dropFirst(2)).joined(separator: "\n").appending("\n")
+            .write(toFile: "\(history)/tip", atomically: true, encoding: .utf8)
+        #expect(try answers(Container.open(at: device.root), paths) == expected)
+        try Container.open(at: device.root).setAirplaneMode(false)
+        #expect(try String(contentsOfFile: "\(history)/tip", encoding: .utf8).contains(unrelated) == false, "rebuilt")
+        #expect(try answers(Container.open(at: device.root), paths) == expected)
+    }
+
+    /// The current version depends on the route the walk takes when several versions share a
+    /// content (here two deletions on two devices' lines): after a fast-forward onto the other
+    /// device's integration, the index must give the walk's answer, not the one of its old tip.
+    @Test func aFastForwardOntoAnotherLineageAgreesWithTheWalk() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[1].remove(doc("a.txt"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[2].setAirplaneMode(true)
+        try fixture[2].save(doc("a.txt"), content: text("again"))
+        try fixture[2].remove(doc("a.txt"))
+        try fixture[1].save(doc("b.txt"), content: text("b"))
+        try await fixture[1].sync()
+        try fixture[2].setAirplaneMode(false)
+        try await fixture[2].sync()
+        try await fixture[1].sync()
+        let device = fixture[1]
+        let history = "\(device.root)/.git/concord/history"
+        let indexed = try answers(Container.open(at: device.root), ["a.txt", "b.txt"])
+        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
+        let walked = try answers(Container.open(at: device.root), ["a.txt", "b.txt"])
+        try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+        #expect(indexed == walked)
+        #expect(walked["a.txt"]?.all.filter(\.isDeleted).count == 2)
+    }
+
+    /// An absent path either was deleted or did not exist yet: a document added on a device that
+    /// never saw another device add and delete it replaces nothing, and the index must say so.
+    @Test func anAddOnALineThatNeverSawTheDeletionReplacesNothing() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[2].setAirplaneMode(true)
+        try fixture[1].save(doc("a.txt"), content: text("first"))
+        try fixture[1].remove(doc("a.txt"))
+        try await fixture[1].sync()
+        try fixture[2].save(doc("a.txt"), content: text("added offline"))
+        try fixture[2].setAirplaneMode(false)
+        try await fixture[2].sync()
+        try await fixture[1].sync()
+        let device = fixture[1]
+        let history = "\(device.root)/.git/concord/history"
+        let indexed = try answers(Container.open(at: device.root), ["a.txt"])
+        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
+        let walked = try answers(Container.open(at: device.root), ["a.txt"])
+        try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+        #expect(indexed == walked)
+        #expect(walked["a.txt"]?.all.first { $0.deviceName == "device2" }?.replaces == [])
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Git
+import Testing
+
+@Suite struct MaintenanceTests {
+    let folder = NSTemporaryDirectory() + "concord-maintenance-" + UUID().uuidString
+
+    func pack(_ count: Int) -> PackFile { PackFile(name: "pack-\(count)-\(UUID()).pack", objectCount: count, bytes: count) }
+
+    @Test func theGeometricRuleMergesOnlyTheSmallPacks() {
+        #expect(Repository.packsToMerge([pack(10), pack(30), pack(100)]).isEmpty, "already a progression")
+        #expect(Repository.packsToMerge([pack(1), pack(1), pack(1), pack(100)]).map(\.objectCount) == [1, 1, 1])
+        #expect(Repository.packsToMerge([pack(5), pack(6), pack(100)]).map(\.objectCount) == [5, 6])
+        #expect(Repository.packsToMerge([pack(40), pack(50), pack(60)]).map(\.objectCount) == [40, 50, 60], "all, when the rolled-up small ones outgrow the next")
+        #expect(Repository.packsToMerge([pack(7)]).isEmpty)
+    }
+
+    /// Three commits stored as three packs plus loose objects: one merge leaves one pack holding
+    /// every object, and nothing else.
+    @Test func mergingPacksKeepsEveryObjectInOnePack() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: true)
+        let signature = Signature(name: "t", email: "t@example.invalid", time: Date())
+        var parent: OID?
+        var blobs: [OID] = []
+        for index in 0..<3 {
+            try repository.writingOnePack {
+                let blob = try repository.writeBlob(Data("content \(index)\n".utf8))
+                blobs.append(blob)
+                let tree = try repository.updateTree(nil, [.upsert(path: "doc\(index).txt", id: blob, mode: TreeEntry.fileMode)])
+                parent = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [], author: signature, committer: signature, message: "c\(index)\n", updateReference: "refs/heads/main")
+            }
+        }
+        blobs.append(try repository.writeBlob(Data("loose and unreachable\n".utf8)))
+        #expect(repository.packs().count == 3 && repository.looseObjects().count == 1)
+        let report = try repository.merge(packs: repository.packs(), andLooseObjects: repository.looseObjects())
+        #expect(report.packsMerged == 3 && report.looseObjectsPacked == 1)
+        #expect(repository.packs().count == 1 && repository.looseObjects().isEmpty)
+        for (index, blob) in blobs.enumerated() {
+            #expect(try repository.blob(blob).isEmpty == false, "object \(index) still readable")
+        }
+
+        let full = try repository.repackAll()
+        #expect(full.objectsPruned == 2, "the unreachable blob goes, and the unreachable empty tree")
+        #expect(!(try Repository.open(at: folder).contains(blobs[3])))
+        for blob in blobs.prefix(3) { #expect(try repository.blob(blob).isEmpty == false) }
+        let again = try repository.repackAll()
+        #expect(again.objectsPruned == 0 && repository.packs().count == 1, "a repack identical to the pack there keeps it")
+        let reopened = try Repository.open(at: folder)
+        for blob in blobs.prefix(3) { #expect(try reopened.blob(blob).isEmpty == false) }
+    }
+}
