@@ -9,19 +9,54 @@ internal import Glibc
 ///
 /// Reading goes through a Dispatch read source, so nothing runs while nothing happens: no
 /// thread waits and no timer fires. The instance owns its descriptor and closes it when it is
-/// cancelled or released.
+/// cancelled or released. It is the one type that speaks to inotify: the watchers built on it
+/// (``WorkTreeWatch``, ``ReferenceWatch``) use its ``Flags`` and ``WatchResult``.
 final class Inotify: Sendable {
-    /// One event: `folder` is the watched folder (as given to ``watch(_:mask:)``), `name` the
+    /// The kinds of event a watch asks for, and an event carries.
+    struct Flags: OptionSet, Sendable {
+        let rawValue: UInt32
+
+        static let open = Flags(IN_OPEN)
+        static let modify = Flags(IN_MODIFY)
+        static let attributes = Flags(IN_ATTRIB)
+        static let closeWrite = Flags(IN_CLOSE_WRITE)
+        static let closeNoWrite = Flags(IN_CLOSE_NOWRITE)
+        static let create = Flags(IN_CREATE)
+        static let delete = Flags(IN_DELETE)
+        static let movedFrom = Flags(IN_MOVED_FROM)
+        static let movedTo = Flags(IN_MOVED_TO)
+        /// Asked for: no events for entries unlinked while open.
+        static let excludeUnlinked = Flags(IN_EXCL_UNLINK)
+        /// Carried: the entry is a folder.
+        static let isDirectory = Flags(IN_ISDIR)
+        /// Carried: the kernel's queue overflowed, events were dropped.
+        static let overflow = Flags(IN_Q_OVERFLOW)
+
+        init(rawValue: UInt32) { self.rawValue = rawValue }
+        private init<Flag: BinaryInteger>(_ flag: Flag) { rawValue = UInt32(truncatingIfNeeded: flag) }
+    }
+
+    /// What came of asking for a watch.
+    enum WatchResult: Sendable, Equatable {
+        case watched
+        /// The system's limit of inotify watches is reached.
+        case limitReached
+        /// Refused for another reason (no such folder, not a folder, a link), said in words.
+        case refused(String)
+    }
+
+    /// One event: `folder` is the watched folder (as given to ``watch(_:label:mask:)``), `name` the
     /// entry in it (empty for the folder itself); an overflow of the kernel's queue has no folder.
     struct Event: Sendable {
         var folder: String?
         var name: String
-        var mask: UInt32
+        var flags: Flags
         var cookie: UInt32
 
-        func has(_ flag: Int32) -> Bool { mask & UInt32(bitPattern: flag) != 0 }
-        var isOverflow: Bool { has(IN_Q_OVERFLOW) }
-        var isDirectory: Bool { has(IN_ISDIR) }
+        /// True when the event carries any of `flags`.
+        func has(_ flags: Flags) -> Bool { !self.flags.isDisjoint(with: flags) }
+        var isOverflow: Bool { has(.overflow) }
+        var isDirectory: Bool { has(.isDirectory) }
         /// The entry's path below the watched root, for a watch added with a relative label.
         var path: String { folder.map { $0.isEmpty ? name : name.isEmpty ? $0 : "\($0)/\(name)" } ?? name }
     }
@@ -59,13 +94,16 @@ final class Inotify: Sendable {
 
     /// Watches `path` (a folder, never followed when it is a link) for the events in `mask`;
     /// `label` is what events give as their folder (default: `path`).
-    /// - Returns: false when the kernel refuses (no such folder, the watch limit reached).
+    /// - Returns: whether the kernel watches it, and why not.
     @discardableResult
-    func watch(_ path: String, label: String? = nil, mask: UInt32) -> Bool {
-        let watch = inotify_add_watch(descriptor, path, mask | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW))
-        guard watch >= 0 else { return false }
+    func watch(_ path: String, label: String? = nil, mask: Flags) -> WatchResult {
+        let watch = inotify_add_watch(descriptor, path, mask.rawValue | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW))
+        guard watch >= 0 else {
+            let error = errno
+            return error == ENOSPC ? .limitReached : .refused(String(cString: strerror(error)))
+        }
         folders.withLock { $0[watch] = label ?? path }
-        return true
+        return .watched
     }
 
     /// Reads every event the kernel holds now (the descriptor does not block).
@@ -94,9 +132,9 @@ final class Inotify: Sendable {
                     return folder
                 }
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                    events.append(Event(folder: nil, name: "", mask: mask, cookie: 0))
+                    events.append(Event(folder: nil, name: "", flags: Flags(rawValue: mask), cookie: 0))
                 } else if let folder, mask & UInt32(IN_IGNORED) == 0 {
-                    events.append(Event(folder: folder, name: name, mask: mask, cookie: cookie))
+                    events.append(Event(folder: folder, name: name, flags: Flags(rawValue: mask), cookie: cookie))
                 }
             }
         }

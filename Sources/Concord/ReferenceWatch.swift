@@ -1,7 +1,4 @@
 internal import Foundation
-#if canImport(Glibc)
-internal import Glibc
-#endif
 
 /// Watches a repository's references with inotify and calls back when one may have moved: a
 /// loose reference renamed into place (how libgit2 and git update `refs/heads/main`),
@@ -24,25 +21,29 @@ final class ReferenceWatch: Sendable {
                 if event.isOverflow { return true }
                 switch event.folder {
                 case "refs/heads": return !event.name.hasSuffix(".lock")
-                case "concord": return event.name == "lock" && event.has(IN_CLOSE_WRITE | IN_CLOSE_NOWRITE)
+                case "concord": return event.name == "lock" && event.has([.closeWrite, .closeNoWrite])
                 default: return top.contains(event.name)
                 }
             }
             if relevant { onChange() }
             // A writer opens the lock file, then takes the lock: look once it has.
-            if events.contains(where: { $0.folder == "concord" && $0.name == "lock" && $0.has(IN_OPEN) }) {
+            if events.contains(where: { $0.folder == "concord" && $0.name == "lock" && $0.has(.open) }) {
                 queue.asyncAfter(deadline: .now() + .milliseconds(5)) { onChange() }
             }
         }
-        let renamed = UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_DELETE)
-        guard inotify.watch(gitDirectory, label: "", mask: renamed),
-              inotify.watch("\(gitDirectory)refs/heads", label: "refs/heads", mask: renamed)
-        else {
-            throw ConcordError.io(gitDirectory, reason: "cannot watch the references: \(String(cString: strerror(errno)))")
+        let renamed: Inotify.Flags = [.movedTo, .create, .closeWrite, .delete]
+        for (folder, label) in [(gitDirectory, ""), ("\(gitDirectory)refs/heads", "refs/heads")] {
+            switch inotify.watch(folder, label: label, mask: renamed) {
+            case .watched: continue
+            case .limitReached:
+                throw ConcordError.io(gitDirectory, reason: "cannot watch the references: the system's limit of inotify watches is reached")
+            case let .refused(reason):
+                throw ConcordError.io(gitDirectory, reason: "cannot watch the references: \(reason)")
+            }
         }
         if lock {
             try? FileManager.default.createDirectory(atPath: "\(gitDirectory)concord", withIntermediateDirectories: true)
-            inotify.watch("\(gitDirectory)concord", label: "concord", mask: UInt32(IN_OPEN) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_CLOSE_NOWRITE))
+            inotify.watch("\(gitDirectory)concord", label: "concord", mask: [.open, .closeWrite, .closeNoWrite])
         }
     }
 

@@ -1,7 +1,4 @@
 internal import Foundation
-#if canImport(Glibc)
-internal import Glibc
-#endif
 
 /// Watches every folder of a work tree with inotify and calls back with the paths a person (or
 /// a program other than Concord) may have changed.
@@ -17,8 +14,7 @@ final class WorkTreeWatch: Sendable {
     /// Folders the kernel refused to watch (the watch limit reached).
     let refusedFolders: Locked<Int>
 
-    static let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MODIFY) | UInt32(IN_ATTRIB) | UInt32(IN_CREATE)
-        | UInt32(IN_DELETE) | UInt32(IN_MOVED_FROM) | UInt32(IN_MOVED_TO) | UInt32(IN_EXCL_UNLINK)
+    static let mask: Inotify.Flags = [.closeWrite, .modify, .attributes, .create, .delete, .movedFrom, .movedTo, .excludeUnlinked]
 
     /// Watches the work tree at `root`; `onChange` runs on a serial queue, once per batch of
     /// events that holds an edit, with the paths (relative to the root) the batch names; nil
@@ -49,9 +45,13 @@ final class WorkTreeWatch: Sendable {
         /// Watches `folder` (relative to the root; "" for the root) and every folder below it.
         func watchFolder(_ folder: String, inotify: Inotify) {
             let path = folder.isEmpty ? workTree.root : workTree.absolute(folder)
-            guard inotify.watch(path, label: folder, mask: WorkTreeWatch.mask) else {
-                if errno == ENOSPC { refused.withLock { $0 += 1 } }
+            switch inotify.watch(path, label: folder, mask: WorkTreeWatch.mask) {
+            case .watched: break
+            case .limitReached:
+                refused.withLock { $0 += 1 }
                 return
+            case .refused:
+                return  // gone already, or a link: nothing to watch
             }
             for name in workTree.names(inFolder: folder) {
                 if folder.isEmpty && (name == ".git" || name == ".concord") { continue }
@@ -71,7 +71,7 @@ final class WorkTreeWatch: Sendable {
                 }
                 if event.folder == "" && (event.name == ".git" || event.name == ".concord") { continue }
                 if event.name.hasPrefix(".concord-tmp-") {
-                    if event.has(IN_MOVED_FROM) {
+                    if event.has(.movedFrom) {
                         ownRenames.withLock { cookies in
                             cookies.append(event.cookie)
                             if cookies.count > 256 { cookies.removeFirst(cookies.count - 256) }
@@ -79,8 +79,8 @@ final class WorkTreeWatch: Sendable {
                     }
                     continue
                 }
-                if event.has(IN_MOVED_TO), isOwnRename(event.cookie) { continue }
-                if event.isDirectory && (event.has(IN_CREATE) || event.has(IN_MOVED_TO)) {
+                if event.has(.movedTo), isOwnRename(event.cookie) { continue }
+                if event.isDirectory && event.has([.create, .movedTo]) {
                     watchFolder(event.path, inotify: inotify)
                 }
                 edited?.insert(event.path)
