@@ -91,6 +91,35 @@ import Glibc
             try cli.ok(["-C", "b", "show", "note.txt", "--version", $0])
         }
         #expect(Set(contents) == ["edited in the air\n", "edited on the ground\n"])
+        // A resolve typed on b: b's agent sends it, a's receives it, both say resolved.
+        try cli.ok(["-C", "b", "resolve", "note.txt", "--latest"])
+        b.waitFor("resolved", "note.txt")
+        a.waitFor("resolved", "note.txt")
+        #expect(eventually { cli.file("a/note.txt") == cli.file("b/note.txt") })
+        #expect(try cli.json(["-C", "a", "conflicts", "--json"]).isEmpty)
+    }
+
+    /// The cloud's folder goes away (a disk unplugged) and comes back: the agent keeps saving,
+    /// says offline once, retries with backoff, and sends what it saved when the cloud is back.
+    @Test func whileTheCloudCannotBeReachedTheAgentKeepsSavingAndRetries() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let (a, b) = try twoDevices(cli)
+        defer { a.stop(); b.stop() }
+        try cli.write("a/note.txt", "one\n")
+        cli.waitForFile("b/note.txt", "one\n")
+        #expect(rename("\(cli.folder)/cloud.git", "\(cli.folder)/cloud.away") == 0)
+        try cli.write("a/note.txt", "two\n")
+        a.waitFor("offline")
+        try cli.write("a/other.txt", "three\n")
+        #expect(eventually { a.documents("saved").contains("other.txt") }, "a saved while offline")
+        #expect(a.events.filter { $0["event"] as? String == "offline" }.count == 1)
+        #expect(rename("\(cli.folder)/cloud.away", "\(cli.folder)/cloud.git") == 0)
+        a.waitFor("backOnline")
+        cli.waitForFile("b/note.txt", "two\n")
+        cli.waitForFile("b/other.txt", "three\n")
+        #expect(a.stop() == 0)
+        #expect(b.stop() == 0)
     }
 
     /// A network cloud cannot be watched: the agents learn of each other's versions at their

@@ -63,16 +63,54 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         await one.stopped()
     }
 
+    /// An edit the agent has not saved yet (its quiet moment is an hour here) when another
+    /// device's version arrives: the sync is refused, the agent saves the edit, syncs again, and
+    /// both edits end as versions in contention; the work tree never lost the unsaved one.
+    @Test func aVersionArrivingOverAnUnsavedEditMakesTheAgentSaveItFirst() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("note.txt"), content: text("base\n"))
+        try await fixture.syncAll(rounds: 1)
+        let hour = Duration.seconds(3600)
+        let one = try fixture[1].watch(SyncAgent.Options(interval: hour))
+        // Device 2 saves at start (nothing to save, then `start.txt`) and never again by watching.
+        try Data("start\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[2].root)/start.txt"))
+        let two = try fixture[2].watch(SyncAgent.Options(interval: hour, quietPeriod: hour, longestWait: hour))
+        let events = (AgentEvents(one), AgentEvents(two))
+        defer { one.stop(); two.stop() }
+        #expect(await events.1.waitFor(.sent, "start.txt"))
+        try Data("unsaved on two\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[2].root)/note.txt"))
+        try Data("saved on one\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/note.txt"))
+        #expect(await events.0.waitFor(.sent, "note.txt"))
+        #expect(await events.1.waitFor(.saved, "note.txt"))
+        #expect(await events.1.waitFor(.newConflict, "note.txt"))
+        let contents = try fixture[2].unresolvedVersions(of: doc("note.txt")).map { try string(fixture[2].content(of: doc("note.txt"), version: $0.id)) }
+        #expect(Set(contents) == ["unsaved on two\n", "saved on one\n"])
+        one.stop()
+        two.stop()
+        await one.stopped()
+        await two.stopped()
+    }
+
     @Test func anOpenDocumentShowsEditingDisabledWhileAnotherProcessWrites() async throws {
         let fixture = try Fixture(devices: 1)
         try fixture[1].save(doc("a.txt"), content: text("a"))
         let document = try fixture[1].openDocument(doc("a.txt"))
         let changes = document.changes()
+        // Another process holds the container's lock until its standard input closes.
         let holder = Process()
+        let input = Pipe()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["\(fixture[1].root)/.git/concord/lock", "sleep", "2"]
+        holder.arguments = ["\(fixture[1].root)/.git/concord/lock", "cat"]
+        holder.standardInput = input
+        holder.standardOutput = FileHandle.nullDevice
         try holder.run()
-        let seen = await collect(changes, within: 60) { $0.contains { $0.state == .editingDisabled } && $0.last?.state == .normal }
+        let release = input.fileHandleForWriting
+        let seen = await collect(changes, within: 60) { seen in
+            guard seen.contains(where: { $0.state == .editingDisabled }) else { return false }
+            try? release.close()  // seen held: let it go
+            return seen.last?.state == .normal
+        }
+        try? release.close()
         holder.waitUntilExit()
         #expect(seen.contains { $0.state == .editingDisabled })
         #expect(seen.last?.state == .normal)
