@@ -6,6 +6,7 @@ public struct ConcordCommand: AsyncParsableCommand {
     /// The version `concord --version` prints.
     public static let version = "0.1.0"
 
+    /// The root command: its name, abstract, version and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "concord",
         abstract: "Keep versioned documents in sync across devices and resolve their conflicts.",
@@ -25,6 +26,7 @@ public struct ConcordCommand: AsyncParsableCommand {
         ]
     )
 
+    /// Makes the root command (ArgumentParser fills in its options when parsing).
     public init() {}
 
     /// Runs the command line: a leading `-C PATH` is moved after the subcommand name, where
