@@ -14,15 +14,21 @@ final class WatchAgent {
     private let process: ChildProcess
     private var running = true
 
-    /// Starts `concord -C DEVICE watch --json` on a device of the fixture; it writes to its own
-    /// `DEVICE.agent.*.jsonl`. The periodic sync is an hour apart unless `arguments` say otherwise,
-    /// so that what a test sees comes from watching, not from the clock.
-    init(_ cli: CLI, device: String, arguments: [String] = ["--interval", "3600"]) throws {
+    /// Starts `concord -C DEVICE watch --json` (without `--json` when `json` is false) on a device
+    /// of the fixture; it writes to its own `DEVICE.agent.*.jsonl`. The periodic sync is an hour
+    /// apart unless `arguments` say otherwise, so that what a test sees comes from watching, not
+    /// from the clock.
+    init(_ cli: CLI, device: String, json: Bool = true, arguments: [String] = ["--interval", "3600"]) throws {
         self.device = device
         output = "\(cli.folder)/\(device).agent.\(UUID().uuidString.prefix(8)).jsonl"
         errorOutput = output.replacingOccurrences(of: ".jsonl", with: ".err")
-        process = try ChildProcess([CLI.binary, "-C", "\(cli.folder)/\(device)", "watch", "--json"] + arguments,
+        process = try ChildProcess([CLI.binary, "-C", "\(cli.folder)/\(device)", "watch"] + (json ? ["--json"] : []) + arguments,
                                    stdout: output, stderr: errorOutput)
+    }
+
+    /// The lines printed so far (the text output, without `--json`).
+    var lines: [String] {
+        ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 
     /// The events printed so far (a line cut short by a kill is left out).

@@ -99,6 +99,23 @@ import Glibc
         #expect(try cli.json(["-C", "a", "conflicts", "--json"]).isEmpty)
     }
 
+    /// Without `--json`: one line an event, its time, its name, then what it concerns.
+    @Test func theTextOutputIsOneLineAnEvent() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        let a = try WatchAgent(cli, device: "a", json: false)
+        defer { a.stop() }
+        try cli.write("a/my notes/list.txt", "eggs\n")
+        #expect(eventually { a.lines.contains { $0.hasSuffix("  sent         my notes/list.txt") } }, "\(a.lines)")
+        #expect(a.stop() == 0)
+        let lines = a.lines
+        #expect(lines.first?.contains("  watching     \(cli.folder)/a as A, syncing every ") == true, "\(lines)")
+        #expect(lines.contains { $0.hasSuffix("  saved        my notes/list.txt") }, "\(lines)")
+        let timed = try Regex(#"^\d\d:\d\d:\d\d  \S"#)
+        #expect(lines.allSatisfy { $0.contains(timed) }, "\(lines)")
+    }
+
     /// The cloud's folder goes away (a disk unplugged) and comes back: the agent keeps saving,
     /// says offline once, retries with backoff, and sends what it saved when the cloud is back.
     @Test func whileTheCloudCannotBeReachedTheAgentKeepsSavingAndRetries() throws {
