@@ -34,20 +34,20 @@ extension Container {
     /// Every version `document` ever had, newest first, the current one and the unresolved
     /// ones flagged.
     public func versions(of document: DocumentPath) throws -> [DocumentVersion] {
-        try withCore { try $0.history(of: document) }
+        try withCore { try $0.history.versions(of: document) }
     }
 
     /// The versions in contention: the current version first, then each unresolved conflict
     /// version (only the current one when the document is not in conflict).
     public func unresolvedVersions(of document: DocumentPath) throws -> [DocumentVersion] {
-        try withCore { try $0.contestedVersions(of: document) }
+        try withCore { try $0.history.contestedVersions(of: document) }
     }
 
     /// The content of `document` at a version (full or abbreviated id), or its current content.
     /// - Returns: nil when that version deleted the document.
     /// - Throws: ``ConcordError/unknownVersion(_:document:)``, ``ConcordError/noSuchDocument(_:)``.
     public func content(of document: DocumentPath, version: String? = nil) throws -> DocumentContent? {
-        try withCore { try $0.content(of: document, version: version) }
+        try withCore { try $0.history.content(of: document, version: version) }
     }
 
     /// Calls `body` with the bytes of a file document's version (nil: the current one) without
@@ -56,7 +56,7 @@ extension Container {
     @discardableResult
     public func withFileContent(of document: DocumentPath, version: String? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         try withCore { core in
-            guard let entry = try core.versionEntry(of: document, version: version), entry.kind == .blob else { return false }
+            guard let entry = try core.history.versionEntry(of: document, version: version), entry.kind == .blob else { return false }
             try ConcordError.wrap("cannot read object \(entry.id.short)") { try core.repository.withBlob(entry.id, body) }
             return true
         }
@@ -65,7 +65,7 @@ extension Container {
     /// The documents in conflict. Reads the conflict records only: the cost does not grow
     /// with the number of documents.
     public func conflicts() throws -> [Conflict] {
-        try withCore { try $0.conflicts() }
+        try withCore { try $0.history.conflicts() }
     }
 
     /// Fetches the cloud's versions, integrates them with this device's (recording a conflict

@@ -58,7 +58,7 @@ public final class Container: Sendable {
         let locked = Locked(core)
         self.core = locked
         observer = MainObserver(gitDirectory: gitDirectory, interval: options.watchInterval) {
-            (try? locked.withLock { try $0.head()?.hex }) ?? nil
+            (try? locked.withLock { try $0.history.head()?.hex }) ?? nil
         }
     }
 
@@ -99,9 +99,10 @@ public final class Container: Sendable {
 
     /// Creates a container at `path` (made when absent) with a first commit holding its
     /// package patterns. With `cloud`, the cloud is set as `origin` (a new bare repository is
-    /// made when it is a local path that does not exist) and the first commit is pushed.
-    /// - Throws: ``ConcordError/alreadyAContainer(_:)``, ``ConcordError/cloudHasContainer(_:)``,
-    ///   ``ConcordError/offline(reason:waiting:)`` when the cloud cannot be reached.
+    /// made when it is a local path that does not exist) and the first commit is pushed; when the
+    /// cloud cannot be reached, the container is made offline (a warning to `options.logger`)
+    /// and its first sync connects.
+    /// - Throws: ``ConcordError/alreadyAContainer(_:)``, ``ConcordError/cloudHasContainer(_:)``.
     public static func create(
         at path: String, deviceName: String? = nil, cloud: String? = nil, packagePatterns: [String] = [],
         options: Options = Options()
@@ -133,14 +134,23 @@ public final class Container: Sendable {
                 if let cloud { try repository.setRemote("origin", url: cloud) }
             }
             let core = try ContainerCore(repository: repository, options: options)
-            if cloud != nil {
-                try core.fetchCloud(progress: nil)
+            // A cloud that cannot be reached does not stop a device from starting (an iPhone
+            // creates documents before it ever reaches iCloud): the container remembers it and
+            // the first sync connects, refusing then a cloud that holds another container.
+            var reached = cloud != nil
+            if let cloud {
+                do {
+                    try core.fetchCloud(progress: nil)
+                } catch let ConcordError.offline(reason, _) {
+                    reached = false
+                    options.logger.warning("the cloud was not reached (\(reason)): the container starts offline, and its first sync connects")
+                }
                 if try core.repository.resolve(ContainerCore.remoteBranch) != nil {
-                    throw ConcordError.cloudHasContainer(Cloud.redacted(cloud!))
+                    throw ConcordError.cloudHasContainer(Cloud.redacted(cloud))
                 }
             }
             try core.createFirstCommit(packagePatterns: packagePatterns)
-            if cloud != nil { try core.pushMain() }
+            if reached { try core.pushMain() }
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }
@@ -179,7 +189,7 @@ public final class Container: Sendable {
             }
             CrashPoint.reach("clone:configured")
             let core = try ContainerCore(repository: repository, options: options)
-            try core.checkout(from: nil, to: try core.tree(of: remoteMain), force: true)
+            try core.checkout(from: nil, to: try core.history.tree(of: remoteMain), force: true)
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }

@@ -27,8 +27,8 @@ extension ContainerCore {
         let origin = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
         let cloudMain = cloud.flatMap { try? Repository.open(at: $0).resolve(Self.branch) }
         return AgentView(
-            main: try head()?.hex, origin: origin?.hex, cloud: cloudMain?.hex,
+            main: try history.head()?.hex, origin: origin?.hex, cloud: cloudMain?.hex,
             airplane: try ConcordError.wrap("cannot read the configuration") { try repository.config("concord.airplane") } == "true",
-            conflicts: Set(try conflicts().map(\.document)))
+            conflicts: Set(try history.conflicts().map(\.document)))
     }
 }

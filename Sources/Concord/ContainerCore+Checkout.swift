@@ -55,8 +55,8 @@ extension ContainerCore {
     /// Moves `main` from `old` to `new` (compare-and-swap) and the work tree with it, so that an
     /// interruption at any point is finished by the next writer.
     func advanceMain(from old: OID?, to new: OID, message: String) throws {
-        let oldTree = try tree(of: old)
-        let newTree = try tree(of: new)
+        let oldTree = try history.tree(of: old)
+        let newTree = try history.tree(of: new)
         try writeJournal(old: oldTree, new: newTree)
         CrashPoint.reach("checkout:journal-written")
         try ConcordError.wrap("cannot move main") {
@@ -75,7 +75,7 @@ extension ContainerCore {
     func recoverPendingCheckout() throws {
         guard let text = try? String(contentsOfFile: journalPath, encoding: .utf8) else { return }
         let ids = text.split(separator: "\n").map { OID(hex: String($0)) }
-        if ids.count == 2, let current = try tree(of: head()) {
+        if ids.count == 2, let current = try history.tree(of: history.head()) {
             // Finish only if main reached the new tree; else the old tree is still current.
             if ids[1] == current { try checkout(from: ids[0], to: ids[1], force: false) }
         }

@@ -23,9 +23,9 @@ extension ContainerCore {
     /// else what the work tree holds. Only that document's path is read and written.
     func save(_ document: DocumentPath, content: DocumentContent?) throws -> SaveResult {
         try writing {
-            let head = try head()
-            let headTree = try tree(of: head)
-            let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
+            let head = try history.head()
+            let headTree = try history.tree(of: head)
+            let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
             if case let .file(data)? = content { try checkSize(data.count, of: document.value) }
             if case let .package(files)? = content {
                 for (file, data) in files { try checkSize(data.count, of: "\(document.value)/\(file)") }
@@ -34,12 +34,12 @@ extension ContainerCore {
             let newEntry = try entryFromWorkTree(document, isPackage: isPackage)
             CrashPoint.reach("save:objects-written")
             guard let newEntry else {
-                if try entry(document.value, in: headTree) != nil {
+                if try history.entry(document.value, in: headTree) != nil {
                     throw ConcordError.missingInput(document.value)
                 }
                 throw ConcordError.missingInput(document.value)
             }
-            let oldEntry = try entry(document.value, in: headTree)
+            let oldEntry = try history.entry(document.value, in: headTree)
             if oldEntry?.id == newEntry.id && oldEntry?.mode == newEntry.mode {
                 return SaveResult(document: document, version: nil, isDeletion: false)
             }
@@ -57,10 +57,10 @@ extension ContainerCore {
     /// Records the deletion of `document` as a version and removes it from the work tree.
     func remove(_ document: DocumentPath) throws -> SaveResult {
         try writing {
-            let head = try head()
-            let headTree = try tree(of: head)
-            let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
-            guard let oldEntry = try entry(document.value, in: headTree) else {
+            let head = try history.head()
+            let headTree = try history.tree(of: head)
+            let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
+            guard let oldEntry = try history.entry(document.value, in: headTree) else {
                 throw ConcordError.noSuchDocument(document.value)
             }
             if !isPackage, try !workFileMatches(document.value, oldEntry), workTree.kind(document.value) != .missing {
@@ -159,62 +159,11 @@ extension ContainerCore {
         }
     }
 
-    // MARK: Reading
-
-    /// The content a tree entry holds: a file's bytes, or a package's files.
-    func content(of entry: TreeEntry?) throws -> DocumentContent? {
-        guard let entry else { return nil }
-        if entry.isSymlink {
-            throw ConcordError.invalidPath(entry.name, reason: "this version is a symbolic link; links are never written")
-        }
-        return try ConcordError.wrap("cannot read object \(entry.id.short)") {
-            switch entry.kind {
-            case .blob: return .file(try repository.blob(entry.id))
-            case .tree:
-                var files: [String: Data] = [:]
-                try visitFiles(tree: entry.id, prefix: "") { path, file in
-                    if file.isSymlink {
-                        throw ConcordError.invalidPackage(entry.name, reason: "'\(path)' is a symbolic link in this version; links are never written")
-                    }
-                    files[path] = try repository.blob(file.id)
-                }
-                return .package(files)
-            case .commit: return nil
-            }
-        }
-    }
-
-    func size(of entry: TreeEntry?) throws -> Int {
-        guard let entry else { return 0 }
-        return try ConcordError.wrap("cannot read object \(entry.id.short)") {
-            switch entry.kind {
-            case .blob: return try repository.blobSize(entry.id)
-            case .tree:
-                var total = 0
-                try visitFiles(tree: entry.id, prefix: "") { _, file in total += try repository.blobSize(file.id) }
-                return total
-            case .commit: return 0
-            }
-        }
-    }
-
-    /// Calls `body` for every blob below `tree`, with its path.
-    func visitFiles(tree: OID, prefix: String, _ body: (String, TreeEntry) throws -> Void) throws {
-        for entry in try repository.entries(ofTree: tree) {
-            let path = prefix.isEmpty ? entry.name : "\(prefix)/\(entry.name)"
-            switch entry.kind {
-            case .tree: try visitFiles(tree: entry.id, prefix: path, body)
-            case .blob: try body(path, entry)
-            case .commit: continue
-            }
-        }
-    }
-
     /// The documents in `main`, optionally those matching a glob, with their states.
     func documents(matching pattern: String?) throws -> [DocumentInfo] {
-        guard let headTree = try tree(of: head()) else { return [] }
-        let patterns = try packagePatterns(in: headTree)
-        let inConflict = Set(try conflictRecords(in: headTree).map(\.document))
+        guard let headTree = try history.tree(of: history.head()) else { return [] }
+        let patterns = try history.packagePatterns(in: headTree)
+        let inConflict = Set(try history.conflictRecords(in: headTree).map(\.document))
         let busy = ContainerLock.isHeld(gitDirectory: repository.gitDirectory)
         let glob = pattern.map(GlobPattern.init)
         var result: [DocumentInfo] = []

@@ -24,10 +24,10 @@ extension ContainerCore {
         guard let base = try ConcordError.wrap("cannot find the merge base", { try repository.mergeBase(local, remote) }) else {
             throw ConcordError.failed("the cloud holds an unrelated history: it is not this container's cloud")
         }
-        let baseTree = try tree(of: base)
-        var localSide = Side(head: local, tree: try tree(of: local))
-        var remoteSide = Side(head: remote, tree: try tree(of: remote))
-        let patterns = Array(Set(try packagePatterns(in: baseTree) + packagePatterns(in: localSide.tree) + packagePatterns(in: remoteSide.tree))).sorted()
+        let baseTree = try history.tree(of: base)
+        var localSide = Side(head: local, tree: try history.tree(of: local))
+        var remoteSide = Side(head: remote, tree: try history.tree(of: remote))
+        let patterns = Array(Set(try history.packagePatterns(in: baseTree) + history.packagePatterns(in: localSide.tree) + history.packagePatterns(in: remoteSide.tree))).sorted()
         try collect(&localSide, from: baseTree, patterns: patterns)
         try collect(&remoteSide, from: baseTree, patterns: patterns)
 
@@ -41,30 +41,30 @@ extension ContainerCore {
         let resolvedRemote = try resolvedDocuments(remoteSide, baseTree: baseTree)
         let candidates = localSide.documents.union(remoteSide.documents).union(resolvedLocal).union(resolvedRemote)
         for document in candidates.sorted() {
-            let baseEntry = try entry(document.value, in: baseTree)
-            let localEntry = try entry(document.value, in: localSide.tree)
-            let remoteEntry = try entry(document.value, in: remoteSide.tree)
+            let baseEntry = try history.entry(document.value, in: baseTree)
+            let localEntry = try history.entry(document.value, in: localSide.tree)
+            let remoteEntry = try history.entry(document.value, in: remoteSide.tree)
             let localChanged = localEntry != baseEntry || resolvedLocal.contains(document)
             let remoteChanged = remoteEntry != baseEntry || resolvedRemote.contains(document)
             guard remoteChanged else { continue }
             if !localChanged || localEntry == remoteEntry {
                 if localEntry != remoteEntry { updates.append(update(document, remoteEntry)) }
-                if !localChanged { currents[document] = try currentVersion(of: document, at: remote) }
-                if localEntry == remoteEntry, let chosen = try currents[document] ?? currentVersion(of: document, at: local),
-                   try chosen != currentVersion(of: document, at: local) || chosen != currentVersion(of: document, at: remote) {
+                if !localChanged { currents[document] = try history.currentVersion(of: document, at: remote) }
+                if localEntry == remoteEntry, let chosen = try currents[document] ?? history.currentVersion(of: document, at: local),
+                   try chosen != history.currentVersion(of: document, at: local) || chosen != history.currentVersion(of: document, at: remote) {
                     sameContent[document] = chosen
                 }
                 continue
             }
-            guard let localVersion = try currentVersion(of: document, at: local),
-                  let remoteVersion = try currentVersion(of: document, at: remote) else { continue }
+            guard let localVersion = try history.currentVersion(of: document, at: local),
+                  let remoteVersion = try history.currentVersion(of: document, at: remote) else { continue }
             if try repository.isDescendant(remoteVersion, of: localVersion) {
                 updates.append(update(document, remoteEntry))
                 currents[document] = remoteVersion
                 continue
             }
             if try repository.isDescendant(localVersion, of: remoteVersion) { continue }
-            let remoteWins = try isLater(remoteVersion, than: localVersion)
+            let remoteWins = try history.isLater(remoteVersion, than: localVersion)
             if remoteWins { updates.append(update(document, remoteEntry)) }
             currents[document] = remoteWins ? remoteVersion : localVersion
             losers[document] = remoteWins ? localVersion : remoteVersion
@@ -74,20 +74,20 @@ extension ContainerCore {
         for document in localSide.records.union(remoteSide.records).union(losers.keys).sorted() {
             let recordPath = ConflictRecord.path(of: document)
             let merged = ConflictRecord.merge(
-                base: try conflictRecord(of: document, in: baseTree)?.versions ?? [],
-                local: try conflictRecord(of: document, in: localSide.tree)?.versions ?? [],
-                remote: try conflictRecord(of: document, in: remoteSide.tree)?.versions ?? [])
-            var versions = try recordedVersions(merged, of: document).union(losers[document].map { [$0] } ?? [])
-            let current = try currents[document] ?? currentVersion(of: document, at: local)
+                base: try history.conflictRecord(of: document, in: baseTree)?.versions ?? [],
+                local: try history.conflictRecord(of: document, in: localSide.tree)?.versions ?? [],
+                remote: try history.conflictRecord(of: document, in: remoteSide.tree)?.versions ?? [])
+            var versions = try history.recordedVersions(merged, of: document).union(losers[document].map { [$0] } ?? [])
+            let current = try currents[document] ?? history.currentVersion(of: document, at: local)
             if let current {
                 versions.remove(current)
                 let contenders = versions.union([current])
                 versions = try versions.filter { version in
-                    try !contenders.contains { try $0 != version && isSuperseded(version, byLineageOf: $0, document: document) }
+                    try !contenders.contains { try $0 != version && history.isSuperseded(version, byLineageOf: $0, document: document) }
                 }
             }
             if versions.isEmpty {
-                if try entry(recordPath, in: localSide.tree) != nil { updates.append(.remove(path: recordPath)) }
+                if try history.entry(recordPath, in: localSide.tree) != nil { updates.append(.remove(path: recordPath)) }
             } else {
                 let data = ConflictRecord(document: document, versions: versions).data
                 let blob = try ConcordError.wrap("cannot write a conflict record") { try repository.writeBlob(data) }
@@ -96,9 +96,9 @@ extension ContainerCore {
         }
 
         for path in localSide.meta.union(remoteSide.meta).sorted() {
-            let baseEntry = try entry(path, in: baseTree)
-            let localEntry = try entry(path, in: localSide.tree)
-            let remoteEntry = try entry(path, in: remoteSide.tree)
+            let baseEntry = try history.entry(path, in: baseTree)
+            let localEntry = try history.entry(path, in: localSide.tree)
+            let remoteEntry = try history.entry(path, in: remoteSide.tree)
             if remoteEntry == baseEntry || remoteEntry == localEntry { continue }
             if localEntry == baseEntry {
                 updates.append(remoteEntry.map { .upsert(path: path, id: $0.id, mode: $0.mode) } ?? .remove(path: path))
@@ -134,28 +134,6 @@ extension ContainerCore {
         return KeyValueEntry(data: data)
     }
 
-    /// True when `version` is an earlier version of the same line of edits as `current`: following
-    /// `current`'s previous versions (a save's is the version it replaced; a resolution's, every
-    /// version it resolved) reaches it. Such a version was replaced, not made concurrently, so it
-    /// is no conflict version. Graph ancestry alone cannot tell: after an integration every later
-    /// commit descends from both sides.
-    func isSuperseded(_ version: OID, byLineageOf current: OID, document: DocumentPath) throws -> Bool {
-        var frontier = [current]
-        var seen = Set<OID>()
-        while let next = frontier.popLast() {
-            if next == version { return true }
-            guard seen.insert(next).inserted, try repository.isDescendant(next, of: version) else { continue }
-            frontier += try previousVersions(of: next, document: document)
-        }
-        return false
-    }
-
-    /// The latest-wins order between two concurrent versions: the greater clock, then device id, then commit id.
-    func isLater(_ a: OID, than b: OID) throws -> Bool {
-        let stampA = try stamp(a), stampB = try stamp(b)
-        return (stampA.clock, stampA.deviceID, a.hex) > (stampB.clock, stampB.deviceID, b.hex)
-    }
-
     private func update(_ document: DocumentPath, _ entry: TreeEntry?) -> TreeUpdate {
         guard let entry else { return .remove(path: document.value) }
         return .upsert(path: document.value, id: entry.id, mode: entry.mode)
@@ -169,7 +147,7 @@ extension ContainerCore {
                 if let document = ConflictRecord.document(fromName: name) { side.records.insert(document) }
             } else if change.path.hasPrefix(".concord/") {
                 side.meta.insert(change.path)
-            } else if let (document, _) = document(containing: change.path, patterns: patterns) {
+            } else if let (document, _) = history.document(containing: change.path, patterns: patterns) {
                 side.documents.insert(document)
             }
         }
@@ -179,8 +157,8 @@ extension ContainerCore {
     private func resolvedDocuments(_ side: Side, baseTree: OID?) throws -> Set<DocumentPath> {
         var result = Set<DocumentPath>()
         for document in side.records {
-            let before = try conflictRecord(of: document, in: baseTree)?.versions ?? []
-            let after = try conflictRecord(of: document, in: side.tree)?.versions ?? []
+            let before = try history.conflictRecord(of: document, in: baseTree)?.versions ?? []
+            let after = try history.conflictRecord(of: document, in: side.tree)?.versions ?? []
             if !before.subtracting(after).isEmpty { result.insert(document) }
         }
         return result

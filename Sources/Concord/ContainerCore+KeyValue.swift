@@ -5,7 +5,7 @@ internal import Git
 extension ContainerCore {
     /// Every entry of the key-value store in `tree`, tombstones included.
     func keyValueEntries(in tree: OID?) throws -> [String: KeyValueEntry] {
-        guard let folder = try entry(KeyValueEntry.folder, in: tree), folder.kind == .tree else { return [:] }
+        guard let folder = try history.entry(KeyValueEntry.folder, in: tree), folder.kind == .tree else { return [:] }
         var result: [String: KeyValueEntry] = [:]
         for entry in try ConcordError.wrap("cannot read the key-value store", { try repository.entries(ofTree: folder.id) }) {
             guard let key = KeyValueEntry.key(fromName: entry.name),
@@ -17,7 +17,7 @@ extension ContainerCore {
 
     /// The live keys and their JSON values.
     func keyValues() throws -> [String: Data] {
-        try keyValueEntries(in: tree(of: head())).compactMapValues(\.value)
+        try keyValueEntries(in: history.tree(of: history.head())).compactMapValues(\.value)
     }
 
     /// Sets (nil: removes) keys: one commit changing only those keys.
@@ -28,8 +28,8 @@ extension ContainerCore {
             canonical.updateValue(try value.map(KeyValueStore.canonicalJSON), forKey: key)
         }
         try writing {
-            let head = try head()
-            let headTree = try tree(of: head)
+            let head = try history.head()
+            let headTree = try history.tree(of: head)
             var entries = try keyValueEntries(in: headTree)
             let clock = try nextClock(after: head.map { [$0] } ?? [])
             var updates: [TreeUpdate] = []
@@ -52,8 +52,8 @@ extension ContainerCore {
 
     /// The keys whose entry differs between two commits, and whether another device wrote each.
     func changedKeys(from old: String?, to new: String?) throws -> [(key: String, external: Bool)] {
-        let oldFolder = try entry(KeyValueEntry.folder, in: tree(of: old.flatMap(OID.init(hex:))))
-        let newFolder = try entry(KeyValueEntry.folder, in: tree(of: new.flatMap(OID.init(hex:))))
+        let oldFolder = try history.entry(KeyValueEntry.folder, in: history.tree(of: old.flatMap(OID.init(hex:))))
+        let newFolder = try history.entry(KeyValueEntry.folder, in: history.tree(of: new.flatMap(OID.init(hex:))))
         guard oldFolder?.id != newFolder?.id else { return [] }
         let changes = try ConcordError.wrap("cannot compare the key-value store") { try repository.diff(oldFolder?.id, newFolder?.id) }
         return try changes.compactMap { change in

@@ -5,17 +5,17 @@ internal import Git
 extension ContainerCore {
     /// What a document is in `main` now: its content id and whether it is in conflict.
     func snapshot(of document: DocumentPath) throws -> (contentID: String?, inConflict: Bool) {
-        let headTree = try tree(of: head())
-        let entry = try entry(document.value, in: headTree)
-        let record = try self.entry(ConflictRecord.path(of: document), in: headTree)
+        let headTree = try history.tree(of: history.head())
+        let entry = try history.entry(document.value, in: headTree)
+        let record = try history.entry(ConflictRecord.path(of: document), in: headTree)
         return (entry?.id.hex, record != nil)
     }
 
     /// The documents whose content or conflict record differs between two commits (by id).
     func changedDocuments(from old: String?, to new: String?) throws -> Set<DocumentPath> {
-        let oldTree = try tree(of: old.flatMap(OID.init(hex:)))
-        let newTree = try tree(of: new.flatMap(OID.init(hex:)))
-        let patterns = try packagePatterns(in: newTree)
+        let oldTree = try history.tree(of: old.flatMap(OID.init(hex:)))
+        let newTree = try history.tree(of: new.flatMap(OID.init(hex:)))
+        let patterns = try history.packagePatterns(in: newTree)
         let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(oldTree, newTree) }
         var result = Set<DocumentPath>()
         for change in changes {
@@ -23,7 +23,7 @@ extension ContainerCore {
                 if let document = ConflictRecord.document(fromName: String(change.path.dropFirst(ConflictRecord.folder.count + 1))) {
                     result.insert(document)
                 }
-            } else if let (document, _) = document(containing: change.path, patterns: patterns) {
+            } else if let (document, _) = history.document(containing: change.path, patterns: patterns) {
                 result.insert(document)
             }
         }
@@ -33,9 +33,9 @@ extension ContainerCore {
     /// The listing entry of one document in `main`; nil when it is neither there nor in conflict.
     /// With `lockState`, a container held by another process shows as `editingDisabled`.
     func info(of document: DocumentPath, lockState: Bool = true) throws -> DocumentInfo? {
-        let headTree = try tree(of: head())
-        let entry = try entry(document.value, in: headTree)
-        let inConflict = try self.entry(ConflictRecord.path(of: document), in: headTree) != nil
+        let headTree = try history.tree(of: history.head())
+        let entry = try history.entry(document.value, in: headTree)
+        let inConflict = try history.entry(ConflictRecord.path(of: document), in: headTree) != nil
         guard entry != nil || inConflict else { return nil }
         let busy = lockState && ContainerLock.isHeld(gitDirectory: repository.gitDirectory)
         let state: DocumentState = inConflict ? .inConflict : (busy ? .editingDisabled : .normal)

@@ -28,8 +28,8 @@ extension ContainerCore {
     }
 
     private func resolveUnlocked(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool) throws -> [ResolveReport] {
-        let head = try head()
-        let headTree = try tree(of: head)
+        let head = try history.head()
+        let headTree = try history.tree(of: head)
         var seen = Set<DocumentPath>()
         let plans = try documents.filter { seen.insert($0).inserted }.map { document in
             try plan(document, using: resolution, head: head, headTree: headTree, dryRun: dryRun)
@@ -57,23 +57,23 @@ extension ContainerCore {
     }
 
     private func plan(_ document: DocumentPath, using resolution: Resolution, head: OID?, headTree: OID?, dryRun: Bool) throws -> Plan {
-        guard let head, let record = try conflictRecord(of: document, in: headTree) else {
-            if try entry(document.value, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
+        guard let head, let record = try history.conflictRecord(of: document, in: headTree) else {
+            if try history.entry(document.value, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
             throw ConcordError.notInConflict(document.value)
         }
-        guard let current = try currentVersion(of: document, at: head) else {
+        guard let current = try history.currentVersion(of: document, at: head) else {
             // A record for a document that never existed names no version: resolving removes it.
             let report = ResolveReport(
                 document: document, kept: nil, removed: [], explanation: "removed a conflict record that named no version of it",
                 policy: nil, isDeletion: true, version: nil, clockWarnings: [])
             return Plan(report: report, updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], resolves: [])
         }
-        let others = try recordedVersions(record.versions, of: document).subtracting([current])
+        let others = try history.recordedVersions(record.versions, of: document).subtracting([current])
         let contenders = try ([current] + others.sorted()).map { id in
-            let entry = try entry(document.value, in: tree(of: id))
+            let entry = try history.entry(document.value, in: history.tree(of: id))
             return Contender(
-                id: id, version: try describe(id, of: document, current: current, conflicts: others),
-                entry: entry, content: try content(of: entry))
+                id: id, version: try history.describe(id, of: document, current: current, conflicts: others),
+                entry: entry, content: try history.content(of: entry))
         }
 
         var kept: Contender?
@@ -92,7 +92,7 @@ extension ContainerCore {
             let lowered = text.lowercased()
             let matches = contenders.filter { $0.id.hex.hasPrefix(lowered) && lowered.count >= 4 }
             guard matches.count == 1 else {
-                _ = try resolveVersionID(text, of: document)
+                _ = try history.resolveVersionID(text, of: document)
                 throw ConcordError.notAContestedVersion(text, document: document.value)
             }
             kept = matches[0]
@@ -113,7 +113,7 @@ extension ContainerCore {
             let base = try ConcordError.wrap("cannot find the common ancestor") {
                 try repository.mergeBase(of: contenders.map(\.id))
             }
-            let baseContent = try base.map { try content(of: entry(document.value, in: tree(of: $0))) } ?? nil
+            let baseContent = try base.map { try history.content(of: history.entry(document.value, in: history.tree(of: $0))) } ?? nil
             let decision = policy.decide(base: baseContent, versions: versions)
             switch decision.outcome {
             case let .merged(content):
@@ -134,8 +134,8 @@ extension ContainerCore {
             isDeletion: result == nil, version: nil, clockWarnings: warnings)
         if dryRun { return Plan(report: report, updates: [], resolves: []) }
 
-        let isPackage = try checkDocument(document, patterns: packagePatterns(in: headTree))
-        let currentEntry = try entry(document.value, in: headTree)
+        let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
+        let currentEntry = try history.entry(document.value, in: headTree)
         var updates: [TreeUpdate] = [.remove(path: ConflictRecord.path(of: document))]
         if let newEntry = try writeEntry(result, isPackage: isPackage, document: document, mode: currentEntry?.mode) {
             if newEntry != currentEntry { updates.append(.upsert(path: document.value, id: newEntry.id, mode: newEntry.mode)) }
@@ -145,19 +145,13 @@ extension ContainerCore {
         return Plan(report: report, updates: updates, resolves: contenders.map(\.id))
     }
 
-    /// Latest-wins among the contenders: versions that another causally follows drop out;
-    /// the greatest clock, then device id, then commit id wins among the rest.
+    /// Latest-wins among the contenders (``LatestWins``), with why, and the clock skews it shows.
     private func latest(_ contenders: [Contender]) throws -> (Contender, String, [String]) {
-        var dominated: [(Contender, Contender)] = []
-        var survivors: [Contender] = []
-        for candidate in contenders {
-            if let follower = try contenders.first(where: { try $0.id != candidate.id && repository.isDescendant($0.id, of: candidate.id) }) {
-                dominated.append((candidate, follower))
-            } else {
-                survivors.append(candidate)
-            }
+        let decision = try LatestWins.decide(contenders, rank: \.version.rank) { later, earlier in
+            try repository.isDescendant(later.id, of: earlier.id)
         }
-        let winner = survivors.max { ($0.version.clock, $0.version.deviceID, $0.id.hex) < ($1.version.clock, $1.version.deviceID, $1.id.hex) }!
+        guard let decision else { preconditionFailure("the contenders hold at least the current version") }
+        let winner = decision.winner, survivors = decision.concurrent, dominated = decision.followed
         var warnings: [String] = []
         for (earlier, follower) in dominated where follower.version.modified < earlier.version.modified {
             warnings.append("\(follower.version.deviceName)'s version was saved after \(earlier.version.deviceName)'s was seen, though its wall clock says \(Self.format(follower.version.modified)), before \(Self.format(earlier.version.modified)): a clock is skewed")
@@ -204,7 +198,7 @@ extension ContainerCore {
     /// `.concord/policies`, else the defaults (JSON for `*.json`, text for UTF-8, latest-wins for binary).
     private func selectPolicy(for document: DocumentPath, versions: [MergeVersion], tree: OID?) throws -> any MergePolicy {
         var rules = PolicyRules()
-        if let entry = try entry(Self.policiesFile, in: tree) {
+        if let entry = try history.entry(Self.policiesFile, in: tree) {
             let data = try ConcordError.wrap("cannot read \(Self.policiesFile)") { try repository.blob(entry.id) }
             do {
                 rules = try PolicyRules(text: String(decoding: data, as: UTF8.self))

@@ -16,9 +16,9 @@ extension ContainerCore {
     }
 
     private func saveAllUnlocked(scope: SaveScope?) throws -> SaveAllResult {
-        let head = try head()
-        let headTree = try tree(of: head)
-        let patterns = try packagePatterns(in: headTree)
+        let head = try history.head()
+        let headTree = try history.tree(of: head)
+        let patterns = try history.packagePatterns(in: headTree)
         var scan = Scan()
         try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true, scope: scope)
         var result = SaveAllResult(version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
@@ -91,7 +91,7 @@ extension ContainerCore {
             if let scope, !scope.reaches(path) { continue }
             scan.updates.append(.remove(path: path))
             if entry.kind == .tree, !patterns.contains(where: { GlobPattern($0).matches(name) }) {
-                try visitFiles(tree: entry.id, prefix: path) { file, _ in scan.removed.append(DocumentPath(unchecked: file)) }
+                try history.visitFiles(tree: entry.id, prefix: path) { file, _ in scan.removed.append(DocumentPath(unchecked: file)) }
             } else {
                 scan.removed.append(DocumentPath(unchecked: path))
             }

@@ -5,7 +5,7 @@ internal import Git
 extension ContainerCore {
     /// The text of a tracked settings file (`.concord/policies`, `.concord/packages`) in `main`; empty when absent.
     func settingsText(_ path: String) throws -> String {
-        guard let entry = try entry(path, in: tree(of: head())) else { return "" }
+        guard let entry = try history.entry(path, in: history.tree(of: history.head())) else { return "" }
         return String(decoding: try ConcordError.wrap("cannot read \(path)") { try repository.blob(entry.id) }, as: UTF8.self)
     }
 
@@ -13,11 +13,11 @@ extension ContainerCore {
     /// with the container like a document; concurrent edits merge line by line.
     func saveSettings(_ path: String, text: String) throws {
         try writing {
-            let head = try head()
-            let headTree = try tree(of: head)
+            let head = try history.head()
+            let headTree = try history.tree(of: head)
             let data = Data(text.utf8)
             let blob = try ConcordError.wrap("cannot write \(path)") { try repository.writeBlob(data) }
-            if try entry(path, in: headTree)?.id == blob { return }
+            if try history.entry(path, in: headTree)?.id == blob { return }
             let tree = try ConcordError.wrap("cannot write the tree") {
                 try repository.updateTree(headTree, [.upsert(path: path, id: blob, mode: TreeEntry.fileMode)])
             }

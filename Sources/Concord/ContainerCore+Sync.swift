@@ -21,7 +21,7 @@ extension ContainerCore {
                 let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
                 try fetchCloud(progress: progress)
                 CrashPoint.reach("sync:fetched")
-                guard let local = try head() else { throw ConcordError.failed("this container has no first commit") }
+                guard let local = try history.head() else { throw ConcordError.failed("this container has no first commit") }
                 let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
                 if let remote { try checkArrival(remote, local: local, restoring: previousRemote) }
                 var toPush = local
@@ -55,7 +55,7 @@ extension ContainerCore {
             }
             report.updatedDocuments = updated.sorted()
             report.newConflicts = fresh.sorted()
-            report.conflicts = try conflicts().map(\.document)
+            report.conflicts = try history.conflicts().map(\.document)
             return report
         }
     }
@@ -63,20 +63,20 @@ extension ContainerCore {
     /// Moves main and the work tree, refusing first if that would overwrite changes not saved.
     /// - Returns: the documents whose content changed.
     private func moveMain(from old: OID, to new: OID, message: String) throws -> Set<DocumentPath> {
-        let oldTree = try tree(of: old), newTree = try tree(of: new)
+        let oldTree = try history.tree(of: old), newTree = try history.tree(of: new)
         let unsaved = try unsavedPaths(from: oldTree, to: newTree)
         if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
-        let patterns = try packagePatterns(in: newTree)
+        let patterns = try history.packagePatterns(in: newTree)
         let changed = try ConcordError.wrap("cannot compare trees") { try repository.diff(oldTree, newTree) }
         try advanceMain(from: old, to: new, message: message)
-        return Set(changed.compactMap { document(containing: $0.path, patterns: patterns)?.document })
+        return Set(changed.compactMap { history.document(containing: $0.path, patterns: patterns)?.document })
     }
 
     /// Documents whose conflict record gains a version between two commits.
     private func arrivingConflicts(from old: OID, to new: OID) throws -> [DocumentPath] {
-        let before = Dictionary(try conflictRecords(in: tree(of: old)).map { ($0.document, $0.versions) }, uniquingKeysWith: { a, _ in a })
-        return try conflictRecords(in: tree(of: new)).filter { record in
-            try !recordedVersions(record.versions.subtracting(before[record.document] ?? []), of: record.document).isEmpty
+        let before = Dictionary(try history.conflictRecords(in: history.tree(of: old)).map { ($0.document, $0.versions) }, uniquingKeysWith: { a, _ in a })
+        return try history.conflictRecords(in: history.tree(of: new)).filter { record in
+            try !history.recordedVersions(record.versions.subtracting(before[record.document] ?? []), of: record.document).isEmpty
         }.map(\.document)
     }
 
@@ -88,7 +88,7 @@ extension ContainerCore {
             if let cloud = try localCloud(url) {
                 guard let tip = try cloud.resolve(Self.branch) else { return }
                 if !repository.contains(tip) {
-                    let known = try [head(), repository.resolve(Self.remoteBranch)].compactMap { $0 }
+                    let known = try [history.head(), repository.resolve(Self.remoteBranch)].compactMap { $0 }
                     try cloud.copyObjects(to: repository, from: [tip], hiding: known)
                 }
                 try repository.forceReference(Self.remoteBranch, to: tip, message: "concord: fetch")
@@ -117,7 +117,7 @@ extension ContainerCore {
         }
         defer { withExtendedLifetime(cloudLock) {} }
         do {
-            if let cloud = try localCloud(url), let main = try head(), let fetched = try repository.resolve(Self.remoteBranch) {
+            if let cloud = try localCloud(url), let main = try history.head(), let fetched = try repository.resolve(Self.remoteBranch) {
                 // Only a fast-forward of what this sync fetched: if the cloud moved since, the
                 // compare-and-swap fails as a rejected push does, and the sync tries again.
                 try repository.copyObjects(to: cloud, from: [main], hiding: [fetched] + [cloud.resolve(Self.branch)].compactMap { $0 })
@@ -131,7 +131,7 @@ extension ContainerCore {
                 reason: "cannot push to the cloud \(Cloud.redacted(url)): \(Cloud.redacted(error.message))",
                 waiting: (try? waitingVersionCount()) ?? 0)
         }
-        if let main = try head() {
+        if let main = try history.head() {
             try? repository.forceReference(Self.remoteBranch, to: main, message: "concord: pushed")
         }
     }
@@ -154,7 +154,7 @@ extension ContainerCore {
 
     /// Versions (commits other than integrations) on main that the cloud has not received.
     func waitingVersionCount() throws -> Int {
-        guard let local = try head() else { return 0 }
+        guard let local = try history.head() else { return 0 }
         let remote = try repository.resolve(Self.remoteBranch)
         var count = 0
         try ConcordError.wrap("cannot walk the history") {

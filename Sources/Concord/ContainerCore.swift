@@ -16,7 +16,7 @@ final class ContainerCore {
     let now: @Sendable () -> Date
     let lockTimeout: Double
     let device: Device
-    let history = HistoryCache()
+    let history: History
     let logger: Logger
 
     init(repository: Repository, options: Container.Options) throws {
@@ -28,6 +28,7 @@ final class ContainerCore {
         now = options.now
         lockTimeout = options.lockTimeout
         logger = options.logger
+        history = History(repository: repository, logger: options.logger)
         guard let id = try? repository.config("concord.deviceId"), !id.isEmpty else {
             throw ConcordError.notAContainer(workTree.root)
         }
@@ -46,7 +47,7 @@ final class ContainerCore {
             removeStaleGitLocks()
             try recoverPendingCheckout()
             let result = try body()
-            updateHistoryIndex()
+            history.updateIndex()
             maintain(repository)
             return result
         }
@@ -72,45 +73,10 @@ final class ContainerCore {
         }
     }
 
-    // MARK: History primitives
-
-    func head() throws -> OID? {
-        try ConcordError.wrap("cannot read main") { try repository.resolve(Self.branch) }
-    }
-
-    func tree(of commit: OID?) throws -> OID? {
-        guard let commit else { return nil }
-        return try ConcordError.wrap("cannot read commit \(commit.short)") { try repository.treeID(ofCommit: commit) }
-    }
-
-    func entry(_ path: String, in tree: OID?) throws -> TreeEntry? {
-        guard let tree else { return nil }
-        return try ConcordError.wrap("cannot read tree \(tree.short)") { try repository.entry(at: path, in: tree) }
-    }
-
-    /// True when `document`'s entry is the same in both trees.
-    func sameEntry(_ document: DocumentPath, _ first: OID?, _ second: OID?) throws -> Bool {
-        try ConcordError.wrap("cannot read a tree") { try repository.sameEntry(at: document.value, in: first, second) }
-    }
-
-    func commit(_ id: OID) throws -> Commit { try known(id).commit }
-
-    /// A commit and its trailers, read from the repository once per container.
-    func known(_ id: OID) throws -> HistoryCache.Entry {
-        try history.entry(id) { id in
-            try ConcordError.wrap("cannot read commit \(id.short)") { try repository.commit(id) }
-        }
-    }
-
-    func stamp(_ id: OID) throws -> Stamp {
-        let known = try known(id)
-        return Stamp(known.commit, trailers: known.trailers)
-    }
-
     /// The clock for a new commit that follows every commit reachable from `heads`.
     func nextClock(after heads: [OID]) throws -> HybridLogicalClock {
         var seen = HybridLogicalClock.zero
-        for head in heads { seen = max(seen, try stamp(head).clock) }
+        for head in heads { seen = max(seen, try history.stamp(head).clock) }
         return HybridLogicalClock.next(after: seen, now: now())
     }
 
@@ -135,37 +101,9 @@ final class ContainerCore {
         }
     }
 
-    // MARK: Packages
-
-    /// The package patterns in `tree`'s `.concord/packages` (one glob a line, `#` comments).
-    func packagePatterns(in tree: OID?) throws -> [String] {
-        guard let entry = try entry(Self.packagesFile, in: tree) else { return [] }
-        let data = try ConcordError.wrap("cannot read \(Self.packagesFile)") { try repository.blob(entry.id) }
-        return Self.parseLines(data)
-    }
-
-    static func parseLines(_ data: Data) -> [String] {
-        String(decoding: data, as: UTF8.self).split(separator: "\n")
-            .map { $0.trimmingCharacters(in: " ") }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-    }
-
-    /// The document a tree path belongs to: the shallowest folder matching a package pattern,
-    /// else the path itself. Nil for Concord's own files.
-    func document(containing path: String, patterns: [String]) -> (document: DocumentPath, isPackage: Bool)? {
-        if path == ".concord" || path.hasPrefix(".concord/") { return nil }
-        let components = path.split(separator: "/")
-        for index in components.indices {
-            if patterns.contains(where: { GlobPattern($0).matches(String(components[index])) }) {
-                return (DocumentPath(unchecked: components[...index].joined(separator: "/")), true)
-            }
-        }
-        return (DocumentPath(unchecked: path), false)
-    }
-
     /// Checks that a document path names a document, not a file inside a package.
     func checkDocument(_ document: DocumentPath, patterns: [String]) throws -> Bool {
-        guard let (owner, isPackage) = self.document(containing: document.value, patterns: patterns) else {
+        guard let (owner, isPackage) = history.document(containing: document.value, patterns: patterns) else {
             throw ConcordError.invalidPath(document.value, reason: "'.concord' holds Concord's own records")
         }
         if owner != document {

@@ -61,7 +61,7 @@ public final class Document: Sendable {
     /// The current content; nil when the current version is a deletion.
     public func read() async throws -> DocumentContent? {
         let path = path
-        return try await container.offload { try $0.content(of: path, version: nil) }
+        return try await container.offload { try $0.history.content(of: path, version: nil) }
     }
 
     /// Saves `content` as a new version. On failure the state becomes `savingError` until a save succeeds.
@@ -84,7 +84,7 @@ public final class Document: Sendable {
     /// The versions in contention: the current one first, then each unresolved conflict version.
     public func versions() async throws -> [DocumentVersion] {
         let path = path
-        return try await container.offload { try $0.contestedVersions(of: path) }
+        return try await container.offload { try $0.history.contestedVersions(of: path) }
     }
 
     /// Resolves the document's conflict (see ``Container/resolve(_:using:dryRun:)-(DocumentPath,_,_)``).

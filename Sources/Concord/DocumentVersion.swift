@@ -37,6 +37,11 @@ public struct DocumentVersion: Sendable, Hashable {
     public var replaces: [String]
 }
 
+extension DocumentVersion {
+    /// This version's place in the latest-wins order every device agrees on.
+    public var rank: LatestWins.Rank { LatestWins.Rank(clock: clock, deviceID: deviceID, id: id) }
+}
+
 /// The state of a document (the UIDocument.State role).
 public enum DocumentState: String, Sendable, Hashable, Codable {
     /// Saved, no conflict.

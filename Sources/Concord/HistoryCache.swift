@@ -15,9 +15,6 @@ final class HistoryCache {
         var commit: OID
     }
 
-    /// The persistent index, once opened (`.some(nil)`: there is none usable).
-    var index: HistoryIndex??
-
     private var commits: [OID: Entry] = [:]
     private var changedPaths: [OID: Set<String>?] = [:]
     private var versions: [VersionKey: OID?] = [:]

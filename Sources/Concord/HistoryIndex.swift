@@ -5,15 +5,16 @@ internal import Git
 /// finding its current version cost what concerns that document, not the length of the whole
 /// history (git's commit-graph with changed-path Bloom filters is the model).
 ///
-/// For every path (documents, package folders and the folders above them) it keeps the commits
-/// that are versions of it, each with the path's entry there and the versions it replaced. At
+/// For every document (a file, or a package folder by the package patterns the index was built
+/// with, ``patterns``) it keeps the commits that are versions of it, each with the path's entry there and the versions it replaced. At
 /// the index's tip, a path's current version is the one version whose entry is the tip's (when
 /// several share it, callers walk the history, which decides). It is a cache: everything in it is computed from the repository, so a
 /// missing, stale or damaged index is rebuilt, never trusted.
 ///
 /// On disk, in `.git/concord/history/`: `base-N`, an immutable table sorted by path hash and
 /// read by binary search; `log-N`, records appended since; and `tip`, written last by rename,
-/// naming the commit the index describes, the generation N and how many bytes of the log count.
+/// naming the commit the index describes, the generation N, how many bytes of the log count and
+/// the package patterns (an index built with other patterns is rebuilt).
 /// Only writers (holding the container lock) change it; readers read the files `tip` names.
 final class HistoryIndex {
     /// One version of a path: the commit, the path's entry there (nil for a deletion), and the
@@ -26,6 +27,8 @@ final class HistoryIndex {
 
     /// The commit whose history the index describes.
     private(set) var tip: OID?
+    /// The package patterns that decide which folders are documents.
+    let patterns: [String]
     /// While the index is being extended: the commits arriving, whose versions are not in it yet.
     /// Any other commit a walk from them meets is in the history the index describes.
     var arriving: Set<OID>?
@@ -33,20 +36,24 @@ final class HistoryIndex {
     private var generation: Int
     private var base: BaseTable?
     private var logged: [String: [Version]] = [:]
+    /// Paths read so far: all their versions, and each entry's versions counted (a folder above
+    /// many documents has a version in most commits, so a lookup must not copy them).
+    private var read: [String: PathVersions] = [:]
     private var pending: [(path: String, version: Version)] = []
     private var logBytes: Int
 
-    private init(folder: String, tip: OID?, generation: Int, base: BaseTable?, logBytes: Int) {
+    private init(folder: String, tip: OID?, patterns: [String], generation: Int, base: BaseTable?, logBytes: Int) {
         self.folder = folder
         self.tip = tip
+        self.patterns = patterns
         self.generation = generation
         self.base = base
         self.logBytes = logBytes
     }
 
     /// An empty index, to be built and saved as a new base.
-    static func empty(gitDirectory: String) -> HistoryIndex {
-        HistoryIndex(folder: gitDirectory + "concord/history", tip: nil, generation: 0, base: nil, logBytes: 0)
+    static func empty(gitDirectory: String, patterns: [String]) -> HistoryIndex {
+        HistoryIndex(folder: gitDirectory + "concord/history", tip: nil, patterns: patterns, generation: 0, base: nil, logBytes: 0)
     }
 
     /// The index on disk; nil when there is none or it cannot be read whole.
@@ -54,19 +61,38 @@ final class HistoryIndex {
         let folder = gitDirectory + "concord/history"
         guard let text = try? String(contentsOfFile: "\(folder)/tip", encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n").map(String.init)
-        guard lines.count == 4, lines[0] == "concord-history 2", let tip = OID(hex: lines[1]),
+        guard lines.count >= 4, lines[0] == "concord-history 3", let tip = OID(hex: lines[1]),
               let generation = Int(lines[2]), let logBytes = Int(lines[3]) else { return nil }
         guard let base = BaseTable(path: "\(folder)/base-\(generation)") else { return nil }
-        let index = HistoryIndex(folder: folder, tip: tip, generation: generation, base: base, logBytes: logBytes)
+        let index = HistoryIndex(folder: folder, tip: tip, patterns: Array(lines.dropFirst(4)), generation: generation, base: base, logBytes: logBytes)
         guard logBytes == 0 || index.readLog() else { return nil }
         return index
     }
 
     // MARK: Reading
 
+    private struct PathVersions {
+        var all: [Version] = []
+        var byEntry: [OID?: (count: Int, commit: OID)] = [:]
+
+        mutating func append(_ version: Version) {
+            all.append(version)
+            let known = byEntry[version.entry]
+            byEntry[version.entry] = ((known?.count ?? 0) + 1, known?.commit ?? version.commit)
+        }
+    }
+
+    private func pathVersions(_ path: String) -> PathVersions {
+        if let known = read[path] { return known }
+        var versions = PathVersions()
+        for version in (base?.versions(of: path) ?? []) + (logged[path] ?? []) { versions.append(version) }
+        read[path] = versions
+        return versions
+    }
+
     /// The versions of `path` the index knows, in the order they were indexed.
     func versions(of path: String) -> [Version] {
-        (base?.versions(of: path) ?? []) + (logged[path] ?? [])
+        pathVersions(path).all
     }
 
     /// The current version of `path` at a commit of the history the index describes (``tip`` or
@@ -74,11 +100,11 @@ final class HistoryIndex {
     /// `.some(nil)` when the path is absent and was never deleted; nil when the index cannot tell
     /// (several versions share that entry, or an absent path was deleted before: the walk decides).
     func current(of path: String, entry: OID?) -> OID?? {
-        let matching = versions(of: path).filter { $0.entry == entry }
+        let matching = pathVersions(path).byEntry[entry]
         // An absent path either was deleted (a version) or did not exist yet (none): only when
         // no version deleted it is the answer sure.
-        if entry == nil { return matching.isEmpty ? .some(nil) : nil }
-        return matching.count == 1 ? .some(matching[0].commit) : nil
+        if entry == nil { return matching == nil ? .some(nil) : nil }
+        return matching?.count == 1 ? .some(matching!.commit) : nil
     }
 
 
@@ -94,6 +120,7 @@ final class HistoryIndex {
     /// Records a version of `path`.
     func add(_ version: Version, of path: String) {
         logged[path, default: []].append(version)
+        read[path]?.append(version)
         pending.append((path, version))
     }
 
@@ -169,7 +196,7 @@ final class HistoryIndex {
 
     private func writeTip() throws {
         guard let tip else { return }
-        let text = "concord-history 2\n\(tip.hex)\n\(generation)\n\(logBytes)\n"
+        let text = "concord-history 3\n\(tip.hex)\n\(generation)\n\(logBytes)\n" + patterns.map { "\($0)\n" }.joined()
         try Data(text.utf8).write(to: URL(fileURLWithPath: "\(folder)/tip"), options: .atomic)
     }
 

@@ -11,7 +11,7 @@ public struct LatestWinsPolicy: MergePolicy {
 
     /// The content of the version last in canonical order (the base when there are none).
     public func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
-        guard let latest = versions.max(by: MergeVersion.canonicalOrder) else { return .merged(base) }
+        guard let latest = versions.max(by: { $0.rank < $1.rank }) else { return .merged(base) }
         return .merged(latest.content)
     }
 }

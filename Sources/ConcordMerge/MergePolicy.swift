@@ -26,9 +26,10 @@ public struct MergeVersion: Sendable, Hashable {
         self.isCurrent = isCurrent
     }
 
-    /// The order every device agrees on: clock, then device id, then version id; the last is the latest.
+    /// The order every device agrees on (``LatestWins/Rank``): clock, then device id, then
+    /// version id; the last is the latest.
     public static func canonicalOrder(_ lhs: MergeVersion, _ rhs: MergeVersion) -> Bool {
-        (lhs.clock, lhs.deviceID, lhs.id) < (rhs.clock, rhs.deviceID, rhs.id)
+        lhs.rank < rhs.rank
     }
 }
 

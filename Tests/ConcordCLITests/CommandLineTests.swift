@@ -157,6 +157,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/two"))
     }
 
+    /// A device starts with its cloud out of reach: the container is made, remembers its cloud,
+    /// and the first sync that reaches it sends what was saved meanwhile. A cloud that turns out
+    /// to hold another container is refused at that sync.
+    @Test func initWithAnUnreachableCloudStartsOffline() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.git(["init", "--quiet", "--bare", "--initial-branch=main", "cloud.git"], in: ".")
+        let port = try { let daemon = try GitDaemon(base: cli.folder); daemon.stop(); return daemon.port }()
+        let url = "git://127.0.0.1:\(port)/cloud.git"
+        let created = try cli.run(["init", "phone", "--device", "iPhone", "--remote", url])
+        #expect(created.status == 0)
+        #expect(created.stdout.contains("Created container") && created.stdout.contains(url))
+        #expect(created.stderr.contains("not reached") && created.stderr.contains("first sync"))
+        try cli.ok(["-C", "phone", "save", "note.txt"], input: "written before the cloud was reached\n")
+        let offline = try cli.run(["-C", "phone", "sync"])
+        #expect(offline.status == 1 && offline.stderr.contains("offline"))
+        // Another device starts offline against the same cloud: its first sync will find the
+        // phone's container there.
+        try cli.ok(["init", "laptop", "--device", "Laptop", "--remote", url])
+        try cli.ok(["-C", "laptop", "save", "other.txt"], input: "another container\n")
+
+        let daemon = try GitDaemon(base: cli.folder, port: port)
+        defer { daemon.stop() }
+        #expect(try cli.ok(["-C", "phone", "sync"]).contains("Sent"))
+        try cli.ok(["clone", url, "tablet", "--device", "iPad"])
+        #expect(try cli.ok(["-C", "tablet", "show", "note.txt"]) == "written before the cloud was reached\n")
+
+        let refused = try cli.run(["-C", "laptop", "sync"])
+        #expect(refused.status == 1 && refused.stderr.contains("unrelated history"))
+        try cli.ok(["-C", "tablet", "sync"])
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/tablet/other.txt"))
+    }
+
     /// Several processes saving in one container at once: the lock serialises them, every save lands.
     @Test func concurrentWritersNeverLoseASave() throws {
         let cli = try CLI()

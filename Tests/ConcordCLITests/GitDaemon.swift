@@ -8,11 +8,11 @@ final class GitDaemon {
     let port: Int
     private let process: ChildProcess
 
-    /// Serves the repositories below `base` (read and write) on a free port.
-    init(base: String) throws {
-        port = try GitDaemon.freePort()
+    /// Serves the repositories below `base` (read and write) on `port`, or a free one.
+    init(base: String, port: Int? = nil) throws {
+        self.port = try port ?? GitDaemon.freePort()
         let arguments = ["git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
-                         "--base-path=\(base)", "--listen=127.0.0.1", "--port=\(port)", base]
+                         "--base-path=\(base)", "--listen=127.0.0.1", "--port=\(self.port)", base]
         process = try ChildProcess(arguments)
         try waitUntilListening()
     }

@@ -31,11 +31,38 @@ import Testing
     @Test func latestWinsByClockBetweenConcurrentVersions() async throws {
         let fixture = try await conflicted("one\n", "two\n")
         let versions = try fixture[1].unresolvedVersions(of: doc("note.txt"))
-        let latest = versions.max { ($0.clock, $0.deviceID, $0.id) < ($1.clock, $1.deviceID, $1.id) }!
+        let latest = versions.max { $0.rank < $1.rank }!
         let report = try fixture[1].resolve(doc("note.txt"), using: .latest, dryRun: true)
         #expect(report.kept?.id == latest.id)
         #expect(report.version == nil)
         #expect(try fixture[1].conflicts().count == 1)
+    }
+
+    /// Integration picks a provisional version as versions arrive, two at a time, in whatever order
+    /// the devices sync; `resolve --latest` picks among all of them at once. Both must be the one
+    /// latest-wins order: on every device, the version shown is the one `--latest` keeps.
+    @Test(arguments: [0, 1, 2, 3])
+    func theVersionIntegrationShowsIsTheOneLatestKeeps(aheadDevice: Int) async throws {
+        let clock = aheadDevice == 0 ? nil : Fixture.clock(ahead: 3 * 3600, onDevice: aheadDevice)
+        let fixture = try Fixture(devices: 3, clock: clock)
+        try fixture[1].save(doc("note.txt"), content: text("base"))
+        try await fixture.syncAll(rounds: 1)
+        for device in 1...3 {
+            try fixture[device].setAirplaneMode(true)
+            try fixture[device].save(doc("note.txt"), content: text("offline edit on device \(device)"))
+        }
+        for device in [2, 3, 1] {
+            try fixture[device].setAirplaneMode(false)
+            try await fixture[device].sync()
+        }
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            let versions = try device.unresolvedVersions(of: doc("note.txt"))
+            #expect(versions.count == 3)
+            let report = try device.resolve(doc("note.txt"), using: .latest, dryRun: true)
+            #expect(report.kept?.id == versions.first?.id)
+            #expect(report.kept?.id == versions.max { $0.rank < $1.rank }?.id)
+        }
     }
 
     /// Device 1's wall clock runs three hours ahead. Device 2 saves after it has seen device 1's

@@ -5,11 +5,11 @@ internal import Logging
 /// Keeping the persistent ``HistoryIndex`` equal to `main`'s history: writers extend it after
 /// `main` moves, by the commits that arrived (the cost follows them); a missing, damaged or
 /// stale index is rebuilt from the repository, commit by commit along `main`'s first parents.
-extension ContainerCore {
+extension History {
     /// The index on disk, opened once per container object; nil when there is none usable.
     var openedIndex: HistoryIndex? {
-        if history.index == nil { history.index = .some(HistoryIndex.open(gitDirectory: repository.gitDirectory)) }
-        return history.index ?? nil
+        if index == nil { index = .some(HistoryIndex.open(gitDirectory: repository.gitDirectory)) }
+        return index ?? nil
     }
 
     /// The index when it describes `head` exactly; nil otherwise (callers then walk the history).
@@ -20,11 +20,12 @@ extension ContainerCore {
 
     /// Brings the index to `main` (holding the container lock). A failure is only a warning:
     /// the index is a cache, and every query works without it.
-    func updateHistoryIndex() {
+    func updateIndex() {
         do {
             guard let head = try head() else { return }
             if index(at: head) != nil { return }
-            if let index = openedIndex, let tip = index.tip, repository.contains(tip),
+            let patterns = try packagePatterns(in: tree(of: head))
+            if let index = openedIndex, index.patterns == patterns, let tip = index.tip, repository.contains(tip),
                try repository.isDescendant(head, of: tip) {
                 try extend(index, to: head)
                 try index.save(tip: head)
@@ -32,19 +33,19 @@ extension ContainerCore {
                 if let report = ProcessInfo.processInfo.environment["CONCORD_CHECK_HISTORY_INDEX"] { try checkAgainstRebuild(index, from: tip, at: head, report: report) }
                 #endif
             } else {
-                try rebuildHistoryIndex(at: head)
+                try rebuildIndex(at: head)
             }
         } catch {
-            history.index = .some(nil)
+            self.index = .some(nil)
             logger.warning("could not update the history index (queries walk the history instead): \(error)")
         }
     }
 
     /// Builds the index anew from the repository.
-    func rebuildHistoryIndex(at head: OID) throws {
-        history.index = .some(nil)
-        let index = HistoryIndex.empty(gitDirectory: repository.gitDirectory)
-        history.index = .some(index)
+    func rebuildIndex(at head: OID) throws {
+        self.index = .some(nil)
+        let index = HistoryIndex.empty(gitDirectory: repository.gitDirectory, patterns: try packagePatterns(in: tree(of: head)))
+        self.index = .some(index)
         try extend(index, to: head)
         try index.save(tip: head)
     }
@@ -93,7 +94,7 @@ extension ContainerCore {
             for parent in known.commit.parents.isEmpty ? [nil] : known.commit.parents.map(Optional.some) {
                 let parentTree = try tree(of: parent)
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(parentTree, commitTree) }
-                perParent.append(Self.pathsAndFolders(changes.map(\.path)))
+                perParent.append(Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document.value }))
             }
             var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
             for document in known.trailers.values(Trailers.document) where !known.trailers.resolved(DocumentPath(unchecked: document)).isEmpty {
@@ -114,10 +115,10 @@ extension ContainerCore {
     /// Debug builds: compares the extended index with one rebuilt from scratch, path by path,
     /// and appends the first difference to the file `report` (for finding extension bugs in simulations).
     private func checkAgainstRebuild(_ index: HistoryIndex, from tip: OID, at head: OID, report: String) throws {
-        let fresh = HistoryIndex.empty(gitDirectory: repository.gitDirectory + "concord/check-")
-        let saved = history.index
-        history.index = .some(fresh)
-        defer { history.index = saved }
+        let fresh = HistoryIndex.empty(gitDirectory: repository.gitDirectory + "concord/check-", patterns: index.patterns)
+        let saved = self.index
+        self.index = .some(fresh)
+        defer { self.index = saved }
         try extend(fresh, to: head)
         var lines: [String] = []
         for path in fresh.paths.union(index.paths).sorted() {
@@ -134,18 +135,6 @@ extension ContainerCore {
         }
     }
     #endif
-
-    /// The paths and every folder above them.
-    static func pathsAndFolders(_ paths: [String]) -> Set<String> {
-        var result = Set<String>()
-        for path in paths {
-            var current = Substring(path)
-            while result.insert(String(current)).inserted, let slash = current.lastIndex(of: "/") {
-                current = current[..<slash]
-            }
-        }
-        return result
-    }
 
     private static func isConcordPath(_ path: String) -> Bool {
         path == ".concord" || path.hasPrefix(".concord/")

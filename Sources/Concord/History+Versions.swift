@@ -3,7 +3,7 @@ internal import Foundation
 internal import Git
 internal import Logging
 
-extension ContainerCore {
+extension History {
     /// True when `commit` is a version of `document`: its entry differs from every parent's,
     /// or the commit resolved the document's conflict.
     func isVersion(_ id: OID, of document: DocumentPath) throws -> Bool {
@@ -26,7 +26,7 @@ extension ContainerCore {
         // Once the walk is in the history the index describes, the index may answer.
         var covered = false
         while true {
-            if let known = history.currentVersion(of: document, at: id) {
+            if let known = cache.currentVersion(of: document, at: id) {
                 found = known
                 break
             }
@@ -66,7 +66,7 @@ extension ContainerCore {
             }
             id = following
         }
-        history.remember(found, of: document, at: walked)
+        cache.remember(found, of: document, at: walked)
         return found
     }
 
@@ -75,7 +75,7 @@ extension ContainerCore {
     /// folders once, not once per document (a folder of 10,000 documents is a 400 KB tree).
     /// Nil when the commit changed too many paths to keep (an import): compare entries then.
     private func changes(_ document: DocumentPath, in id: OID, _ commit: Commit) throws -> Bool? {
-        let paths = try history.changedPaths(of: id) {
+        let paths = try cache.changedPaths(of: id) {
             guard let changes = try ConcordError.wrap("cannot compare trees", {
                 try repository.diff(tree(of: commit.parents[0]), commit.tree, limit: 1000)
             }) else { return nil }
@@ -135,12 +135,12 @@ extension ContainerCore {
         } ?? [:]
         let described = try others.map { try describe($0, of: document, current: current, conflicts: others, replaces: indexed[$0]) }
         return [try describe(current, of: document, current: current, conflicts: others, replaces: indexed[current])]
-            + described.sorted { ($0.clock, $0.deviceID, $0.id) < ($1.clock, $1.deviceID, $1.id) }
+            + described.sorted { $0.rank < $1.rank }
     }
 
     /// Every version `document` ever had, newest first: from the history index when it is up to
     /// date (the cost follows the document's versions), else by walking the whole history.
-    func history(of document: DocumentPath) throws -> [DocumentVersion] {
+    func versions(of document: DocumentPath) throws -> [DocumentVersion] {
         let head = try head()
         guard let head else { return [] }
         let record = try conflictRecord(of: document, in: tree(of: head))
@@ -196,61 +196,10 @@ extension ContainerCore {
            try isVersion(oid, of: document) {
             return oid
         }
-        let matches = try history(of: document).filter { $0.id.hasPrefix(lowered) }
+        let matches = try versions(of: document).filter { $0.id.hasPrefix(lowered) }
         guard matches.count == 1, let oid = OID(hex: matches[0].id) else {
             throw ConcordError.unknownVersion(text, document: document.value)
         }
         return oid
-    }
-
-    // MARK: Conflict records
-
-    /// The ids among `ids`, named by the conflict record of `document`, that are versions of it.
-    /// Any other (no such commit in this container, not a commit, a commit that did not change the
-    /// document) is left out with one warning: a broken record never blocks listing or resolving.
-    func recordedVersions(_ ids: Set<OID>, of document: DocumentPath) throws -> Set<OID> {
-        var kept = Set<OID>()
-        for id in ids.sorted() {
-            let problem: String?
-            if !repository.contains(id) {
-                problem = "no such commit in this container"
-            } else if (try? known(id)) == nil {
-                problem = "not a commit"
-            } else if try !isVersion(id, of: document) {
-                problem = "not a version of it"
-            } else {
-                problem = nil
-            }
-            guard let problem else {
-                kept.insert(id)
-                continue
-            }
-            logger.warning("ignored \(id.short) in the conflict record of '\(document)': \(problem)")
-        }
-        return kept
-    }
-
-    func conflictRecord(of document: DocumentPath, in tree: OID?) throws -> ConflictRecord? {
-        guard let entry = try entry(ConflictRecord.path(of: document), in: tree) else { return nil }
-        let data = try ConcordError.wrap("cannot read the conflict record of \(document)") { try repository.blob(entry.id) }
-        return ConflictRecord(document: document, data: data)
-    }
-
-    /// Every conflict record in `tree`: reads the records folder only, never the documents.
-    func conflictRecords(in tree: OID?) throws -> [ConflictRecord] {
-        guard let folder = try entry(ConflictRecord.folder, in: tree), folder.kind == .tree else { return [] }
-        return try ConcordError.wrap("cannot read the conflict records") {
-            try repository.entries(ofTree: folder.id).compactMap { entry in
-                guard let document = ConflictRecord.document(fromName: entry.name) else { return nil }
-                return ConflictRecord(document: document, data: try repository.blob(entry.id))
-            }
-        }
-    }
-
-    func conflicts() throws -> [Conflict] {
-        try conflictRecords(in: tree(of: head())).map { record in
-            Conflict(document: record.document, versionCount: record.versions.count + 1,
-                     conflictVersionIDs: record.versions.sorted().map(\.hex))
-        }.sorted { $0.document < $1.document }
     }
 }

@@ -1,0 +1,165 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+internal import Logging
+
+/// A container's history, read-only over its repository: commits and their stamps, every
+/// document's versions, the current one, the conflict records, and the persistent
+/// ``HistoryIndex`` with the ``HistoryCache`` that make them cheap. The NSFileVersion side of the
+/// model. It needs neither the container lock nor the work tree (only bringing the index up to
+/// date writes, and writers do that holding the lock).
+final class History {
+    let repository: Repository
+    let logger: Logger
+    let cache = HistoryCache()
+    /// The persistent index, once opened (`.some(nil)`: there is none usable).
+    var index: HistoryIndex??
+
+    init(repository: Repository, logger: Logger) {
+        self.repository = repository
+        self.logger = logger
+    }
+
+    // MARK: Commits and trees
+
+    func head() throws -> OID? {
+        try ConcordError.wrap("cannot read main") { try repository.resolve(ContainerCore.branch) }
+    }
+
+    func tree(of commit: OID?) throws -> OID? {
+        guard let commit else { return nil }
+        return try ConcordError.wrap("cannot read commit \(commit.short)") { try repository.treeID(ofCommit: commit) }
+    }
+
+    func entry(_ path: String, in tree: OID?) throws -> TreeEntry? {
+        guard let tree else { return nil }
+        return try ConcordError.wrap("cannot read tree \(tree.short)") { try repository.entry(at: path, in: tree) }
+    }
+
+    /// True when `document`'s entry is the same in both trees.
+    func sameEntry(_ document: DocumentPath, _ first: OID?, _ second: OID?) throws -> Bool {
+        try ConcordError.wrap("cannot read a tree") { try repository.sameEntry(at: document.value, in: first, second) }
+    }
+
+    func commit(_ id: OID) throws -> Commit { try known(id).commit }
+
+    /// A commit and its trailers, read from the repository once per container.
+    func known(_ id: OID) throws -> HistoryCache.Entry {
+        try cache.entry(id) { id in
+            try ConcordError.wrap("cannot read commit \(id.short)") { try repository.commit(id) }
+        }
+    }
+
+    func stamp(_ id: OID) throws -> Stamp {
+        let known = try known(id)
+        return Stamp(known.commit, trailers: known.trailers)
+    }
+
+    // MARK: Packages
+
+    /// The package patterns in `tree`'s `.concord/packages` (one glob a line, `#` comments).
+    func packagePatterns(in tree: OID?) throws -> [String] {
+        guard let entry = try entry(ContainerCore.packagesFile, in: tree) else { return [] }
+        let data = try ConcordError.wrap("cannot read \(ContainerCore.packagesFile)") { try repository.blob(entry.id) }
+        return Self.parseLines(data)
+    }
+
+    static func parseLines(_ data: Data) -> [String] {
+        String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .map { $0.trimmingCharacters(in: " ") }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// The document a tree path belongs to: the shallowest folder matching a package pattern,
+    /// else the path itself. Nil for Concord's own files.
+    func document(containing path: String, patterns: [String]) -> (document: DocumentPath, isPackage: Bool)? {
+        if path == ".concord" || path.hasPrefix(".concord/") { return nil }
+        let components = path.split(separator: "/")
+        for index in components.indices {
+            if patterns.contains(where: { GlobPattern($0).matches(String(components[index])) }) {
+                return (DocumentPath(unchecked: components[...index].joined(separator: "/")), true)
+            }
+        }
+        return (DocumentPath(unchecked: path), false)
+    }
+
+    // MARK: Reading
+
+    /// The content a tree entry holds: a file's bytes, or a package's files.
+    func content(of entry: TreeEntry?) throws -> DocumentContent? {
+        guard let entry else { return nil }
+        if entry.isSymlink {
+            throw ConcordError.invalidPath(entry.name, reason: "this version is a symbolic link; links are never written")
+        }
+        return try ConcordError.wrap("cannot read object \(entry.id.short)") {
+            switch entry.kind {
+            case .blob: return .file(try repository.blob(entry.id))
+            case .tree:
+                var files: [String: Data] = [:]
+                try visitFiles(tree: entry.id, prefix: "") { path, file in
+                    if file.isSymlink {
+                        throw ConcordError.invalidPackage(entry.name, reason: "'\(path)' is a symbolic link in this version; links are never written")
+                    }
+                    files[path] = try repository.blob(file.id)
+                }
+                return .package(files)
+            case .commit: return nil
+            }
+        }
+    }
+
+    func size(of entry: TreeEntry?) throws -> Int {
+        guard let entry else { return 0 }
+        return try ConcordError.wrap("cannot read object \(entry.id.short)") {
+            switch entry.kind {
+            case .blob: return try repository.blobSize(entry.id)
+            case .tree:
+                var total = 0
+                try visitFiles(tree: entry.id, prefix: "") { _, file in total += try repository.blobSize(file.id) }
+                return total
+            case .commit: return 0
+            }
+        }
+    }
+
+    /// Calls `body` for every blob below `tree`, with its path.
+    func visitFiles(tree: OID, prefix: String, _ body: (String, TreeEntry) throws -> Void) throws {
+        for entry in try repository.entries(ofTree: tree) {
+            let path = prefix.isEmpty ? entry.name : "\(prefix)/\(entry.name)"
+            switch entry.kind {
+            case .tree: try visitFiles(tree: entry.id, prefix: path, body)
+            case .blob: try body(path, entry)
+            case .commit: continue
+            }
+        }
+    }
+
+    // MARK: Latest wins
+
+    /// True when `version` is an earlier version of the same line of edits as `current`: following
+    /// `current`'s previous versions (a save's is the version it replaced; a resolution's, every
+    /// version it resolved) reaches it. Such a version was replaced, not made concurrently, so it
+    /// is no conflict version. Graph ancestry alone cannot tell: after an integration every later
+    /// commit descends from both sides.
+    func isSuperseded(_ version: OID, byLineageOf current: OID, document: DocumentPath) throws -> Bool {
+        var frontier = [current]
+        var seen = Set<OID>()
+        while let next = frontier.popLast() {
+            if next == version { return true }
+            guard seen.insert(next).inserted, try repository.isDescendant(next, of: version) else { continue }
+            frontier += try previousVersions(of: next, document: document)
+        }
+        return false
+    }
+
+    /// True when `a` comes after `b` in the latest-wins order between concurrent versions (``LatestWins/Rank``).
+    func isLater(_ a: OID, than b: OID) throws -> Bool {
+        try rank(of: a) > rank(of: b)
+    }
+
+    /// A version's place in the latest-wins order.
+    func rank(of version: OID) throws -> LatestWins.Rank {
+        let stamp = try stamp(version)
+        return LatestWins.Rank(clock: stamp.clock, deviceID: stamp.deviceID, id: version.hex)
+    }
+}

@@ -1,0 +1,41 @@
+# Concord's one install step, sourced by every script the README names (scripts/airplane-mode,
+# scripts/test, scripts/bench): Swift on the PATH, and the Debian packages the build and the
+# scripts need, installed with apt-get when missing.
+#
+#   source scripts/lib/setup.sh
+#   concord_setup [PACKAGE...]     # libgit2-dev, pkg-config, git, python3, and the packages named
+#
+# A package named is installed when `dpkg -s` does not know it. Installing needs root or sudo; without
+# either, the step says what to install and fails.
+
+concord_setup() {
+    if ! command -v swift >/dev/null 2>&1 && [ -x /opt/swift/usr/bin/swift ]; then
+        export PATH="/opt/swift/usr/bin:$PATH"
+    fi
+    if ! command -v swift >/dev/null 2>&1; then
+        echo "concord: Swift 6 is needed and not on the PATH (https://swift.org/install/linux/)" >&2
+        return 1
+    fi
+    local missing=()
+    if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libgit2; then
+        missing+=(libgit2-dev pkg-config)
+    fi
+    command -v git >/dev/null 2>&1 || missing+=(git)
+    command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    local package
+    for package in "$@"; do
+        dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+    done
+    [ "${#missing[@]}" -eq 0 ] && return 0
+    local root=()
+    if [ "$(id -u)" -ne 0 ]; then
+        if ! command -v sudo >/dev/null 2>&1; then
+            echo "concord: missing ${missing[*]}; install them as root: apt-get install -y ${missing[*]}" >&2
+            return 1
+        fi
+        root=(sudo)
+    fi
+    echo "==> installing ${missing[*]}" >&2
+    "${root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+    "${root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+}
