@@ -96,21 +96,11 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         try fixture[1].save(doc("a.txt"), content: text("a"))
         let document = try fixture[1].openDocument(doc("a.txt"))
         let changes = document.changes()
-        // Another process holds the container's lock until its standard input closes.
         let holder = Process()
-        let input = Pipe()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["\(fixture[1].root)/.git/concord/lock", "cat"]
-        holder.standardInput = input
-        holder.standardOutput = FileHandle.nullDevice
+        holder.arguments = ["\(fixture[1].root)/.git/concord/lock", "sleep", "2"]
         try holder.run()
-        let release = input.fileHandleForWriting
-        let seen = await collect(changes, within: 60) { seen in
-            guard seen.contains(where: { $0.state == .editingDisabled }) else { return false }
-            try? release.close()  // seen held: let it go
-            return seen.last?.state == .normal
-        }
-        try? release.close()
+        let seen = await collect(changes, within: 60) { $0.contains { $0.state == .editingDisabled } && $0.last?.state == .normal }
         holder.waitUntilExit()
         #expect(seen.contains { $0.state == .editingDisabled })
         #expect(seen.last?.state == .normal)
