@@ -21,7 +21,8 @@ public final class Container: Sendable {
         /// The device id a new clone or container gets (default: a new random UUID). Give a fixed
         /// one only to make simulations reproducible; two clones must never share an id.
         public var deviceID: String?
-        /// How often open documents and queries look for changes made by other processes.
+        /// How often open documents and queries look for changes made by other processes when
+        /// inotify cannot tell them (they are told at once otherwise).
         public var watchInterval: Duration = .milliseconds(250)
         /// Where warnings go: a conflict record naming something that is not a version, and the like.
         public var logger = Logger(label: "concord")
@@ -52,10 +53,11 @@ public final class Container: Sendable {
     init(core: sending ContainerCore, options: Options) {
         root = core.workTree.root
         device = core.device
+        let gitDirectory = core.repository.gitDirectory
         self.options = options
         let locked = Locked(core)
         self.core = locked
-        observer = MainObserver(interval: options.watchInterval) {
+        observer = MainObserver(gitDirectory: gitDirectory, interval: options.watchInterval) {
             (try? locked.withLock { try $0.history.head()?.hex }) ?? nil
         }
     }

@@ -41,6 +41,4 @@ extension ContainerCore {
         let state: DocumentState = inConflict ? .inConflict : (busy ? .editingDisabled : .normal)
         return DocumentInfo(path: document, isPackage: entry?.kind == .tree, state: state, contentID: entry?.id.hex ?? "")
     }
-
-    var isLockedByAnotherProcess: Bool { ContainerLock.isHeld(gitDirectory: repository.gitDirectory) }
 }

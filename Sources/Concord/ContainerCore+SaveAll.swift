@@ -8,17 +8,19 @@ internal import Git
 /// leaves all or nothing), an import of a large folder stays one commit, and each document
 /// still gets a version (the commit changes its content).
 extension ContainerCore {
-    func saveAll() throws -> SaveAllResult {
+    /// Saves what changed in the work tree; with `scope`, compares only the paths it names (and
+    /// everything below the folders among them) — the sync agent knows what changed.
+    func saveAll(scope: SaveScope? = nil) throws -> SaveAllResult {
         // Thousands of new objects: one pack synced once, not one synced file each.
-        try writing { try inOnePack { try saveAllUnlocked() } }
+        try writing { try inOnePack { try saveAllUnlocked(scope: scope) } }
     }
 
-    private func saveAllUnlocked() throws -> SaveAllResult {
+    private func saveAllUnlocked(scope: SaveScope?) throws -> SaveAllResult {
         let head = try history.head()
         let headTree = try history.tree(of: head)
         let patterns = try history.packagePatterns(in: headTree)
         var scan = Scan()
-        try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true)
+        try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true, scope: scope)
         var result = SaveAllResult(version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
                                    removed: scan.removed.sorted(), skipped: scan.skipped.sorted { $0.path < $1.path })
         guard !scan.updates.isEmpty else { return result }
@@ -38,7 +40,8 @@ extension ContainerCore {
         var skipped: [SaveAllResult.Skipped] = []
     }
 
-    private func scanFolder(_ folder: String, tree: OID?, patterns: [String], scan: inout Scan, isRoot: Bool = false) throws {
+    /// Compares `folder` with its tree; within a `scope` (nil: everything), only the entries it reaches.
+    private func scanFolder(_ folder: String, tree: OID?, patterns: [String], scan: inout Scan, isRoot: Bool = false, scope: SaveScope? = nil) throws {
         let entries = try tree.map { id in try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: id) } } ?? []
         var inTree = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for name in workTree.names(inFolder: folder) {
@@ -48,6 +51,10 @@ extension ContainerCore {
                 continue
             }
             let path = folder.isEmpty ? name : "\(folder)/\(name)"
+            if let scope, !scope.reaches(path) {
+                inTree[name] = nil
+                continue
+            }
             guard let document = try? DocumentPath(path) else {
                 scan.skipped.append(.init(path: path.debugDescription, reason: "not a valid document name (not UTF-8, or a control character)"))
                 inTree[name] = nil
@@ -57,7 +64,8 @@ extension ContainerCore {
             let isPackage = patterns.contains { GlobPattern($0).matches(name) }
             switch workTree.kind(path) {
             case .directory where !isPackage:
-                try scanFolder(path, tree: old?.kind == .tree ? old?.id : nil, patterns: patterns, scan: &scan)
+                try scanFolder(path, tree: old?.kind == .tree ? old?.id : nil, patterns: patterns, scan: &scan,
+                               scope: scope?.paths.contains(path) == true ? nil : scope)
                 if let old, old.kind != .tree { scan.updates.append(.remove(path: path)); scan.removed.append(document) }
             case .directory, .file:
                 let entry: TreeEntry?
@@ -80,6 +88,7 @@ extension ContainerCore {
         }
         for (name, entry) in inTree {
             let path = folder.isEmpty ? name : "\(folder)/\(name)"
+            if let scope, !scope.reaches(path) { continue }
             scan.updates.append(.remove(path: path))
             if entry.kind == .tree, !patterns.contains(where: { GlobPattern($0).matches(name) }) {
                 try history.visitFiles(tree: entry.id, prefix: path) { file, _ in scan.removed.append(DocumentPath(unchecked: file)) }

@@ -6,7 +6,8 @@ internal import Synchronization
 /// reading, saving, listing versions and resolving, all async and off the caller's executor.
 ///
 /// Open documents are told when a save, sync or resolve — in this process, or in another one
-/// (seen by watching `main`) — brings a new version, a conflict, or a resolution.
+/// (seen through inotify on the repository's references) — brings a new version, a conflict, or
+/// a resolution, and when another process starts or stops writing the container.
 public final class Document: Sendable {
     /// The document's path.
     public let path: DocumentPath
@@ -116,9 +117,8 @@ public final class Document: Sendable {
     /// Recomputes the state and content id; tells the streams when either changed.
     func refresh() {
         let path = path
-        guard let snapshot = try? container.withCore({ core in
-            (try core.snapshot(of: path), core.isLockedByAnotherProcess)
-        }) else { return }
+        guard let current = try? container.withCore({ try $0.snapshot(of: path) }) else { return }
+        let snapshot = (current, container.observer.lock.isHeld())
         let (change, continuations) = storage.withLock { state -> (DocumentChange?, [AsyncStream<DocumentChange>.Continuation]) in
             guard !state.closed else { return (nil, []) }
             let newState: DocumentState = state.savingFailed ? .savingError

@@ -2,11 +2,15 @@ internal import Foundation
 internal import Synchronization
 
 /// Tells subscribers when the container's `main` moves — by a command in this process (told
-/// at once) or in another process (seen by polling the reference, every `interval`). The poll
-/// runs on a Dispatch timer, not a task, so that it goes on when callers keep Swift's
-/// cooperative threads busy with blocking work.
+/// at once) or in another process (seen through inotify on the repository's references, see
+/// ``ReferenceWatch``). Where inotify cannot be used, it polls the reference every `interval`
+/// instead, on a Dispatch timer, so that the poll goes on when callers keep Swift's cooperative
+/// threads busy with blocking work.
+///
+/// Subscribers are also told (with a move where `old == new`) when the configuration changes or
+/// a writer releases the container's lock, so that documents can leave `editingDisabled`.
 final class MainObserver: Sendable {
-    /// A move of `main`, as commit ids; `old == new` on a periodic tick with no move.
+    /// A move of `main`, as commit ids; `old == new` when something else changed.
     struct Move: Sendable {
         var old: String?
         var new: String?
@@ -16,43 +20,43 @@ final class MainObserver: Sendable {
     private struct State {
         var last: String?
         var subscribers: [UUID: @Sendable (Move) -> Void] = [:]
+        var watch: ReferenceWatch?
         var poller: (any DispatchSourceTimer)?
     }
 
     private let state = Mutex(State())
+    private let gitDirectory: String
     private let interval: Duration
     private let readMain: @Sendable () -> String?
+    /// Whether a writer holds the container's lock, asked without waking this observer.
+    let lock: LockProbe
 
-    init(interval: Duration, readMain: @escaping @Sendable () -> String?) {
+    init(gitDirectory: String, interval: Duration, readMain: @escaping @Sendable () -> String?) {
+        self.gitDirectory = gitDirectory
         self.interval = interval
         self.readMain = readMain
+        lock = LockProbe(gitDirectory: gitDirectory)
     }
 
-    /// Registers `handler`; polling starts with the first subscriber.
+    /// Registers `handler`; watching starts with the first subscriber.
     func subscribe(_ handler: @escaping @Sendable (Move) -> Void) -> UUID {
         let id = UUID()
         let current = readMain()
         state.withLock { state in
             if state.subscribers.isEmpty { state.last = current }
             state.subscribers[id] = handler
-            if state.poller == nil {
-                let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-                let interval = self.interval.components
-                let nanoseconds = Int(interval.seconds) * 1_000_000_000 + Int(interval.attoseconds / 1_000_000_000)
-                timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
-                timer.setEventHandler { [weak self] in self?.check() }
-                timer.resume()
-                state.poller = timer
-            }
+            if state.watch == nil && state.poller == nil { startWatching(&state) }
         }
         return id
     }
 
-    /// Removes a subscriber; polling stops with the last one.
+    /// Removes a subscriber; watching stops with the last one.
     func unsubscribe(_ id: UUID) {
         state.withLock { state in
             state.subscribers[id] = nil
             if state.subscribers.isEmpty {
+                state.watch?.cancel()
+                state.watch = nil
                 state.poller?.cancel()
                 state.poller = nil
             }
@@ -70,7 +74,24 @@ final class MainObserver: Sendable {
         for handler in handlers { handler(move) }
     }
 
+    private func startWatching(_ state: inout State) {
+        if let watch = try? ReferenceWatch(gitDirectory: gitDirectory, lock: true, onChange: { [weak self] in self?.check() }) {
+            state.watch = watch
+            return
+        }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let interval = self.interval.components
+        let nanoseconds = Int(interval.seconds) * 1_000_000_000 + Int(interval.attoseconds / 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))
+        timer.setEventHandler { [weak self] in self?.check() }
+        timer.resume()
+        state.poller = timer
+    }
+
     deinit {
-        state.withLock { $0.poller?.cancel() }
+        state.withLock { state in
+            state.watch?.cancel()
+            state.poller?.cancel()
+        }
     }
 }

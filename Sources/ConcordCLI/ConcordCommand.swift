@@ -7,6 +7,7 @@ public struct ConcordCommand: AsyncParsableCommand {
     /// The version `concord --version` prints.
     public static let version = "0.1.0"
 
+    /// The root command: its name, abstract, version and subcommands.
     public static let configuration = CommandConfiguration(
         commandName: "concord",
         abstract: "Keep versioned documents in sync across devices and resolve their conflicts.",
@@ -22,9 +23,11 @@ public struct ConcordCommand: AsyncParsableCommand {
             SyncCommand.self, AirplaneCommand.self, ConflictsCommand.self, VersionsCommand.self,
             ShowCommand.self, ResolveCommand.self, LogCommand.self, MergeFileCommand.self,
             KeyValueCommand.self, AdoptCommand.self, EvictCommand.self, PoliciesCommand.self, GCCommand.self,
+            WatchCommand.self,
         ]
     )
 
+    /// Makes the root command (ArgumentParser fills in its options when parsing).
     public init() {}
 
     /// Runs the command line: a leading `-C PATH` is moved after the subcommand name, where

@@ -1,0 +1,316 @@
+internal import Foundation
+internal import Logging
+internal import Synchronization
+
+/// The sync agent's loop (see ``SyncAgent``): the watchers note what happened and wake it; it
+/// decides, runs one operation at a time (save, or sync), reports, and sleeps until the next
+/// news or deadline.
+final class AgentLoop: Sendable {
+    /// What the watchers noted since the loop last looked.
+    private struct News {
+        var firstEdit: ContinuousClock.Instant?
+        var lastEdit: ContinuousClock.Instant?
+        /// The paths edited since the last save; nil: anything may have changed.
+        var edited: Set<String>? = []
+        var repository = false
+        var cloud = false
+        var stop = false
+    }
+
+    /// What the loop keeps from one turn to the next.
+    private struct Plan {
+        var save = true
+        /// What the next save compares: the paths edited, or (nil) the whole work tree.
+        var scope: Set<String>?
+        /// Folders the kernel refused to watch, as last warned about; while any, each save
+        /// compares the whole work tree.
+        var refused = 0
+        var saveRetry: ContinuousClock.Instant?
+        var saveFailures = 0
+        var sync = true
+        var syncRetry: ContinuousClock.Instant?
+        var lastSync: ContinuousClock.Instant
+        var failures = 0
+        var offline: String?
+        var lastFailure: String?
+        var view: AgentView?
+        var skipped: Set<String> = []
+    }
+
+    private let container: Container
+    private let options: SyncAgent.Options
+    private let emit: @Sendable (SyncAgentEvent) -> Void
+    private let news = Mutex(News())
+    private let wakeup = Wakeup()
+    private var logger: Logger { container.options.logger }
+
+    init(container: Container, options: SyncAgent.Options, emit: @escaping @Sendable (SyncAgentEvent) -> Void) {
+        self.container = container
+        self.options = options
+        self.emit = emit
+    }
+
+    /// Asks the loop to end after the operation under way.
+    func stop() {
+        news.withLock { $0.stop = true }
+        wakeup.signal()
+    }
+
+    private func note(_ change: (inout News) -> Void) {
+        news.withLock { change(&$0) }
+        wakeup.signal()
+    }
+
+    private func noteEdit(_ paths: Set<String>?) {
+        let now = ContinuousClock.now
+        note { news in
+            news.lastEdit = now
+            if news.firstEdit == nil { news.firstEdit = now }
+            if let paths, let edited = news.edited, edited.count + paths.count <= 10_000 {
+                news.edited = edited.union(paths)
+            } else {
+                news.edited = nil
+            }
+        }
+    }
+
+    func run() async {
+        let cloud = try? container.withCore { $0.localCloudFolder() }
+        var workTree: WorkTreeWatch?
+        do {
+            workTree = try WorkTreeWatch(root: container.root) { [weak self] in self?.noteEdit($0) }
+        } catch {
+            logger.warning("cannot watch the work tree (\(error)): edits are saved at each periodic sync")
+        }
+        let subscription = container.observer.subscribe { [weak self] _ in self?.note { $0.repository = true } }
+        let cloudWatch = cloud.flatMap { folder in
+            try? ReferenceWatch(gitDirectory: "\(folder)/", lock: false) { [weak self] in self?.note { $0.cloud = true } }
+        }
+        defer {
+            workTree?.cancel()
+            cloudWatch?.cancel()
+            container.observer.unsubscribe(subscription)
+        }
+        report(.watching)
+        var plan = Plan(lastSync: .now, view: await view(cloud: cloud))
+        while true {
+            let now = ContinuousClock.now
+            let seen = news.withLock { news -> News in
+                let seen = news
+                news.repository = false
+                news.cloud = false
+                if let first = news.firstEdit, let last = news.lastEdit, now >= edited(first, last) {
+                    news.firstEdit = nil
+                    news.lastEdit = nil
+                    news.edited = []
+                }
+                return seen
+            }
+            if seen.stop { break }
+            if let first = seen.firstEdit, let last = seen.lastEdit, now >= edited(first, last) {
+                plan.scope = plan.save ? union(plan.scope, seen.edited) : seen.edited
+                plan.save = true
+                plan.saveRetry = nil
+            }
+            if plan.save, plan.saveRetry.map({ now >= $0 }) ?? true {
+                let refused = workTree?.refusedFolders.withLock { $0 } ?? 0
+                if refused > plan.refused {
+                    logger.warning("\(refused) folder\(refused == 1 ? "" : "s") of the work tree cannot be watched (the system's limit of inotify watches): each save compares the whole work tree")
+                }
+                plan.refused = refused
+                await save(&plan, cloud: cloud, scoped: workTree != nil && refused == 0)
+                continue
+            }
+            if seen.repository || seen.cloud {
+                await look(&plan, cloud: cloud)
+            }
+            if now >= plan.lastSync + options.interval {
+                plan.sync = true
+                plan.syncRetry = nil
+                if workTree == nil && !plan.save {
+                    plan.save = true
+                    plan.scope = nil
+                    continue
+                }
+            }
+            if plan.sync, plan.syncRetry.map({ now >= $0 }) ?? true {
+                await sync(&plan, cloud: cloud)
+                continue
+            }
+            var deadlines = [plan.lastSync + options.interval]
+            if let first = seen.firstEdit, let last = seen.lastEdit { deadlines.append(edited(first, last)) }
+            if plan.save, let retry = plan.saveRetry { deadlines.append(retry) }
+            if plan.sync, let retry = plan.syncRetry { deadlines.append(retry) }
+            await wakeup.sleep(until: deadlines.min())
+        }
+    }
+
+    /// When edits first made at `first` and last at `last` are due to be saved.
+    private func edited(_ first: ContinuousClock.Instant, _ last: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        min(last + options.quietPeriod, first + options.longestWait)
+    }
+
+    // MARK: Operations
+
+    /// Saves what the edits since the last save changed (`scoped`), or what changed in the whole work tree.
+    private func save(_ plan: inout Plan, cloud: String?, scoped: Bool) async {
+        plan.save = false
+        let scope = scoped ? plan.scope.map(SaveScope.init) : nil
+        plan.scope = []
+        do {
+            let container = container
+            let result = try await background {
+                try container.notifying { try container.withCore { try $0.saveAll(scope: scope) } }
+            }
+            plan.saveFailures = 0
+            reportSkipped(result.skipped, plan: &plan)
+            let saved = (result.added + result.changed + result.removed).sorted()
+            if result.version != nil {
+                report(.saved, saved)
+                plan.sync = true
+            }
+        } catch {
+            // Another writer held the container too long, or the save failed: keep its paths, retry.
+            plan.save = true
+            plan.scope = union(plan.scope, scope?.paths)
+            plan.saveFailures += 1
+            plan.saveRetry = .now + backoff(plan.saveFailures)
+            if (error as? ConcordError).map({ if case .busy = $0 { true } else { false } }) != true {
+                fail(error, plan: &plan)
+            }
+        }
+        await refresh(&plan, cloud: cloud)
+    }
+
+    private func sync(_ plan: inout Plan, cloud: String?) async {
+        plan.lastSync = .now
+        await refresh(&plan, cloud: cloud)
+        let before = plan.view
+        if before?.airplane == true {
+            plan.sync = false
+            if plan.offline == nil { goOffline(.offline(reason: "airplane mode", waiting: waitingCount()), plan: &plan) }
+            return
+        }
+        do {
+            let report = try await container.sync()
+            plan.sync = false
+            plan.syncRetry = nil
+            plan.failures = 0
+            plan.lastFailure = nil
+            if plan.offline != nil {
+                plan.offline = nil
+                self.report(.backOnline)
+            }
+            if !report.updatedDocuments.isEmpty { self.report(.received, report.updatedDocuments) }
+            if report.pushedCommits > 0 {
+                let sent = before.flatMap { before in
+                    try? container.withCore { try $0.changedDocuments(from: before.origin, to: before.main) }
+                } ?? []
+                self.report(.sent, sent.sorted())
+            }
+            await refresh(&plan, cloud: cloud, alsoNew: report.newConflicts)
+            return
+        } catch let error as ConcordError {
+            plan.failures += 1
+            plan.syncRetry = .now + backoff(plan.failures)
+            switch error {
+            case .offline:
+                if plan.offline == nil { goOffline(error, plan: &plan) }
+            case .busy:
+                break
+            case .unsavedChanges:
+                // An edit came after the last save: save it, then sync again.
+                plan.save = true
+                plan.scope = nil
+                if plan.failures > 1 { fail(error, plan: &plan) }
+            default:
+                fail(error, plan: &plan)
+            }
+        } catch {
+            plan.failures += 1
+            plan.syncRetry = .now + backoff(plan.failures)
+            fail(error, plan: &plan)
+        }
+        await refresh(&plan, cloud: cloud)
+    }
+
+    /// Looks at what another process or device changed: `main` moved, airplane mode, the cloud.
+    private func look(_ plan: inout Plan, cloud: String?) async {
+        let before = plan.view
+        await refresh(&plan, cloud: cloud)
+        guard let view = plan.view else { return }
+        if view.main != before?.main { plan.sync = true }
+        if view.airplane != before?.airplane {
+            if view.airplane {
+                if plan.offline == nil { goOffline(.offline(reason: "airplane mode", waiting: waitingCount()), plan: &plan) }
+            } else {
+                plan.sync = true
+                plan.syncRetry = nil
+            }
+        }
+        if let tip = view.cloud, tip != view.origin {
+            plan.sync = true
+            plan.syncRetry = nil
+        }
+    }
+
+    /// Reads the view again and reports the documents that entered or left the in-conflict state
+    /// (`alsoNew`: those a sync says gained a version in contention).
+    private func refresh(_ plan: inout Plan, cloud: String?, alsoNew: [DocumentPath] = []) async {
+        guard let view = await view(cloud: cloud) else { return }
+        let before = plan.view?.conflicts ?? view.conflicts
+        let fresh = view.conflicts.subtracting(before).union(alsoNew)
+        let resolved = before.subtracting(view.conflicts)
+        plan.view = view
+        if !fresh.isEmpty { report(.newConflict, fresh.sorted()) }
+        if !resolved.isEmpty { report(.resolved, resolved.sorted()) }
+    }
+
+    // MARK: Helpers
+
+    private func view(cloud: String?) async -> AgentView? {
+        try? await container.offload { try $0.agentView(cloud: cloud) }
+    }
+
+    private func waitingCount() -> Int { (try? container.waitingVersionCount()) ?? 0 }
+
+    /// Two scopes of saves together (nil: the whole work tree).
+    private func union(_ one: Set<String>?, _ other: Set<String>?) -> Set<String>? {
+        guard let one, let other else { return nil }
+        return one.union(other)
+    }
+
+    private func backoff(_ failures: Int) -> Duration {
+        min(.seconds(1 << min(max(failures - 1, 0), 16)), options.interval)
+    }
+
+    private func goOffline(_ error: ConcordError, plan: inout Plan) {
+        guard case let .offline(reason, waiting) = error else { return }
+        plan.offline = reason
+        report(.offline, detail: "\(reason); \(waiting) local version\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "") to go up")
+    }
+
+    private func fail(_ error: any Error, plan: inout Plan) {
+        let message = (error as? ConcordError)?.description ?? "\(error)"
+        guard message != plan.lastFailure else { return }
+        plan.lastFailure = message
+        report(.failed, detail: message)
+    }
+
+    private func reportSkipped(_ skipped: [SaveAllResult.Skipped], plan: inout Plan) {
+        let now = Set(skipped.map { "\($0.path): \($0.reason)" })
+        for line in now.subtracting(plan.skipped).sorted() { logger.warning("skipped \(line)") }
+        plan.skipped = now
+    }
+
+    private func report(_ kind: SyncAgentEvent.Kind, _ documents: [DocumentPath] = [], detail: String? = nil) {
+        emit(SyncAgentEvent(kind: kind, documents: documents, time: container.options.now(), detail: detail))
+    }
+
+    /// Runs a blocking operation on a global queue, off Swift's cooperative threads.
+    private func background<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+internal import Foundation
+internal import Git
+
+/// What the sync agent reads between operations to decide what to do next.
+struct AgentView: Sendable {
+    /// This device's `main` and its `origin/main` (what the last fetch saw of the cloud).
+    var main: String?
+    var origin: String?
+    /// The cloud's `main`, when the cloud is a folder on this machine.
+    var cloud: String?
+    var airplane: Bool
+    var conflicts: Set<DocumentPath>
+}
+
+extension ContainerCore {
+    /// The folder of the cloud when it is a bare repository on this machine (the agent watches
+    /// its references to learn of other devices' pushes at once); nil for a network cloud.
+    func localCloudFolder() -> String? {
+        guard let url = try? repository.remoteURL("origin"), case let .local(path) = CloudAddress(url).transport else { return nil }
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: "\(path)/refs/heads"), !manager.fileExists(atPath: "\(path)/.git") else { return nil }
+        return path
+    }
+
+    /// Reads the agent's view; `cloud` is the folder from ``localCloudFolder()``.
+    func agentView(cloud: String?) throws -> AgentView {
+        let origin = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
+        let cloudMain = cloud.flatMap { try? Repository.open(at: $0).resolve(Self.branch) }
+        return AgentView(
+            main: try history.head()?.hex, origin: origin?.hex, cloud: cloudMain?.hex,
+            airplane: try ConcordError.wrap("cannot read the configuration") { try repository.config("concord.airplane") } == "true",
+            conflicts: Set(try history.conflicts().map(\.document)))
+    }
+}

@@ -1,0 +1,85 @@
+internal import Foundation
+internal import Git
+
+/// The sync agent (the role iCloud's daemon plays for a device): it keeps a container in sync
+/// with nobody calling ``Container/saveAll()`` or ``Container/sync()``.
+///
+/// It watches the work tree with inotify (new folders included, editors that save by renaming
+/// a new file over the old one included, Concord's own writes left out), waits for a short quiet
+/// moment after edits, saves what changed in one version (as ``Container/saveAll()`` does) and
+/// syncs. It also syncs every ``Options/interval`` to receive other devices' versions, at once
+/// when another process moves `main` (a resolve typed in a terminal) or turns airplane mode off,
+/// and — when the cloud is a folder on this machine — at once when another device pushes to it.
+///
+/// In airplane mode, or while the cloud cannot be reached, it goes on saving and reports
+/// ``SyncAgentEvent/Kind/offline`` once; it retries with a backoff that doubles from one second
+/// up to the interval, and reports ``SyncAgentEvent/Kind/backOnline`` when a sync succeeds
+/// again. A sync never overwrites an edit that is not saved yet: the agent saves it first and
+/// syncs again. Between events it costs nothing: no thread polls, and the only timer is the
+/// periodic sync.
+///
+/// ```swift
+/// let agent = try container.watch()
+/// for await event in agent.events {
+///     print(event.kind, event.documents)
+/// }
+/// ```
+///
+/// ``stop()`` (or ending the iteration of ``events``) stops it after the operation under way;
+/// an agent killed outright leaves the container as any interrupted command does (valid, nothing
+/// saved lost), and the next start saves the edits it had not saved.
+public final class SyncAgent: Sendable {
+    /// How the agent paces itself.
+    public struct Options: Sendable {
+        /// How often it syncs when nothing else makes it sync, to receive other devices' versions
+        /// (default 30 seconds); also the longest wait between retries.
+        public var interval: Duration
+        /// How long the work tree must stay quiet after an edit before it saves (default 0.2 seconds).
+        public var quietPeriod: Duration
+        /// The longest an edit waits for quiet while edits keep coming (default 5 seconds).
+        public var longestWait: Duration
+
+        /// Makes options; the defaults suit a person editing documents.
+        public init(interval: Duration = .seconds(30), quietPeriod: Duration = .milliseconds(200), longestWait: Duration = .seconds(5)) {
+            self.interval = interval
+            self.quietPeriod = quietPeriod
+            self.longestWait = longestWait
+        }
+    }
+
+    /// What the agent does, in order, starting with ``SyncAgentEvent/Kind/watching``; the
+    /// stream ends when the agent has stopped. Iterate it once.
+    public let events: AsyncStream<SyncAgentEvent>
+    private let loop: AgentLoop
+    private let task: Task<Void, Never>
+
+    /// Starts an agent, holding `.git/concord/agent` (released when it stops, or by the kernel
+    /// when the process dies) so that a second agent on the same container is refused.
+    init(container: Container, options: Options) throws {
+        let folder = try container.withCore { "\($0.repository.gitDirectory)concord" }
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let held: Locked<ContainerLock?>
+        do {
+            held = Locked(try ContainerLock(file: "\(folder)/agent", holder: container.root, timeout: 0))
+        } catch ConcordError.busy {
+            throw ConcordError.failed("another sync agent (concord watch) is already running on \(container.root)")
+        }
+        let (events, continuation) = AsyncStream.makeStream(of: SyncAgentEvent.self, bufferingPolicy: .unbounded)
+        let loop = AgentLoop(container: container, options: options) { continuation.yield($0) }
+        self.events = events
+        self.loop = loop
+        task = Task.detached {
+            await loop.run()
+            held.withLock { $0 = nil }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in loop.stop() }
+    }
+
+    /// Asks the agent to stop: it finishes the operation under way (a save or a sync), then
+    /// ends ``events``. Calling it again does nothing more.
+    public func stop() { loop.stop() }
+
+    /// Waits until the agent has stopped (after ``stop()``).
+    public func stopped() async { await task.value }
+}

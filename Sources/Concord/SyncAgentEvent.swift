@@ -1,0 +1,43 @@
+public import Foundation
+
+/// Something the sync agent did or saw (see ``SyncAgent``).
+public struct SyncAgentEvent: Sendable, Hashable {
+    /// What happened.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The agent watches the work tree and the cloud; it comes once, first.
+        case watching
+        /// Edits in the work tree were saved as versions (the documents added, changed or removed).
+        case saved
+        /// This device's versions went up to the cloud (the documents they changed).
+        case sent
+        /// Other devices' versions arrived and the work tree shows them (the documents updated).
+        case received
+        /// Documents entered the in-conflict state, or gained a version in contention.
+        case newConflict
+        /// Documents left the in-conflict state (resolved here or on another device).
+        case resolved
+        /// The cloud cannot be used (airplane mode, or unreachable): saving goes on; ``SyncAgentEvent/detail`` says why.
+        case offline
+        /// The cloud could be used again after being offline.
+        case backOnline
+        /// An operation failed for another reason; the agent goes on and retries. ``SyncAgentEvent/detail`` says why.
+        case failed
+    }
+
+    /// What happened.
+    public var kind: Kind
+    /// The documents it concerns, sorted (empty when it concerns none in particular).
+    public var documents: [DocumentPath]
+    /// When it happened.
+    public var time: Date
+    /// For ``Kind/offline`` and ``Kind/failed``: the cause, one line.
+    public var detail: String?
+
+    /// Makes an event.
+    public init(kind: Kind, documents: [DocumentPath] = [], time: Date, detail: String? = nil) {
+        self.kind = kind
+        self.documents = documents
+        self.time = time
+        self.detail = detail
+    }
+}

@@ -1,0 +1,99 @@
+internal import Foundation
+
+/// Watches every folder of a work tree with inotify and calls back with the paths a person (or
+/// a program other than Concord) may have changed.
+///
+/// - New folders are watched as they appear, with the folders already inside them.
+/// - Editors that save by writing a new file and renaming it over the old one are seen (the rename).
+/// - Concord's own writes are not edits: they go through a `.concord-tmp-` file renamed into
+///   place, so events on such names, and the rename that ends one, are left out.
+/// - `.git` and `.concord` at the root are not watched; links are never followed.
+/// - When the kernel's queue overflows, the callback comes without paths: anything may have changed.
+final class WorkTreeWatch: Sendable {
+    private let inotify: Inotify
+    /// Folders the kernel refused to watch (the watch limit reached).
+    let refusedFolders: Locked<Int>
+
+    static let mask: Inotify.Flags = [.closeWrite, .modify, .attributes, .create, .delete, .movedFrom, .movedTo, .excludeUnlinked]
+
+    /// Watches the work tree at `root`; `onChange` runs on a serial queue, once per batch of
+    /// events that holds an edit, with the paths (relative to the root) the batch names; nil
+    /// when the kernel dropped events.
+    /// - Throws: ``ConcordError/io(_:reason:)`` when inotify cannot be used at all.
+    init(root: String, onChange: @escaping @Sendable (Set<String>?) -> Void) throws {
+        let tracker = Tracker(workTree: WorkTree(root: root))
+        refusedFolders = tracker.refused
+        inotify = try Inotify(queue: DispatchQueue(label: "concord.work-tree")) { inotify, events in
+            let edited = tracker.handle(events, inotify: inotify)
+            if edited?.isEmpty != true { onChange(edited) }
+        }
+        tracker.watchFolder("", inotify: inotify)
+    }
+
+    /// Stops watching.
+    func cancel() { inotify.cancel() }
+
+    /// What the event handler keeps between batches.
+    private final class Tracker: Sendable {
+        let workTree: WorkTree
+        /// Rename cookies of `.concord-tmp-` files moved away: the matching arrival is Concord's write.
+        let ownRenames = Locked<[UInt32]>([])
+        let refused = Locked(0)
+
+        init(workTree: WorkTree) { self.workTree = workTree }
+
+        /// Watches `folder` (relative to the root; "" for the root) and every folder below it.
+        func watchFolder(_ folder: String, inotify: Inotify) {
+            let path = folder.isEmpty ? workTree.root : workTree.absolute(folder)
+            switch inotify.watch(path, label: folder, mask: WorkTreeWatch.mask) {
+            case .watched: break
+            case .limitReached:
+                refused.withLock { $0 += 1 }
+                return
+            case .refused:
+                return  // gone already, or a link: nothing to watch
+            }
+            for name in workTree.names(inFolder: folder) {
+                if folder.isEmpty && (name == ".git" || name == ".concord") { continue }
+                let child = folder.isEmpty ? name : "\(folder)/\(name)"
+                if workTree.kind(child) == .directory { watchFolder(child, inotify: inotify) }
+            }
+        }
+
+        /// Takes a batch of events: watches new folders; returns the paths that may hold an edit
+        /// (nil: the kernel dropped events, anything may have changed).
+        func handle(_ events: [Inotify.Event], inotify: Inotify) -> Set<String>? {
+            var edited: Set<String>? = []
+            for event in events {
+                if event.isOverflow {
+                    edited = nil
+                    continue
+                }
+                if event.folder == "" && (event.name == ".git" || event.name == ".concord") { continue }
+                if event.name.hasPrefix(".concord-tmp-") {
+                    if event.has(.movedFrom) {
+                        ownRenames.withLock { cookies in
+                            cookies.append(event.cookie)
+                            if cookies.count > 256 { cookies.removeFirst(cookies.count - 256) }
+                        }
+                    }
+                    continue
+                }
+                if event.has(.movedTo), isOwnRename(event.cookie) { continue }
+                if event.isDirectory && event.has([.create, .movedTo]) {
+                    watchFolder(event.path, inotify: inotify)
+                }
+                edited?.insert(event.path)
+            }
+            return edited
+        }
+
+        private func isOwnRename(_ cookie: UInt32) -> Bool {
+            ownRenames.withLock { cookies in
+                guard let index = cookies.firstIndex(of: cookie) else { return false }
+                cookies.remove(at: index)
+                return true
+            }
+        }
+    }
+}

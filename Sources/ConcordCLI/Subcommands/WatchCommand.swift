@@ -1,0 +1,119 @@
+import ArgumentParser
+import Concord
+import Dispatch
+import Foundation
+import Synchronization
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Save edits and sync until stopped.",
+        discussion: """
+            The sync agent: it watches the work tree, saves what changed once edits pause (as save --all \
+            does) and syncs; it also syncs every --interval seconds to receive other devices' versions, \
+            and at once when another device pushes to a cloud on this machine. In airplane mode, or while \
+            the cloud cannot be reached, it keeps saving and retries later. One line per event on standard \
+            output: watching, saved, sent, received, new conflict, resolved, offline, back online, failed. \
+            SIGINT or SIGTERM stops it after the operation under way (exit 0); a second one stops it at once.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("Sync every SECONDS when nothing else makes it sync (default 30).", valueName: "SECONDS"))
+    var interval: Double = 30
+
+    @Flag(help: "Print one JSON object a line (event, documents, time; detail for offline and failed).")
+    var json = false
+
+    func validate() throws {
+        guard interval.isFinite, (1...86_400).contains(interval) else {
+            throw ValidationError("--interval takes a number of seconds from 1 to 86400")
+        }
+    }
+
+    struct Line: Encodable {
+        var event: String
+        var documents: [String]
+        var time: Date
+        var detail: String?
+    }
+
+    func run() async throws {
+        let container = try global.openContainer()
+        let stopper = SignalStop()
+        let agent = try container.watch(SyncAgent.Options(interval: .milliseconds(Int(interval * 1000))))
+        stopper.stop(agent)
+        for await event in agent.events { print(event, container: container) }
+        withExtendedLifetime(stopper) {}
+    }
+
+    /// Stops the agent on the first SIGINT or SIGTERM, after its operation under way; exits at
+    /// once on a second one. Listens from its creation, before the agent exists: a signal that
+    /// comes first stops the agent as soon as it is given.
+    private final class SignalStop: Sendable {
+        private struct State {
+            var agent: SyncAgent?
+            var received = 0
+        }
+
+        private let state = Mutex(State())
+        private let sources: Mutex<[any DispatchSourceSignal]>
+
+        init() {
+            sources = Mutex([SIGINT, SIGTERM].map { number in
+                signal(number, SIG_IGN)
+                return DispatchSource.makeSignalSource(signal: number, queue: .global())
+            })
+            sources.withLock { sources in
+                for source in sources {
+                    source.setEventHandler { [weak self] in self?.received() }
+                    source.resume()
+                }
+            }
+        }
+
+        /// The agent to stop (now, when a signal came already).
+        func stop(_ agent: SyncAgent) {
+            let signaled = state.withLock { state in
+                state.agent = agent
+                return state.received > 0
+            }
+            if signaled { agent.stop() }
+        }
+
+        private func received() {
+            let (count, agent) = state.withLock { state in
+                state.received += 1
+                return (state.received, state.agent)
+            }
+            if count > 1 { Foundation.exit(0) }
+            agent?.stop()
+        }
+    }
+
+    private func print(_ event: SyncAgentEvent, container: Container) {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
+            let line = Line(event: event.kind.rawValue, documents: event.documents.map(\.value), time: event.time, detail: event.detail)
+            if let data = try? encoder.encode(line) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
+            return
+        }
+        let time = event.time.formatted(Date.ISO8601FormatStyle(timeZone: .current).time(includingFractionalSeconds: false).timeSeparator(.colon))
+        let name: String = switch event.kind {
+        case .newConflict: "new conflict"
+        case .backOnline: "back online"
+        case .watching: "watching"
+        default: event.kind.rawValue
+        }
+        var text = "\(time)  \(name.padding(toLength: 13, withPad: " ", startingAt: 0))"
+        switch event.kind {
+        case .watching: text += "\(container.root) as \(container.device.name), syncing every \(interval.formatted()) s"
+        default: text += (event.documents.map(\.value) + [event.detail].compactMap { $0 }).joined(separator: ", ")
+        }
+        Output.line(text.trimmingCharacters(in: .whitespaces))
+        fflush(nil)
+    }
+}

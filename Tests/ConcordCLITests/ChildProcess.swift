@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A long-lived child process started by a test and stopped by its PID.
+///
+/// Spawned with posix_spawn, an empty signal mask and default handlers: a child started by
+/// Foundation's Process can inherit blocked signals and ignore SIGTERM.
+struct ChildProcess {
+    let pid: pid_t
+
+    /// Starts `arguments[0]` (looked up on PATH), its standard output and error appended to
+    /// the files given (else inherited), standard input from /dev/null.
+    init(_ arguments: [String], stdout: String? = nil, stderr: String? = nil) throws {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        for (descriptor, file) in [(Int32(1), stdout), (2, stderr)] {
+            if let file { posix_spawn_file_actions_addopen(&actions, descriptor, file, O_WRONLY | O_CREAT | O_APPEND, 0o644) }
+        }
+        var child: pid_t = 0
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, environ)
+        guard status == 0 else { throw NSError(domain: "ChildProcess", code: Int(status)) }
+        pid = child
+    }
+
+    /// Sends `signal` (SIGTERM by default) and waits up to `seconds` for the exit, then sends
+    /// SIGKILL and waits for good. Returns the exit status when the child exited by itself
+    /// (nil when it was killed by a signal).
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, within seconds: Double = 3) -> Int32? {
+        kill(pid, signal)
+        if let code = exitStatus(within: seconds) { return code }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        return nil
+    }
+
+    /// Waits up to `seconds` for the child to exit by itself; returns its exit status, nil when
+    /// it still runs (or a signal ended it).
+    func exitStatus(within seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { return Self.exitCode(status) }
+            usleep(50_000)
+        }
+        return nil
+    }
+
+    /// Kills the child at once (SIGKILL) and reaps it.
+    func kill9() {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    /// The exit code of a wait status, nil when a signal ended the process.
+    private static func exitCode(_ status: Int32) -> Int32? {
+        (status & 0x7f) == 0 ? (status >> 8) & 0xff : nil
+    }
+}

@@ -1,0 +1,109 @@
+import Concord
+import ConcordMerge
+import Foundation
+import Synchronization
+import Testing
+
+/// Events a running agent has told so far, gathered by a task.
+final class AgentEvents: Sendable {
+    private final class Log: Sendable {
+        let events = Mutex<[SyncAgentEvent]>([])
+    }
+
+    private let log = Log()
+    private let task: Task<Void, Never>
+
+    init(_ agent: SyncAgent) {
+        let log = log
+        task = Task { for await event in agent.events { log.events.withLock { $0.append(event) } } }
+    }
+
+    var all: [SyncAgentEvent] { log.events.withLock { $0 } }
+
+    /// Waits (up to `seconds`) for an event of `kind` naming `document`.
+    func waitFor(_ kind: SyncAgentEvent.Kind, _ document: String, seconds: Double = 90) async -> Bool {
+        await eventually(seconds) { self.all.contains { $0.kind == kind && $0.documents.contains(doc(document)) } }
+    }
+
+    /// Waits until the agent's stream ended.
+    func ended() async { await task.value }
+}
+
+/// Checks `condition` every tenth of a second until it holds or `seconds` pass.
+func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        if Date() >= deadline { return false }
+        try? await Task.sleep(for: .milliseconds(100))
+    }
+    return true
+}
+
+@Suite struct SyncAgentTests {
+    @Test func twoAgentsInAnAppCarryAnEditFromOneWorkTreeToTheOther() async throws {
+        let fixture = try Fixture(devices: 2)
+        let options = SyncAgent.Options(interval: .seconds(3600))
+        let one = try fixture[1].watch(options), two = try fixture[2].watch(options)
+        let events = (AgentEvents(one), AgentEvents(two))
+        defer { one.stop(); two.stop() }
+        try Data("from the app\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/note.txt"))
+        #expect(await events.0.waitFor(.saved, "note.txt"))
+        #expect(await events.0.waitFor(.sent, "note.txt"))
+        #expect(await events.1.waitFor(.received, "note.txt"))
+        #expect(try String(contentsOfFile: "\(fixture[2].root)/note.txt", encoding: .utf8) == "from the app\n")
+        // Device 2 has synced since it started: a second edit reaches it only by watching the cloud.
+        try Data("again\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/note.txt"))
+        let received = "\(fixture[2].root)/note.txt"
+        #expect(await eventually(90) { (try? String(contentsOfFile: received, encoding: .utf8)) == "again\n" })
+        #expect(events.0.all.first?.kind == .watching)
+        one.stop()
+        two.stop()
+        await events.0.ended()
+        await events.1.ended()
+        await one.stopped()
+    }
+
+    /// An edit the agent has not saved yet (its quiet moment is an hour here) when another
+    /// device's version arrives: the sync is refused, the agent saves the edit, syncs again, and
+    /// both edits end as versions in contention; the work tree never lost the unsaved one.
+    @Test func aVersionArrivingOverAnUnsavedEditMakesTheAgentSaveItFirst() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("note.txt"), content: text("base\n"))
+        try await fixture.syncAll(rounds: 1)
+        let hour = Duration.seconds(3600)
+        let one = try fixture[1].watch(SyncAgent.Options(interval: hour))
+        // Device 2 saves at start (nothing to save, then `start.txt`) and never again by watching.
+        try Data("start\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[2].root)/start.txt"))
+        let two = try fixture[2].watch(SyncAgent.Options(interval: hour, quietPeriod: hour, longestWait: hour))
+        let events = (AgentEvents(one), AgentEvents(two))
+        defer { one.stop(); two.stop() }
+        #expect(await events.1.waitFor(.sent, "start.txt"))
+        try Data("unsaved on two\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[2].root)/note.txt"))
+        try Data("saved on one\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/note.txt"))
+        #expect(await events.0.waitFor(.sent, "note.txt"))
+        #expect(await events.1.waitFor(.saved, "note.txt"))
+        #expect(await events.1.waitFor(.newConflict, "note.txt"))
+        let contents = try fixture[2].unresolvedVersions(of: doc("note.txt")).map { try string(fixture[2].content(of: doc("note.txt"), version: $0.id)) }
+        #expect(Set(contents) == ["unsaved on two\n", "saved on one\n"])
+        one.stop()
+        two.stop()
+        await one.stopped()
+        await two.stopped()
+    }
+
+    @Test func anOpenDocumentShowsEditingDisabledWhileAnotherProcessWrites() async throws {
+        let fixture = try Fixture(devices: 1)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        let document = try fixture[1].openDocument(doc("a.txt"))
+        let changes = document.changes()
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = ["\(fixture[1].root)/.git/concord/lock", "sleep", "2"]
+        try holder.run()
+        let seen = await collect(changes, within: 60) { $0.contains { $0.state == .editingDisabled } && $0.last?.state == .normal }
+        holder.waitUntilExit()
+        #expect(seen.contains { $0.state == .editingDisabled })
+        #expect(seen.last?.state == .normal)
+        #expect(document.state == .normal)
+    }
+}
