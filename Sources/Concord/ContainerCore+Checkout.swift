@@ -86,8 +86,19 @@ extension ContainerCore {
     }
 
     private func writeJournal(old: OID?, new: OID?) throws {
+        try Self.writeJournal(in: repository, old: old, new: new)
+    }
+
+    /// Records, before `main` moves, that the work tree goes from the `old` tree to the `new` one
+    /// (a clone records it before its first checkout, and removes it with ``finishJournal()``).
+    static func writeJournal(in repository: Repository, old: OID?, new: OID?) throws {
         let text = "\(old?.hex ?? "none")\n\(new?.hex ?? "none")\n"
         try WorkTree(root: String(repository.gitDirectory.dropLast())).write("concord/checkout", data: Data(text.utf8))
+    }
+
+    /// Removes the journal once the work tree is updated.
+    func finishJournal() {
+        try? FileManager.default.removeItem(atPath: journalPath)
     }
 
     /// True for Concord's internal records (conflict records, the key-value store): they live

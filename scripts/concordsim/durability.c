@@ -58,6 +58,8 @@ static void absolute(int dirfd, const char *path, char *out) {
 }
 
 static int (*real_fsync)(int);
+static void (*real_sync)(void);
+static int (*real_syncfs)(int);
 static int (*real_fdatasync)(int);
 static int (*real_rename)(const char *, const char *);
 static int (*real_renameat)(int, const char *, int, const char *);
@@ -73,6 +75,20 @@ int fsync(int fd) {
     fd_path(fd, path);
     int result = real_fsync(fd);
     if (result == 0) log_line("fsync", path, NULL);
+    return result;
+}
+
+/* sync(2) and syncfs(2) flush every file written before them: logged as "syncall". */
+void sync(void) {
+    REAL(sync);
+    real_sync();
+    log_line("syncall", "", NULL);
+}
+
+int syncfs(int fd) {
+    REAL(syncfs);
+    int result = real_syncfs(fd);
+    if (result == 0) log_line("syncall", "", NULL);
     return result;
 }
 
