@@ -85,7 +85,7 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS_PER_FOLDER = 100
 EDITS = 100          # documents each device changes offline
 SHARED_EDITS = 50    # of which changed on both devices (the conflicts)
-PARTS = ("import", "airplane", "save", "merge")   # what --only chooses from
+PARTS = ("import", "airplane", "save", "merge", "start")   # what --only chooses from
 SERVER: "servers.Server | None" = None   # the server of --cloud daemon|ssh|https; None for a local path
 CLOUD = "local"                          # --cloud, or the cloud of the results.json being rendered
 
@@ -608,6 +608,8 @@ OPS = {
     "resolve": ("`concord resolve --all --latest` (50)", "`git checkout --theirs` + `git add` + `git commit` (50 paths)"),
     "save": ("`concord save DOC --file F`", "`git add DOC` + `git commit -q -m x`"),
     "merge": ("`concord merge-file --policy text`", "`git merge-file`"),
+    "start": ("process start: `concord --version`", "`git --version`"),
+    "start-read": ("process start and a read: `concord conflicts` (one document)", "`git ls-files -u`"),
 }
 
 
@@ -658,6 +660,28 @@ class Results:
                     row["same_result_as_git"] = case.get("same_result_as_git")
                 rows.append(row)
         return rows
+
+
+def start_round(args, results: "Results") -> dict:
+    """What a command costs before it does anything: `concord --version` against `git --version`,
+    and the smallest read (`concord conflicts` in a container of one document against
+    `git ls-files -u`), each --reps x 4 times, alternating."""
+    root = Path(args.workdir) / "start"
+    run(["rm", "-rf", root])
+    root.mkdir(parents=True)
+    run([args.concord, "init", root / "dev", "--device", "one"])
+    (root / "dev" / "note.txt").write_bytes(b"one document\n")
+    run([args.concord, "-C", root / "dev", "save", "note.txt"])
+    run(["git", "init", "-q", root / "g"])
+    for rep in range(args.reps * 4):
+        for op, mine, theirs in (("start", [args.concord, "--version"], ["git", "--version"]),
+                                 ("start-read", [args.concord, "-C", root / "dev", "conflicts"], ["git", "-C", root / "g", "ls-files", "-u"])):
+            for tool, argv in ((("concord", mine), ("git", theirs)) if rep % 2 == 0 else (("git", theirs), ("concord", mine))):
+                seconds, rss, _ = timed(argv)
+                results.add("start", op, tool, seconds, rss)
+    if not args.keep:
+        run(["rm", "-rf", root])
+    return {"key": "start", "n": 1, "layout": "start", "label": "process start"}
 
 
 def label(r) -> str:
@@ -988,6 +1012,12 @@ def measure(args, sizes, merge_sizes, only, everything, write) -> int:
             e = lambda tool: results.samples[(cases[-1]["key"], "merge", tool)]["s"]
             log(f"text merge of {megabytes} MB: concord {statistics.median(e('concord')) * 1000:.1f} ms, "
                 f"git {statistics.median(e('git')) * 1000:.1f} ms (medians)")
+
+    if "start" in only:
+        cases.append(start_round(args, results))
+        e = lambda op, tool: statistics.median(results.samples[("start", op, tool)]["s"]) * 1000
+        log(f"process start: concord {e('start', 'concord'):.1f} ms vs git {e('start', 'git'):.1f} ms; "
+            f"conflicts {e('start-read', 'concord'):.1f} ms vs git ls-files -u {e('start-read', 'git'):.1f} ms")
 
     rows = results.rows(cases)
     different = [c["label"] for c in cases if c.get("same_result_as_git") is False]
