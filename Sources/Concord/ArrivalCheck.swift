@@ -34,8 +34,8 @@ struct ArrivalCheck {
                 return size
             }
             return Limits(
-                objectSize: try value("CONCORD_MAX_OBJECT_SIZE", "concord.maxObjectSize", defaultObjectSize),
-                totalSize: try value("CONCORD_MAX_ARRIVAL_SIZE", "concord.maxArrivalSize", defaultTotalSize))
+                objectSize: try value("CONCORD_MAX_OBJECT_SIZE", DeviceSettings.maxObjectSizeKey, defaultObjectSize),
+                totalSize: try value("CONCORD_MAX_ARRIVAL_SIZE", DeviceSettings.maxArrivalSizeKey, defaultTotalSize))
         }
 
         /// Parses `1024`, `64k`, `100m`, `2g` (powers of 1024); nil when malformed or absurd.

@@ -10,8 +10,8 @@ extension Container {
             try core.writing {
                 try ConcordError.wrap("cannot write the configuration") {
                     try core.repository.setRemote("origin", url: url)
-                    try core.repository.setConfig("concord.kvSeenCloud", nil)
                 }
+                try DeviceSettings(repository: core.repository).setKeyValueStoreHasSeenCloud(false)
             }
         }
         let keys = (try? keyValueStore.dictionary().keys.sorted()) ?? []

@@ -131,11 +131,8 @@ public final class Container: Sendable {
             let repository = try ConcordError.wrap("cannot create a repository at \(path)") {
                 try Repository.create(at: path, bare: false)
             }
+            try DeviceSettings(repository: repository).configureNewDevice(name: deviceName, id: options.deviceID)
             try ConcordError.wrap("cannot write the configuration") {
-                try repository.setConfig("concord.deviceName", deviceName ?? Cloud.defaultDeviceName())
-                try repository.setConfig("concord.deviceId", options.deviceID ?? UUID().uuidString.lowercased())
-                try repository.setConfig("concord.formatVersion", "1")
-                try repository.setConfig("core.hooksPath", "/dev/null")
                 if let address { try repository.setRemote("origin", url: address.url) }
             }
             let given = address.flatMap(CloudEnvironment.current.givenSecrets)
@@ -193,11 +190,8 @@ public final class Container: Sendable {
             try ConcordError.wrap("cannot set up the clone") {
                 try repository.forceReference(ContainerCore.branch, to: remoteMain, message: "concord: clone")
                 try repository.setHead(ContainerCore.branch)
-                try repository.setConfig("concord.deviceName", deviceName ?? Cloud.defaultDeviceName())
-                try repository.setConfig("concord.deviceId", options.deviceID ?? UUID().uuidString.lowercased())
-                try repository.setConfig("concord.formatVersion", "1")
-                try repository.setConfig("core.hooksPath", "/dev/null")
             }
+            try DeviceSettings(repository: repository).configureNewDevice(name: deviceName, id: options.deviceID)
             CrashPoint.reach("clone:configured")
             let core = try ContainerCore(repository: repository, options: options)
             // One flush of the file system for the whole work tree, not two per file: a clone that
@@ -218,16 +212,14 @@ public final class Container: Sendable {
 
     /// True while airplane mode is on: sync refuses the network, saving goes on.
     public var isAirplaneModeOn: Bool {
-        (try? withCore { try $0.repository.config("concord.airplane") }) == "true"
+        (try? withCore { try DeviceSettings(repository: $0.repository).isAirplaneModeOn() }) == true
     }
 
     /// Turns airplane mode on or off for this device.
     public func setAirplaneMode(_ on: Bool) throws {
         try withCore { core in
             try core.writing {
-                try ConcordError.wrap("cannot write the configuration") {
-                    try core.repository.setConfig("concord.airplane", on ? "true" : nil)
-                }
+                try DeviceSettings(repository: core.repository).setAirplaneMode(on)
             }
         }
     }

@@ -28,7 +28,7 @@ extension ContainerCore {
         let cloudMain = cloud.flatMap { try? Repository.open(at: $0).resolve(Self.branch) }
         return AgentView(
             main: try history.head()?.hex, origin: origin?.hex, cloud: cloudMain?.hex,
-            airplane: try ConcordError.wrap("cannot read the configuration") { try repository.config("concord.airplane") } == "true",
+            airplane: try DeviceSettings(repository: repository).isAirplaneModeOn(),
             conflicts: Set(try history.conflicts().map(\.document)))
     }
 }

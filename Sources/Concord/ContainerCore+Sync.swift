@@ -8,7 +8,7 @@ extension ContainerCore {
     /// Fetch, integrate, push (see ``Container/sync()``).
     func sync(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
         try writing {
-            if try repository.config("concord.airplane") == "true" {
+            if try DeviceSettings(repository: repository).isAirplaneModeOn() {
                 throw ConcordError.offline(reason: "airplane mode", waiting: try waitingVersionCount())
             }
             var report = SyncReport(outcome: .upToDate, updatedDocuments: [], newConflicts: [], conflicts: [], pushedCommits: 0, attempts: 0)

@@ -29,11 +29,10 @@ final class ContainerCore {
         lockTimeout = options.lockTimeout
         logger = options.logger
         history = History(repository: repository, logger: options.logger)
-        guard let id = try? repository.config("concord.deviceId"), !id.isEmpty else {
+        guard let device = DeviceSettings(repository: repository).device else {
             throw ConcordError.notAContainer(workTree.root)
         }
-        let name = (try? repository.config("concord.deviceName")) ?? "device"
-        device = Device(name: name, id: id)
+        self.device = device
     }
 
     // MARK: Locking

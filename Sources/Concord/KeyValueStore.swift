@@ -54,8 +54,9 @@ public final class KeyValueStore: Sendable {
             guard let (changed, firstSeen, values) = try? container.withCore({ core -> ([(key: String, external: Bool)], Bool, [String: Data]) in
                 let changed = try core.changedKeys(from: move.old, to: move.new)
                 let external = changed.contains { $0.external }
-                let firstSeen = try external && core.repository.config("concord.kvSeenCloud") == nil
-                if firstSeen { try core.repository.setConfig("concord.kvSeenCloud", "true") }
+                let settings = DeviceSettings(repository: core.repository)
+                let firstSeen = try external && !settings.keyValueStoreHasSeenCloud()
+                if firstSeen { try settings.setKeyValueStoreHasSeenCloud(true) }
                 return (changed, firstSeen, try core.keyValues())
             }) else { return }
             let external = changed.filter(\.external).map(\.key).sorted()
