@@ -10,9 +10,10 @@ import Glibc
 struct ChildProcess {
     let pid: pid_t
 
-    /// Starts `arguments[0]` (looked up on PATH), its standard output and error appended to
-    /// the files given (else inherited), standard input from /dev/null.
-    init(_ arguments: [String], stdout: String? = nil, stderr: String? = nil) throws {
+    /// Starts `arguments[0]` (looked up on PATH) with `environment` added to this process's,
+    /// its standard output and error appended to the files given (else inherited), standard
+    /// input from /dev/null.
+    init(_ arguments: [String], environment: [String: String] = [:], stdout: String? = nil, stderr: String? = nil) throws {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -31,9 +32,14 @@ struct ChildProcess {
             if let file { posix_spawn_file_actions_addopen(&actions, descriptor, file, O_WRONLY | O_CREAT | O_APPEND, 0o644) }
         }
         var child: pid_t = 0
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
         let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, environ)
+        let envp = variables.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
         guard status == 0 else { throw NSError(domain: "ChildProcess", code: Int(status)) }
         pid = child
     }

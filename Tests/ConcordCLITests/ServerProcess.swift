@@ -3,45 +3,22 @@ import Foundation
 import Glibc
 #endif
 
-/// A server a test starts and stops by its PID: `git daemon`, `sshd`, `lighttpd`, `ssh-agent`.
-///
-/// Spawned with posix_spawn, an empty signal mask and default handlers: a child started by
-/// Foundation's Process can inherit blocked signals and ignore SIGTERM.
+/// A server a test starts and stops by its PID: `git daemon`, `sshd`, `lighttpd`, `ssh-agent`
+/// (a ``ChildProcess`` stopped once, at the latest when the test drops it).
 final class ServerProcess {
-    let pid: pid_t
+    private let child: ChildProcess
     private var stopped = false
+    /// The server's process id.
+    var pid: pid_t { child.pid }
 
     /// Starts `arguments[0]` (searched on PATH) with `environment` added to this process's,
     /// its output appended to `log` (or discarded).
     init(_ arguments: [String], environment: [String: String] = [:], log: String? = nil) throws {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        let output = log ?? "/dev/null"
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = variables.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+        do {
+            child = try ChildProcess(arguments, environment: environment, stdout: log ?? "/dev/null", stderr: log ?? "/dev/null")
+        } catch {
+            throw ServerError("cannot start \(arguments[0]): \(error)")
         }
-        var child: pid_t = 0
-        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
-        guard status == 0 else { throw ServerError("cannot start \(arguments[0]): error \(status)") }
-        pid = child
     }
 
     deinit { stop() }
@@ -50,15 +27,7 @@ final class ServerProcess {
     func stop() {
         guard !stopped else { return }
         stopped = true
-        kill(pid, SIGTERM)
-        for _ in 0..<30 {
-            var status: Int32 = 0
-            if waitpid(pid, &status, WNOHANG) == pid { return }
-            usleep(100_000)
-        }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        child.stop()
     }
 
     /// True while the server has not exited.
