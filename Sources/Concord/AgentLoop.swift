@@ -115,7 +115,9 @@ final class AgentLoop: Sendable {
             if plan.save, plan.saveRetry.map({ now >= $0 }) ?? true {
                 let refused = workTree?.refusedFolders.withLock { $0 } ?? 0
                 if refused > plan.refused {
-                    logger.warning("\(refused) folder\(refused == 1 ? "" : "s") of the work tree cannot be watched (the system's limit of inotify watches): each save compares the whole work tree")
+                    logger.warning(
+                        "\(refused) folder\(refused == 1 ? "" : "s") of the work tree cannot be watched (the system's limit of inotify watches): each save compares the whole work tree"
+                    )
                 }
                 plan.refused = refused
                 await save(&plan, cloud: cloud, scoped: workTree != nil && refused == 0)
@@ -203,9 +205,10 @@ final class AgentLoop: Sendable {
             }
             if !report.updatedDocuments.isEmpty { self.report(.received, report.updatedDocuments) }
             if report.pushedCommits > 0 {
-                let sent = before.flatMap { before in
-                    try? container.withCore { try $0.changedDocuments(from: before.origin, to: before.main) }
-                } ?? []
+                let sent =
+                    before.flatMap { before in
+                        try? container.withCore { try $0.changedDocuments(from: before.origin, to: before.main) }
+                    } ?? []
                 self.report(.sent, sent.sorted())
             }
             await refresh(&plan, cloud: cloud, alsoNew: report.newConflicts)

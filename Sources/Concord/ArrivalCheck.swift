@@ -42,14 +42,16 @@ struct ArrivalCheck {
         static func parseSize(_ text: String) -> Int? {
             let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
             guard let last = trimmed.last else { return nil }
-            let shift: Int = switch last {
-            case "k": 10
-            case "m": 20
-            case "g": 30
-            default: 0
-            }
+            let shift: Int =
+                switch last {
+                case "k": 10
+                case "m": 20
+                case "g": 30
+                default: 0
+                }
             guard let number = Int(shift == 0 ? trimmed : String(trimmed.dropLast())), number > 0,
-                  number <= Int(Int32.max) else { return nil }
+                number <= Int(Int32.max)
+            else { return nil }
             return number << shift
         }
     }
@@ -73,7 +75,8 @@ struct ArrivalCheck {
                 if size > limits.objectSize {
                     throw ConcordError.refusedFromCloud(
                         commit: arriving.commit.short, path: arriving.path,
-                        reason: "\(Self.format(size)), over the limit of \(Self.format(limits.objectSize)) for one file (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it)")
+                        reason: "\(Self.format(size)), over the limit of \(Self.format(limits.objectSize)) for one file (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it)"
+                    )
                 }
                 if total > limits.totalSize {
                     throw ConcordError.refusedFromCloud(

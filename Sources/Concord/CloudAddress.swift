@@ -43,11 +43,12 @@ struct CloudAddress: Equatable {
         }
         if let separator = text.range(of: "://") {
             let scheme = text[..<separator.lowerBound].lowercased()
-            transport = switch scheme {
-            case "ssh", "ssh+git", "git+ssh": .ssh
-            case "https", "http": .http
-            default: .other
-            }
+            transport =
+                switch scheme {
+                case "ssh", "ssh+git", "git+ssh": .ssh
+                case "https", "http": .http
+                default: .other
+                }
             var rest = Substring(text[separator.upperBound...])
             let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
             var authority = rest[..<authorityEnd]
@@ -148,7 +149,8 @@ extension String {
         var iterator = Array(utf8)[...]
         while let byte = iterator.popFirst() {
             if byte == UInt8(ascii: "%"), iterator.count >= 2,
-               let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16) {
+                let value = UInt8(String(decoding: iterator.prefix(2), as: UTF8.self), radix: 16)
+            {
                 bytes.append(value)
                 iterator = iterator.dropFirst(2)
             } else {

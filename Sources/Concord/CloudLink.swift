@@ -104,8 +104,9 @@ final class CloudLink {
             do {
                 try CertificateAuthorities.add(file: file)
             } catch let error as GitError {
-                throw ConcordError.cloudRefused(CloudRefusal(
-                    cause: .certificate, url: address.url, detail: "SSL_CERT_FILE=\(file): \(error.message)"))
+                throw ConcordError.cloudRefused(
+                    CloudRefusal(
+                        cause: .certificate, url: address.url, detail: "SSL_CERT_FILE=\(file): \(error.message)"))
             }
         }
     }
@@ -130,9 +131,10 @@ final class CloudLink {
                     remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"],
                     progress: progress.map(SyncProgress.forward))
             case let .network(url, access):
-                try keep(repository.fetch(
-                    remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"], url: url,
-                    access: access, progress: progress.map(SyncProgress.forward)))
+                try keep(
+                    repository.fetch(
+                        remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"], url: url,
+                        access: access, progress: progress.map(SyncProgress.forward)))
             }
         } catch let error as GitError {
             throw failure(error, during: .fetch)
@@ -251,9 +253,10 @@ final class CloudLink {
             return .cloudRefused(CloudRefusal(cause: .hostKey, url: url, detail: message + advice))
         }
         if error.isCertificate {
-            return .cloudRefused(CloudRefusal(
-                cause: .certificate, url: url,
-                detail: "\(message); if a private authority signed it, name its certificate with SSL_CERT_FILE=FILE"))
+            return .cloudRefused(
+                CloudRefusal(
+                    cause: .certificate, url: url,
+                    detail: "\(message); if a private authority signed it, name its certificate with SSL_CERT_FILE=FILE"))
         }
         if error.isBadObject {
             // The cloud answered: what it holds or sent cannot be read. Not offline, which

@@ -26,7 +26,8 @@ struct CloudSecrets: Codable, Equatable {
         let path = file(gitDirectory: gitDirectory)
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         guard let data = FileManager.default.contents(atPath: path),
-              let secrets = try? JSONDecoder().decode(CloudSecrets.self, from: data) else {
+            let secrets = try? JSONDecoder().decode(CloudSecrets.self, from: data)
+        else {
             throw ConcordError.io(path, reason: "the cloud's credentials cannot be read: remove the file and give them again")
         }
         return secrets.url == url ? secrets : nil

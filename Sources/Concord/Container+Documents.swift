@@ -1,7 +1,6 @@
 internal import Git
 public import ConcordMerge
 
-
 extension Container {
     /// Saves a version of `document` from the work tree: one commit that changes only that
     /// document, authored as this device. Cost does not grow with the container's size.

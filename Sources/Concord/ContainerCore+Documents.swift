@@ -108,7 +108,11 @@ extension ContainerCore {
     func checkSize(_ size: Int, of path: String) throws {
         let limit = try ArrivalCheck.Limits.current(in: repository).objectSize
         if size > limit {
-            throw ConcordError.io(path, reason: "\(ArrivalCheck.format(size)) is over the limit of \(ArrivalCheck.format(limit)) for one file that devices accept (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it, on every device)")
+            throw ConcordError.io(
+                path,
+                reason:
+                    "\(ArrivalCheck.format(size)) is over the limit of \(ArrivalCheck.format(limit)) for one file that devices accept (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it, on every device)"
+            )
         }
     }
 

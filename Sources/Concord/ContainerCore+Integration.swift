@@ -47,22 +47,26 @@ extension ContainerCore {
             let baseEntry = try history.entry(document.value, in: baseTree)
             let localEntry = try history.entry(document.value, in: localSide.tree)
             let remoteEntry = try history.entry(document.value, in: remoteSide.tree)
-            let localChanged = try localEntry != baseEntry || resolvedLocal.contains(document)
+            let localChanged =
+                try localEntry != baseEntry || resolvedLocal.contains(document)
                 || savedLocal.contains(document) && hasNewVersion(document, at: local, since: base)
-            let remoteChanged = try remoteEntry != baseEntry || resolvedRemote.contains(document)
+            let remoteChanged =
+                try remoteEntry != baseEntry || resolvedRemote.contains(document)
                 || savedRemote.contains(document) && hasNewVersion(document, at: remote, since: base)
             guard remoteChanged else { continue }
             if !localChanged || localEntry == remoteEntry {
                 if localEntry != remoteEntry { updates.append(update(document, remoteEntry)) }
                 if !localChanged { currents[document] = try takenVersion(document, local: local, remote: remote, sameEntry: localEntry == remoteEntry) }
                 if localEntry == remoteEntry, let chosen = try currents[document] ?? history.currentVersion(of: document, at: local),
-                   try chosen != history.currentVersion(of: document, at: local) || chosen != history.currentVersion(of: document, at: remote) {
+                    try chosen != history.currentVersion(of: document, at: local) || chosen != history.currentVersion(of: document, at: remote)
+                {
                     sameContent[document] = chosen
                 }
                 continue
             }
             guard let localVersion = try history.currentVersion(of: document, at: local),
-                  let remoteVersion = try history.currentVersion(of: document, at: remote) else { continue }
+                let remoteVersion = try history.currentVersion(of: document, at: remote)
+            else { continue }
             if try repository.isDescendant(remoteVersion, of: localVersion) {
                 updates.append(update(document, remoteEntry))
                 currents[document] = remoteVersion
@@ -126,7 +130,8 @@ extension ContainerCore {
         for (document, version) in sameContent.sorted(by: { $0.key < $1.key }) {
             trailers.add(Trailers.current, "\(version.hex) \(document.value)")
         }
-        let subject = newConflicts.isEmpty
+        let subject =
+            newConflicts.isEmpty
             ? "Integrate \(remote.short) into \(local.short)"
             : "Integrate \(remote.short) into \(local.short): \(newConflicts.count) in conflict"
         let commit = try makeCommit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
@@ -161,7 +166,8 @@ extension ContainerCore {
     private func takenVersion(_ document: DocumentPath, local: OID, remote: OID, sameEntry: Bool) throws -> OID? {
         let remoteVersion = try history.currentVersion(of: document, at: remote)
         guard sameEntry, let remoteVersion, let localVersion = try history.currentVersion(of: document, at: local),
-              localVersion != remoteVersion, try !repository.isDescendant(remoteVersion, of: localVersion) else { return remoteVersion }
+            localVersion != remoteVersion, try !repository.isDescendant(remoteVersion, of: localVersion)
+        else { return remoteVersion }
         return localVersion
     }
 

@@ -9,7 +9,8 @@ extension ContainerCore {
         var result: [String: KeyValueEntry] = [:]
         for entry in try ConcordError.wrap("cannot read the key-value store", { try repository.entries(ofTree: folder.id) }) {
             guard let key = KeyValueEntry.key(fromName: entry.name),
-                  let value = try keyValueEntry(entry) else { continue }
+                let value = try keyValueEntry(entry)
+            else { continue }
             result[key] = value
         }
         return result
@@ -43,7 +44,8 @@ extension ContainerCore {
             guard !updates.isEmpty else { return }
             try KeyValueStore.checkQuota(entries.compactMapValues(\.value))
             let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, updates) }
-            let subject = canonical.count == 1
+            let subject =
+                canonical.count == 1
                 ? (canonical.first!.value == nil ? "Remove key \(canonical.first!.key)" : "Set key \(canonical.first!.key)")
                 : "Set \(canonical.count) keys"
             _ = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: Trailers())

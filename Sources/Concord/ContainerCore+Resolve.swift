@@ -44,7 +44,8 @@ extension ContainerCore {
             trailers.add(Trailers.document, plan.report.document.value)
             for id in plan.resolves { trailers.add(Trailers.resolves, id.hex) }
         }
-        let subject = plans.count == 1
+        let subject =
+            plans.count == 1
             ? "Resolve \(plans[0].report.document): \(plans[0].report.explanation)"
             : "Resolve \(plans.count) documents"
         let commit = try makeCommit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
@@ -100,8 +101,9 @@ extension ContainerCore {
             result = matches[0].content
         case .merge, .mergeBySelection:
             let versions = contenders.map { contender in
-                MergeVersion(content: contender.content, id: contender.id.hex, deviceName: contender.version.deviceName,
-                             deviceID: contender.version.deviceID, clock: contender.version.clock, isCurrent: contender.id == current)
+                MergeVersion(
+                    content: contender.content, id: contender.id.hex, deviceName: contender.version.deviceName,
+                    deviceID: contender.version.deviceID, clock: contender.version.clock, isCurrent: contender.id == current)
             }.sorted(by: MergeVersion.canonicalOrder)
             let policy: any MergePolicy
             if case let .merge(given) = resolution {
@@ -154,13 +156,19 @@ extension ContainerCore {
         let winner = decision.winner, survivors = decision.concurrent, dominated = decision.followed
         var warnings: [String] = []
         for (earlier, follower) in dominated where follower.version.modified < earlier.version.modified {
-            warnings.append("\(follower.version.deviceName)'s version was saved after \(earlier.version.deviceName)'s was seen, though its wall clock says \(Self.format(follower.version.modified)), before \(Self.format(earlier.version.modified)): a clock is skewed")
+            warnings.append(
+                "\(follower.version.deviceName)'s version was saved after \(earlier.version.deviceName)'s was seen, though its wall clock says \(Self.format(follower.version.modified)), before \(Self.format(earlier.version.modified)): a clock is skewed"
+            )
         }
         for loser in survivors where loser.id != winner.id && loser.version.modified > winner.version.modified {
-            warnings.append("\(winner.version.deviceName)'s version wins on its clock \(winner.version.clock) though \(loser.version.deviceName)'s wall-clock date is later (\(Self.format(loser.version.modified))): a clock is skewed")
+            warnings.append(
+                "\(winner.version.deviceName)'s version wins on its clock \(winner.version.clock) though \(loser.version.deviceName)'s wall-clock date is later (\(Self.format(loser.version.modified))): a clock is skewed"
+            )
         }
         for contender in contenders where contender.version.clock.date.timeIntervalSince(contender.version.modified) > 60 {
-            warnings.append("\(contender.version.deviceName)'s version carries clock \(contender.version.clock) (\(Self.format(contender.version.clock.date))), later than its wall-clock date \(Self.format(contender.version.modified)): it follows a version from a device whose clock runs ahead")
+            warnings.append(
+                "\(contender.version.deviceName)'s version carries clock \(contender.version.clock) (\(Self.format(contender.version.clock.date))), later than its wall-clock date \(Self.format(contender.version.modified)): it follows a version from a device whose clock runs ahead"
+            )
         }
         var why = "latest: \(winner.version.deviceName)'s version (clock \(winner.version.clock), \(Self.format(winner.version.modified)))"
         if survivors.count == 1, !dominated.isEmpty {

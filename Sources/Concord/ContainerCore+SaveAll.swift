@@ -21,8 +21,9 @@ extension ContainerCore {
         let patterns = try history.packagePatterns(in: headTree)
         var scan = Scan()
         try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true, scope: scope)
-        var result = SaveAllResult(version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
-                                   removed: scan.removed.sorted(), skipped: scan.skipped.sorted { $0.path < $1.path })
+        var result = SaveAllResult(
+            version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
+            removed: scan.removed.sorted(), skipped: scan.skipped.sorted { $0.path < $1.path })
         guard !scan.updates.isEmpty else { return result }
         CrashPoint.reach("save-all:scanned")
         let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, scan.updates) }
@@ -64,8 +65,9 @@ extension ContainerCore {
             let isPackage = patterns.contains { GlobPattern($0).matches(name) }
             switch workTree.kind(path) {
             case .directory where !isPackage:
-                try scanFolder(path, tree: old?.kind == .tree ? old?.id : nil, patterns: patterns, scan: &scan,
-                               scope: scope?.paths.contains(path) == true ? nil : scope)
+                try scanFolder(
+                    path, tree: old?.kind == .tree ? old?.id : nil, patterns: patterns, scan: &scan,
+                    scope: scope?.paths.contains(path) == true ? nil : scope)
                 if let old, old.kind != .tree { scan.updates.append(.remove(path: path)); scan.removed.append(document) }
             case .directory, .file:
                 let entry: TreeEntry?

@@ -121,14 +121,18 @@ public final class Document: Sendable {
         let snapshot = (current, container.observer.lock.isHeld())
         let (change, continuations) = storage.withLock { state -> (DocumentChange?, [AsyncStream<DocumentChange>.Continuation]) in
             guard !state.closed else { return (nil, []) }
-            let newState: DocumentState = state.savingFailed ? .savingError
+            let newState: DocumentState =
+                state.savingFailed
+                ? .savingError
                 : snapshot.0.inConflict ? .inConflict : snapshot.1 ? .editingDisabled : .normal
             let contentChanged = snapshot.0.contentID != state.contentID
             guard newState != state.current || contentChanged else { return (nil, []) }
             state.current = newState
             state.contentID = snapshot.0.contentID
-            return (DocumentChange(state: newState, contentChanged: contentChanged, contentID: snapshot.0.contentID),
-                    Array(state.continuations.values))
+            return (
+                DocumentChange(state: newState, contentChanged: contentChanged, contentID: snapshot.0.contentID),
+                Array(state.continuations.values)
+            )
         }
         guard let change else { return }
         for continuation in continuations { continuation.yield(change) }

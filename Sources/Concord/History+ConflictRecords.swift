@@ -47,8 +47,9 @@ extension History {
 
     func conflicts() throws -> [Conflict] {
         try conflictRecords(in: tree(of: head())).map { record in
-            Conflict(document: record.document, versionCount: record.versions.count + 1,
-                     conflictVersionIDs: record.versions.sorted().map(\.hex))
+            Conflict(
+                document: record.document, versionCount: record.versions.count + 1,
+                conflictVersionIDs: record.versions.sorted().map(\.hex))
         }.sorted { $0.document < $1.document }
     }
 }

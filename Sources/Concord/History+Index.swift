@@ -26,7 +26,8 @@ extension History {
             if index(at: head) != nil { return }
             let patterns = try packagePatterns(in: tree(of: head))
             if let index = openedIndex, index.patterns == patterns, let tip = index.tip, repository.contains(tip),
-               try repository.isDescendant(head, of: tip) {
+                try repository.isDescendant(head, of: tip)
+            {
                 try extend(index, to: head)
                 try index.save(tip: head)
                 #if DEBUG

@@ -88,9 +88,13 @@ extension History {
     /// Nil when the commit changed too many paths to keep (an import): compare entries then.
     private func changes(_ document: DocumentPath, in id: OID, _ commit: Commit) throws -> Bool? {
         let paths = try cache.changedPaths(of: id) {
-            guard let changes = try ConcordError.wrap("cannot compare trees", {
-                try repository.diff(tree(of: commit.parents[0]), commit.tree, limit: 1000)
-            }) else { return nil }
+            guard
+                let changes = try ConcordError.wrap(
+                    "cannot compare trees",
+                    {
+                        try repository.diff(tree(of: commit.parents[0]), commit.tree, limit: 1000)
+                    })
+            else { return nil }
             var paths = Set<String>()
             for change in changes {
                 var path = Substring(change.path)
@@ -142,9 +146,10 @@ extension History {
             throw ConcordError.noSuchDocument(document.value)
         }
         let others = try recordedVersions(record?.versions ?? [], of: document).subtracting([current])
-        let indexed = index(at: head).map { index in
-            Dictionary(index.versions(of: document.value).map { ($0.commit, $0.replaces) }, uniquingKeysWith: { a, _ in a })
-        } ?? [:]
+        let indexed =
+            index(at: head).map { index in
+                Dictionary(index.versions(of: document.value).map { ($0.commit, $0.replaces) }, uniquingKeysWith: { a, _ in a })
+            } ?? [:]
         let described = try others.map { try describe($0, of: document, current: current, conflicts: others, replaces: indexed[$0]) }
         return [try describe(current, of: document, current: current, conflicts: others, replaces: indexed[current])]
             + described.sorted { $0.rank < $1.rank }
@@ -205,7 +210,8 @@ extension History {
             throw ConcordError.unknownVersion(text, document: document.value)
         }
         if let oid = OID(hex: lowered), repository.contains(oid), (try? repository.commit(oid)) != nil,
-           try isVersion(oid, of: document) {
+            try isVersion(oid, of: document)
+        {
             return oid
         }
         let matches = try versions(of: document).filter { $0.id.hasPrefix(lowered) }

@@ -62,7 +62,8 @@ final class HistoryIndex {
         guard let text = try? String(contentsOfFile: "\(folder)/tip", encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n").map(String.init)
         guard lines.count >= 4, lines[0] == "concord-history 3", let tip = OID(hex: lines[1]),
-              let generation = Int(lines[2]), let logBytes = Int(lines[3]) else { return nil }
+            let generation = Int(lines[2]), let logBytes = Int(lines[3])
+        else { return nil }
         guard let base = BaseTable(path: "\(folder)/base-\(generation)") else { return nil }
         let index = HistoryIndex(folder: folder, tip: tip, patterns: Array(lines.dropFirst(4)), generation: generation, base: base, logBytes: logBytes)
         guard logBytes == 0 || index.readLog() else { return nil }
@@ -106,7 +107,6 @@ final class HistoryIndex {
         if entry == nil { return matching == nil ? .some(nil) : nil }
         return matching?.count == 1 ? .some(matching!.commit) : nil
     }
-
 
     // MARK: Writing
 
@@ -206,7 +206,8 @@ final class HistoryIndex {
         var reader = Reader(data: data.prefix(logBytes))
         while !reader.isAtEnd {
             guard let length = reader.integer(UInt16.self), let key = reader.bytes(Int(length)),
-                  let version = Self.decodeVersion(&reader) else { return false }
+                let version = Self.decodeVersion(&reader)
+            else { return false }
             logged[String(decoding: key, as: UTF8.self), default: []].append(version)
         }
         return true
@@ -306,7 +307,8 @@ struct BaseTable {
     /// Maps the file; nil when it is missing or not a table.
     init?(path: String) {
         guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped),
-              data.count >= 12, Array(data.prefix(8)) == Self.magic else { return nil }
+            data.count >= 12, Array(data.prefix(8)) == Self.magic
+        else { return nil }
         var reader = Reader(data: data)
         _ = reader.bytes(8)
         guard let count = reader.integer(UInt32.self), data.count >= 12 + Int(count) * 16 else { return nil }
@@ -357,7 +359,8 @@ struct BaseTable {
         let key = Data(path.utf8)
         while index < count, hash(at: index) == wanted {
             if var reader = entryReader(at: index), let length = reader.integer(UInt16.self),
-               let stored = reader.bytes(Int(length)), stored == key {
+                let stored = reader.bytes(Int(length)), stored == key
+            {
                 return reader
             }
             index += 1
@@ -375,7 +378,8 @@ struct BaseTable {
         var reader = Reader(data: data)
         reader.offset = data.startIndex + 12 + index * 16 + 8
         guard let offset = reader.integer(UInt32.self), let length = reader.integer(UInt32.self),
-              Int(offset) + Int(length) <= data.count else { return nil }
+            Int(offset) + Int(length) <= data.count
+        else { return nil }
         return Reader(data: data[(data.startIndex + Int(offset))..<(data.startIndex + Int(offset) + Int(length))])
     }
 }

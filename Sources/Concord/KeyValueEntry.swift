@@ -24,8 +24,9 @@ struct KeyValueEntry: Equatable {
     /// Parses an entry's bytes; nil when they are not an entry Concord wrote.
     init?(data: Data) {
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any],
-              let clockText = object["clock"] as? String, let clock = HybridLogicalClock(clockText),
-              let device = object["device"] as? String else { return nil }
+            let clockText = object["clock"] as? String, let clock = HybridLogicalClock(clockText),
+            let device = object["device"] as? String
+        else { return nil }
         self.clock = clock
         deviceID = device
         if object["deleted"] as? Bool == true {

@@ -51,14 +51,16 @@ public final class KeyValueStore: Sendable {
         let container = container
         let id = container.observer.subscribe { move in
             guard move.moved else { return }
-            guard let (changed, firstSeen, values) = try? container.withCore({ core -> ([(key: String, external: Bool)], Bool, [String: Data]) in
-                let changed = try core.changedKeys(from: move.old, to: move.new)
-                let external = changed.contains { $0.external }
-                let settings = DeviceSettings(repository: core.repository)
-                let firstSeen = try external && !settings.keyValueStoreHasSeenCloud()
-                if firstSeen { try settings.setKeyValueStoreHasSeenCloud(true) }
-                return (changed, firstSeen, try core.keyValues())
-            }) else { return }
+            guard
+                let (changed, firstSeen, values) = try? container.withCore({ core -> ([(key: String, external: Bool)], Bool, [String: Data]) in
+                    let changed = try core.changedKeys(from: move.old, to: move.new)
+                    let external = changed.contains { $0.external }
+                    let settings = DeviceSettings(repository: core.repository)
+                    let firstSeen = try external && !settings.keyValueStoreHasSeenCloud()
+                    if firstSeen { try settings.setKeyValueStoreHasSeenCloud(true) }
+                    return (changed, firstSeen, try core.keyValues())
+                })
+            else { return }
             let external = changed.filter(\.external).map(\.key).sorted()
             if !external.isEmpty {
                 continuation.yield(KeyValueChange(reason: firstSeen ? .initialSyncChange : .serverChange, keys: external))
@@ -87,7 +89,8 @@ public final class KeyValueStore: Sendable {
 
     static func canonicalJSON(_ value: Data) throws -> Data {
         guard let object = try? JSONSerialization.jsonObject(with: value, options: [.fragmentsAllowed]),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]) else {
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
+        else {
             throw ConcordError.keyValue("the value is not valid JSON")
         }
         return data

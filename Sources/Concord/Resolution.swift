@@ -1,6 +1,5 @@
 public import ConcordMerge
 
-
 /// How to resolve a document in conflict.
 public enum Resolution: Sendable {
     /// Keep the latest version: one that causally follows the others, else the greatest

@@ -138,7 +138,8 @@ struct WorkTree {
         var components = folder.split(separator: "/").map(String.init)
         while let last = components.popLast() {
             guard let above = try? open(components.joined(separator: "/"), creating: false),
-                  unlinkat(above.value, last, AT_REMOVEDIR) == 0 else { break }
+                unlinkat(above.value, last, AT_REMOVEDIR) == 0
+            else { break }
             above.sync()
         }
     }

@@ -31,7 +31,8 @@ public struct FileMerge: Sendable {
     /// ``MergePolicy/merge(base:current:other:currentLabel:otherLabel:)``.
     /// - Returns: the content to write over the current file, and whether it merged.
     public func merge(base: Data, current: Data, other: Data) -> Result {
-        policy.merge(base: base.isEmpty ? nil : base, current: current, other: other,
-                     currentLabel: currentLabel, otherLabel: otherLabel)
+        policy.merge(
+            base: base.isEmpty ? nil : base, current: current, other: other,
+            currentLabel: currentLabel, otherLabel: otherLabel)
     }
 }

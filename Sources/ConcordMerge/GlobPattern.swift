@@ -78,10 +78,12 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
         } else {
             switch tokens[tokenIndex] {
             case let .character(expected):
-                result = position < characters.count && characters[position] == expected
+                result =
+                    position < characters.count && characters[position] == expected
                     && match(tokenIndex: tokenIndex + 1, at: position + 1, in: characters, memo: &memo)
             case .anyCharacter:
-                result = position < characters.count && characters[position] != "/"
+                result =
+                    position < characters.count && characters[position] != "/"
                     && match(tokenIndex: tokenIndex + 1, at: position + 1, in: characters, memo: &memo)
             case .anyRun:
                 var end = position

@@ -16,7 +16,8 @@ struct JSONLineMerge {
     /// `baseValue` the parsed ancestor.
     init(base: DocumentContent?, baseValue: JSONValue?, versions: [MergeVersion], values: [JSONValue], idKeys: [String]) {
         guard case let .merged(.file(bytes)?) = TextMergePolicy().merge(base: base, versions: versions),
-              let value = try? JSONValue(parsing: bytes) else {
+            let value = try? JSONValue(parsing: bytes)
+        else {
             parsed = nil
             keepingEveryChange = nil
             return

@@ -97,13 +97,15 @@ public struct JSONMergePolicy: MergePolicy {
         guard let current = MergeInputs.current(of: versions) else { return MergeDecision(outcome: .merged(base)) }
         if let deleted = versions.first(where: { $0.content == nil }) {
             let editor = versions.first { $0.content != nil }?.deviceName ?? "another device"
-            return MergeDecision(outcome: .needsPerson(
-                reason: "\(deleted.deviceName) deleted the document while \(editor) changed it",
-                markedUp: current.content))
+            return MergeDecision(
+                outcome: .needsPerson(
+                    reason: "\(deleted.deviceName) deleted the document while \(editor) changed it",
+                    markedUp: current.content))
         }
         guard let currentIndex = parsed.firstIndex(where: { $0.version == current }) else { return MergeDecision(outcome: .merged(base)) }
-        let lineMerge = JSONLineMerge(base: base, baseValue: baseSource?.syntax.value, versions: versions,
-                                       values: parsed.map(\.source.syntax.value), idKeys: allIDKeys)
+        let lineMerge = JSONLineMerge(
+            base: base, baseValue: baseSource?.syntax.value, versions: versions,
+            values: parsed.map(\.source.syntax.value), idKeys: allIDKeys)
         let first = parsed[currentIndex]
         var merged = first.source.syntax.value
         var latestFolded = currentIndex
@@ -119,15 +121,18 @@ public struct JSONMergePolicy: MergePolicy {
             if !conflicts.isEmpty {
                 let paths = JSONMergePolicy.describe(conflicts)
                 if let lines = lineMerge.keepingEveryChange {
-                    return MergeDecision(outcome: .merged(.file(lines)), note: """
-                        taken from git's line merge, which merged cleanly into valid JSON that keeps every change \
-                        of every version (member by member, both sides changed \(paths))
-                        """)
+                    return MergeDecision(
+                        outcome: .merged(.file(lines)),
+                        note: """
+                            taken from git's line merge, which merged cleanly into valid JSON that keeps every change \
+                            of every version (member by member, both sides changed \(paths))
+                            """)
                 }
-                return MergeDecision(outcome: needsPerson(
-                    reason: "both sides changed \(paths) to different values", value: value ?? merged, conflicts: conflicts,
-                    oursLabel: first.version.deviceName, other: other, parsed: parsed, currentIndex: currentIndex,
-                    base: base, baseSource: baseSource))
+                return MergeDecision(
+                    outcome: needsPerson(
+                        reason: "both sides changed \(paths) to different values", value: value ?? merged, conflicts: conflicts,
+                        oursLabel: first.version.deviceName, other: other, parsed: parsed, currentIndex: currentIndex,
+                        base: base, baseSource: baseSource))
             }
             merged = value ?? merged
         }
@@ -203,8 +208,10 @@ public struct JSONMergePolicy: MergePolicy {
         let current = parsed[currentIndex]
         let labels = (oursLabel, other.version.deviceName)
         if conflicts.contains(where: { $0.path.components.isEmpty }) || current.style.indent == nil {
-            return .needsPerson(reason: reason, markedUp: textMarkup(
-                base: base, ours: current.source.bytes, theirs: other.source.bytes, labels: labels))
+            return .needsPerson(
+                reason: reason,
+                markedUp: textMarkup(
+                    base: base, ours: current.source.bytes, theirs: other.source.bytes, labels: labels))
         }
         var table: [JSONPath: JSONWriter.Conflict] = [:]
         for conflict in conflicts { table[conflict.path] = JSONWriter.Conflict(ours: conflict.ours, theirs: conflict.theirs) }
@@ -215,11 +222,14 @@ public struct JSONMergePolicy: MergePolicy {
     private func needsPerson(_ reason: String, base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         guard let current = MergeInputs.current(of: versions) else { return .needsPerson(reason: reason, markedUp: nil) }
         guard let other = versions.last(where: { $0 != current }),
-              case let .file(ours)? = current.content, case let .file(theirs)? = other.content else {
+            case let .file(ours)? = current.content, case let .file(theirs)? = other.content
+        else {
             return .needsPerson(reason: reason, markedUp: current.content)
         }
-        return .needsPerson(reason: reason, markedUp: textMarkup(
-            base: base, ours: Array(ours), theirs: Array(theirs), labels: (current.deviceName, other.deviceName)))
+        return .needsPerson(
+            reason: reason,
+            markedUp: textMarkup(
+                base: base, ours: Array(ours), theirs: Array(theirs), labels: (current.deviceName, other.deviceName)))
     }
 
     /// Git's line merge of two texts, or the current text when either is not UTF-8 text.
@@ -227,9 +237,10 @@ public struct JSONMergePolicy: MergePolicy {
         let baseData = base?.fileData
         let texts = [Data(ours), Data(theirs)] + (baseData.map { [$0] } ?? [])
         guard texts.allSatisfy(TextMergePolicy.isText),
-              let result = try? MergeFile.merge(
+            let result = try? MergeFile.merge(
                 base: baseData, ours: Data(ours), theirs: Data(theirs),
-                labels: .init(base: "base", ours: labels.0, theirs: labels.1)) else {
+                labels: .init(base: "base", ours: labels.0, theirs: labels.1))
+        else {
             return .file(Data(ours))
         }
         return .file(result.content)

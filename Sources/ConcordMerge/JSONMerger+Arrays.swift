@@ -28,7 +28,8 @@ extension JSONMerger {
     /// to compare element by element.
     func mergeArrays(base: [JSONValue], ours: [JSONValue], theirs: [JSONValue]) -> (value: [JSONValue], conflicts: [Conflict])? {
         guard let oursEdits = JSONMerger.edits(from: base, to: ours),
-              let theirsEdits = JSONMerger.edits(from: base, to: theirs) else { return nil }
+            let theirsEdits = JSONMerger.edits(from: base, to: theirs)
+        else { return nil }
         var result: [JSONValue] = []
         result.reserveCapacity(max(ours.count, theirs.count))
         var conflicts: [Conflict] = []
@@ -51,7 +52,8 @@ extension JSONMerger {
             } else if baseChunk.isEmpty {
                 result.append(contentsOf: mergeInsertions(ours: oursChunk, theirs: theirsChunk, sorted: sorted))
             } else if let oursSplit = JSONMerger.split(oursChunk, pairingWith: baseChunk),
-                      let theirsSplit = JSONMerger.split(theirsChunk, pairingWith: baseChunk) {
+                let theirsSplit = JSONMerger.split(theirsChunk, pairingWith: baseChunk)
+            {
                 result.append(contentsOf: mergeInsertions(ours: oursSplit.before, theirs: theirsSplit.before, sorted: sorted))
                 for offset in baseChunk.indices {
                     let (value, found) = merge(base: baseChunk[offset], ours: oursSplit.paired[offset], theirs: theirsSplit.paired[offset])
@@ -104,7 +106,8 @@ extension JSONMerger {
     /// `base`; else, when it has more, its first (or last) elements when each is an object or
     /// array like the ancestor's element it stands for (see ``resembles(_:_:)``). Nil otherwise.
     private static func split(_ chunk: [JSONValue], pairingWith base: [JSONValue])
-        -> (before: [JSONValue], paired: [JSONValue], after: [JSONValue])? {
+        -> (before: [JSONValue], paired: [JSONValue], after: [JSONValue])?
+    {
         if chunk.count == base.count { return ([], chunk, []) }
         guard chunk.count > base.count else { return nil }
         let extra = chunk.count - base.count
@@ -186,7 +189,8 @@ extension JSONMerger {
         while prefix < base.count, prefix < side.count, base[prefix] == side[prefix] { prefix += 1 }
         var suffix = 0
         while suffix < base.count - prefix, suffix < side.count - prefix,
-              base[base.count - 1 - suffix] == side[side.count - 1 - suffix] { suffix += 1 }
+            base[base.count - 1 - suffix] == side[side.count - 1 - suffix]
+        { suffix += 1 }
         let baseMiddle = Array(base[prefix..<(base.count - suffix)])
         let sideMiddle = Array(side[prefix..<(side.count - suffix)])
         if baseMiddle.isEmpty && sideMiddle.isEmpty { return [] }
@@ -195,8 +199,10 @@ extension JSONMerger {
         var (baseIndex, sideIndex) = (0, 0)
         for (matchedBase, matchedSide) in pairs + [(baseMiddle.count, sideMiddle.count)] {
             if matchedBase > baseIndex || matchedSide > sideIndex {
-                edits.append(ArrayEdit(range: (prefix + baseIndex)..<(prefix + matchedBase),
-                                       elements: Array(sideMiddle[sideIndex..<matchedSide])))
+                edits.append(
+                    ArrayEdit(
+                        range: (prefix + baseIndex)..<(prefix + matchedBase),
+                        elements: Array(sideMiddle[sideIndex..<matchedSide])))
             }
             (baseIndex, sideIndex) = (matchedBase + 1, matchedSide + 1)
         }
@@ -216,7 +222,8 @@ extension JSONMerger {
         var lengths = [Int32](repeating: 0, count: (left.count + 1) * width)
         for i in stride(from: left.count - 1, through: 0, by: -1) {
             for j in stride(from: right.count - 1, through: 0, by: -1) {
-                lengths[i * width + j] = left[i] == right[j]
+                lengths[i * width + j] =
+                    left[i] == right[j]
                     ? lengths[(i + 1) * width + j + 1] + 1
                     : max(lengths[(i + 1) * width + j], lengths[i * width + j + 1])
             }

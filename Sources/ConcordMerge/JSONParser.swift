@@ -178,12 +178,13 @@ struct JSONParser {
         var value: UInt16 = 0
         for _ in 0..<4 {
             let byte = bytes[position]
-            let digit: UInt8 = switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-            default: throw error("expected four hex digits after \\u, found \(describeNext)")
-            }
+            let digit: UInt8 =
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+                default: throw error("expected four hex digits after \\u, found \(describeNext)")
+                }
             value = value << 4 | UInt16(digit)
             position += 1
         }
@@ -222,7 +223,8 @@ struct JSONParser {
                 var unit = try hex4()
                 var scalar: Unicode.Scalar?
                 if (0xD800..<0xDC00).contains(unit),
-                   position + 6 <= bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") {
+                    position + 6 <= bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
+                {
                     let save = position
                     position += 2
                     let low = try hex4()

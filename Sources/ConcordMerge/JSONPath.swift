@@ -27,9 +27,11 @@ struct JSONPath: Hashable, Sendable, CustomStringConvertible {
             switch component {
             case let .index(index): text += "[\(index)]"
             case let .key(key):
-                let plain = !key.isEmpty && key.unicodeScalars.allSatisfy {
-                    $0.properties.isAlphabetic || $0 == "_" || $0 == "$" || ("0"..."9").contains($0)
-                } && !("0"..."9").contains(key.unicodeScalars.first ?? "0")
+                let plain =
+                    !key.isEmpty
+                    && key.unicodeScalars.allSatisfy {
+                        $0.properties.isAlphabetic || $0 == "_" || $0 == "$" || ("0"..."9").contains($0)
+                    } && !("0"..."9").contains(key.unicodeScalars.first ?? "0")
                 if plain {
                     text += ".\(key)"
                 } else {

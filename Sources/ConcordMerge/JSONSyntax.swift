@@ -11,7 +11,8 @@ struct JSONSyntax: Sendable {
     /// The child for an object member, by key.
     func child(forKey key: String) -> JSONSyntax? {
         guard case let .object(members) = value,
-              let index = members.firstIndex(where: { $0.key == key }) else { return nil }
+            let index = members.firstIndex(where: { $0.key == key })
+        else { return nil }
         return children[index]
     }
 }

@@ -29,8 +29,9 @@ struct JSONWriter {
     /// layout: then the changed layout is copied.
     mutating func write(_ value: JSONValue, sources: [Source], base: Source? = nil) {
         let baseCandidate = base.map { ($0.bytes, Optional($0.syntax)) }
-        write(value, depth: 0, path: JSONPath(), candidates: sources.map { ($0.bytes, Optional($0.syntax)) },
-              base: baseCandidate)
+        write(
+            value, depth: 0, path: JSONPath(), candidates: sources.map { ($0.bytes, Optional($0.syntax)) },
+            base: baseCandidate)
     }
 
     private typealias Candidate = (bytes: [UInt8], syntax: JSONSyntax?)
@@ -58,7 +59,8 @@ struct JSONWriter {
                     func text(_ candidate: Candidate) -> ArraySlice<UInt8>? { candidate.syntax.map { candidate.bytes[$0.range] } }
                     if baseSyntax.value == value {
                         if text(chosen) == baseText, let changed = equal.first(where: { text($0).map { $0 != baseText } ?? false }),
-                           let changedSyntax = changed.syntax {
+                            let changedSyntax = changed.syntax
+                        {
                             chosen = changed
                             chosenSyntax = changedSyntax
                         }

@@ -51,10 +51,12 @@ public struct MergeResult: Sendable, Hashable {
     /// other one later.
     static func versions(current: Data, other: Data, currentLabel: String, otherLabel: String) -> [MergeVersion] {
         [
-            MergeVersion(content: .file(current), id: "current", deviceName: currentLabel, deviceID: "current",
-                         clock: HybridLogicalClock(milliseconds: 0), isCurrent: true),
-            MergeVersion(content: .file(other), id: "other", deviceName: otherLabel, deviceID: "other",
-                         clock: HybridLogicalClock(milliseconds: 1)),
+            MergeVersion(
+                content: .file(current), id: "current", deviceName: currentLabel, deviceID: "current",
+                clock: HybridLogicalClock(milliseconds: 0), isCurrent: true),
+            MergeVersion(
+                content: .file(other), id: "other", deviceName: otherLabel, deviceID: "other",
+                clock: HybridLogicalClock(milliseconds: 1)),
         ]
     }
 }

@@ -39,9 +39,10 @@ public struct PackagePolicy: MergePolicy {
         if let outcome = MergeInputs.trivialOutcome(base: base, versions: versions) { return MergeDecision(outcome: outcome) }
         let current = MergeInputs.current(of: versions)
         if let deleted = versions.first(where: { $0.content == nil }) {
-            return MergeDecision(outcome: .needsPerson(
-                reason: "\(deleted.deviceName) deleted the package while another device changed it",
-                markedUp: current?.content))
+            return MergeDecision(
+                outcome: .needsPerson(
+                    reason: "\(deleted.deviceName) deleted the package while another device changed it",
+                    markedUp: current?.content))
         }
         var baseFiles: [String: Data] = [:]
         switch base {
@@ -69,9 +70,10 @@ public struct PackagePolicy: MergePolicy {
                 component.content = files[name].map { DocumentContent.file($0) }
                 return component
             }
-            let decision = MergeInputs.trivialOutcome(base: componentBase, versions: componentVersions).map { MergeDecision(outcome: $0) }
+            let decision =
+                MergeInputs.trivialOutcome(base: componentBase, versions: componentVersions).map { MergeDecision(outcome: $0) }
                 ?? rules.policy(for: path.isEmpty ? name : "\(path)/\(name)", versions: componentVersions)
-                    .decide(base: componentBase, versions: componentVersions)
+                .decide(base: componentBase, versions: componentVersions)
             if let note = decision.note { notes.append("\(name): \(note)") }
             switch decision.outcome {
             case let .merged(content):

@@ -94,9 +94,10 @@ public struct PolicyRules: Sendable {
             var idKeys: [String] = []
             for option in fields.dropFirst(2) {
                 guard option.hasPrefix("id="), name == "json" || name == "json-latest" else {
-                    throw failure(name.hasPrefix("json")
-                        ? "unknown option \"\(option)\" (a JSON policy takes id=KEY[,KEY…])"
-                        : "expected PATTERN POLICY-NAME, found more after the policy name")
+                    throw failure(
+                        name.hasPrefix("json")
+                            ? "unknown option \"\(option)\" (a JSON policy takes id=KEY[,KEY…])"
+                            : "expected PATTERN POLICY-NAME, found more after the policy name")
                 }
                 let keys = option.dropFirst(3).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 guard !keys.contains(where: \.isEmpty) else { throw failure("id= needs member names separated by commas") }

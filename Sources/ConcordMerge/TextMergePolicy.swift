@@ -52,12 +52,13 @@ public struct TextMergePolicy: MergePolicy {
         var label = texts[0].0.deviceName
         var clean = true
         for (version, data) in texts.dropFirst() {
-            let favor: MergeFile.Favor = switch self.favor {
-            case .none: .none
-            case .current: version.isCurrent ? .theirs : .ours
-            case .other: version.isCurrent ? .ours : .theirs
-            case .union: .union
-            }
+            let favor: MergeFile.Favor =
+                switch self.favor {
+                case .none: .none
+                case .current: version.isCurrent ? .theirs : .ours
+                case .other: version.isCurrent ? .ours : .theirs
+                case .union: .union
+                }
             do {
                 let result = try MergeFile.merge(
                     base: baseData, ours: merged, theirs: data,

@@ -48,14 +48,16 @@ public enum MergeFile {
     ) throws -> Result {
         Libgit2.ensure()
         var options = git_merge_file_options()
-        try check("git_merge_file_options_init",
-                  git_merge_file_options_init(&options, UInt32(GIT_MERGE_FILE_OPTIONS_VERSION)))
-        options.favor = switch favor {
-        case .none: GIT_MERGE_FILE_FAVOR_NORMAL
-        case .ours: GIT_MERGE_FILE_FAVOR_OURS
-        case .theirs: GIT_MERGE_FILE_FAVOR_THEIRS
-        case .union: GIT_MERGE_FILE_FAVOR_UNION
-        }
+        try check(
+            "git_merge_file_options_init",
+            git_merge_file_options_init(&options, UInt32(GIT_MERGE_FILE_OPTIONS_VERSION)))
+        options.favor =
+            switch favor {
+            case .none: GIT_MERGE_FILE_FAVOR_NORMAL
+            case .ours: GIT_MERGE_FILE_FAVOR_OURS
+            case .theirs: GIT_MERGE_FILE_FAVOR_THEIRS
+            case .union: GIT_MERGE_FILE_FAVOR_UNION
+            }
         if diff3 { options.flags = GIT_MERGE_FILE_STYLE_DIFF3.rawValue }
         let baseData = base ?? Data()
         var result = git_merge_file_result()
@@ -72,8 +74,9 @@ public enum MergeFile {
                                 var baseInput = try input(baseBytes)
                                 var oursInput = try input(oursBytes)
                                 var theirsInput = try input(theirsBytes)
-                                try check("git_merge_file",
-                                          git_merge_file(&result, &baseInput, &oursInput, &theirsInput, &options))
+                                try check(
+                                    "git_merge_file",
+                                    git_merge_file(&result, &baseInput, &oursInput, &theirsInput, &options))
                             }
                         }
                     }
@@ -86,8 +89,9 @@ public enum MergeFile {
 
     private static func input(_ bytes: UnsafeRawBufferPointer) throws -> git_merge_file_input {
         var input = git_merge_file_input()
-        try check("git_merge_file_input_init",
-                  git_merge_file_input_init(&input, UInt32(GIT_MERGE_FILE_INPUT_VERSION)))
+        try check(
+            "git_merge_file_input_init",
+            git_merge_file_input_init(&input, UInt32(GIT_MERGE_FILE_INPUT_VERSION)))
         input.ptr = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
         input.size = bytes.count
         input.mode = TreeEntry.fileMode

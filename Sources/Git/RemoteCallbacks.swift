@@ -72,7 +72,8 @@ final class RemoteCallbacks {
                 continue
             }
         }
-        var message = offered.isEmpty
+        var message =
+            offered.isEmpty
             ? "no credential to offer (the server accepts \(Self.describe(allowed)))"
             : "the server refused \(offered.joined(separator: ", "))"
         if !skipped.isEmpty { message += "; skipped \(skipped.joined(separator: ", "))" }
@@ -109,12 +110,14 @@ final class RemoteCallbacks {
         case let .unknown(types):
             let portOption = check.port == 22 ? "" : "-p \(check.port) "
             let also = types.isEmpty ? "" : " (it is listed only with \(types.joined(separator: ", ")) keys)"
-            return refuse("\(name) is not a known host\(also): its \(type) key \(fingerprint) is not in \(file); "
-                + "if that is the server's key, trust it with: ssh-keyscan \(portOption)-t \(type) \(check.host) >> \(file)")
+            return refuse(
+                "\(name) is not a known host\(also): its \(type) key \(fingerprint) is not in \(file); "
+                    + "if that is the server's key, trust it with: ssh-keyscan \(portOption)-t \(type) \(check.host) >> \(file)")
         case let .changed(listed, line):
-            return refuse("THE HOST KEY OF \(name) HAS CHANGED: it presents the \(type) key \(fingerprint), "
-                + "not the one in \(listed) line \(line); someone may be intercepting the connection. "
-                + "If the server's key really changed, remove the old one with: ssh-keygen -R '\(name)' -f \(listed)")
+            return refuse(
+                "THE HOST KEY OF \(name) HAS CHANGED: it presents the \(type) key \(fingerprint), "
+                    + "not the one in \(listed) line \(line); someone may be intercepting the connection. "
+                    + "If the server's key really changed, remove the old one with: ssh-keygen -R '\(name)' -f \(listed)")
         case let .revoked(listed, line):
             return refuse("the \(type) key \(fingerprint) of \(name) is marked @revoked in \(listed) line \(line)")
         }
@@ -155,9 +158,10 @@ private let transferProgressCallback: git_indexer_progress_cb = { stats, payload
     guard let stats, let payload else { return 0 }
     let state = Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue()
     let value = stats.pointee
-    state.progress?(TransferProgress(
-        totalObjects: Int(value.total_objects), receivedObjects: Int(value.received_objects),
-        indexedObjects: Int(value.indexed_objects), receivedBytes: Int(value.received_bytes)))
+    state.progress?(
+        TransferProgress(
+            totalObjects: Int(value.total_objects), receivedObjects: Int(value.received_objects),
+            indexedObjects: Int(value.indexed_objects), receivedBytes: Int(value.received_bytes)))
     return 0
 }
 

@@ -50,8 +50,9 @@ extension Repository {
             let arriving = ArrivingEntry(commit: commit, folder: folder, entry: entry)
             try body(arriving)
             if entry.kind == .tree {
-                try visitArriving(entry.id, against: previous?.kind == .tree ? previous?.id : nil,
-                                  folder: arriving.path, commit: commit, visited: &visited, body)
+                try visitArriving(
+                    entry.id, against: previous?.kind == .tree ? previous?.id : nil,
+                    folder: arriving.path, commit: commit, visited: &visited, body)
             }
         }
     }
@@ -65,7 +66,8 @@ extension Repository {
         guard count > 1 else { return }
         for index in 1..<count {
             guard let previous = git_tree_entry_byindex(pointer, index - 1),
-                  let entry = git_tree_entry_byindex(pointer, index) else { continue }
+                let entry = git_tree_entry_byindex(pointer, index)
+            else { continue }
             if git_tree_entry_cmp(previous, entry) >= 0 {
                 let name = String(cString: git_tree_entry_name(entry))
                 throw GitError(

@@ -9,8 +9,9 @@ extension Repository {
         var oid = git_oid()
         try bypassingPendingPack(forBlobOf: data.count) {
             try data.withUnsafeBytes { bytes in
-                try check("git_blob_create_from_buffer",
-                          git_blob_create_from_buffer(&oid, pointer, bytes.baseAddress, bytes.count))
+                try check(
+                    "git_blob_create_from_buffer",
+                    git_blob_create_from_buffer(&oid, pointer, bytes.baseAddress, bytes.count))
             }
         }
         try notePendingBlob(OID(oid), bytes: data.count)

@@ -64,9 +64,11 @@ extension Repository {
         let movedHere = pendingPack == nil ? updateReference : nil
         if let movedHere { CrashPoint.reach(crashPointName(movedHere, "before")) }
         try parentPointers.withUnsafeMutableBufferPointer { buffer in
-            try check("git_commit_create", git_commit_create(
-                &oid, pointer, movedHere, authorPointer, committerPointer, "UTF-8", message,
-                treePointer, buffer.count, buffer.baseAddress))
+            try check(
+                "git_commit_create",
+                git_commit_create(
+                    &oid, pointer, movedHere, authorPointer, committerPointer, "UTF-8", message,
+                    treePointer, buffer.count, buffer.baseAddress))
         }
         if let movedHere { CrashPoint.reach(crashPointName(movedHere, "after")) }
         notePendingObject(OID(oid))

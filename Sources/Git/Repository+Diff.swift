@@ -66,7 +66,8 @@ extension Repository {
                 j += 1
             } else {
                 if git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) == 0
-                    || git_tree_entry_filemode_raw(a) != git_tree_entry_filemode_raw(b) {
+                    || git_tree_entry_filemode_raw(a) != git_tree_entry_filemode_raw(b)
+                {
                     try body(TreeEntry(copying: a!), TreeEntry(copying: b!))
                 }
                 i += 1

@@ -56,8 +56,9 @@ extension Repository {
         var walker: OpaquePointer?
         try check("git_revwalk_new", git_revwalk_new(&walker, pointer))
         defer { git_revwalk_free(walker) }
-        try check("git_revwalk_sorting",
-                  git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue))
+        try check(
+            "git_revwalk_sorting",
+            git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue))
         if fromEveryReference {
             try check("git_revwalk_push_glob", git_revwalk_push_glob(walker, "refs/*"))
             let head = git_revwalk_push_head(walker)

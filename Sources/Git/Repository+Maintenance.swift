@@ -137,8 +137,9 @@ extension Repository {
         }
         removeLooseObjects(loose)
         try refreshObjects()
-        return RepackReport(packsMerged: before.count, looseObjectsPacked: loose.count, objectsWritten: written,
-                            objectsPruned: dropped.count)
+        return RepackReport(
+            packsMerged: before.count, looseObjectsPacked: loose.count, objectsWritten: written,
+            objectsPruned: dropped.count)
     }
 
     // MARK: Pieces
@@ -200,14 +201,16 @@ extension Repository {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let header = try? handle.read(upToCount: 8 + 256 * 4), header.count == 8 + 256 * 4,
-              header.prefix(8) == Data([0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]) else { return nil }
+            header.prefix(8) == Data([0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2])
+        else { return nil }
         return header.suffix(4).reduce(0) { $0 << 8 | Int($1) }
     }
 
     /// The ids a version-2 pack index lists.
     static func objectIDs(ofIndex path: String) throws -> [OID] {
         guard let count = objectCount(ofIndex: path), let data = FileManager.default.contents(atPath: path),
-              data.count >= 8 + 256 * 4 + count * 20 else {
+            data.count >= 8 + 256 * 4 + count * 20
+        else {
             throw GitError(message: "\(path) is not a pack index Concord can read", function: "objectIDs(ofIndex:)")
         }
         let start = 8 + 256 * 4

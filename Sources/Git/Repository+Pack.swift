@@ -65,8 +65,9 @@ extension Repository {
     /// - Throws: ``GitError`` when the pack cannot be stored, or what `body` throws.
     public func writingOnePack<T>(streamingAbove: Int = 8 << 20, flushingAt: Int = 64 << 20, _ body: () throws -> T) throws -> T {
         if pendingPack != nil { return try body() }
-        let pack = try PendingPack(repository: pointer, objects: gitDirectory + "objects",
-                                   streamingAbove: streamingAbove, flushingAt: flushingAt)
+        let pack = try PendingPack(
+            repository: pointer, objects: gitDirectory + "objects",
+            streamingAbove: streamingAbove, flushingAt: flushingAt)
         try check("git_repository_set_odb", git_repository_set_odb(pointer, pack.database))
         pendingPack = pack
         defer {

@@ -25,8 +25,9 @@ extension Repository {
         defer { git_reference_free(reference) }
         CrashPoint.reach(crashPointName(name, "before"))
         if var current = expected?.raw {
-            try check("git_reference_create_matching",
-                      git_reference_create_matching(&reference, pointer, name, &raw, 1, &current, message))
+            try check(
+                "git_reference_create_matching",
+                git_reference_create_matching(&reference, pointer, name, &raw, 1, &current, message))
         } else {
             try check("git_reference_create", git_reference_create(&reference, pointer, name, &raw, 0, message))
         }

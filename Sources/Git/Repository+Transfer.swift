@@ -13,10 +13,13 @@ extension Repository {
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, destination.pointer))
         defer { git_odb_free(database) }
-        let count = try withPackOfChanges(from: tips, hiding: known, skipping: { id in
-            var raw = id.raw
-            return git_odb_exists_ext(database, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
-        }) { pack, count in
+        let count = try withPackOfChanges(
+            from: tips, hiding: known,
+            skipping: { id in
+                var raw = id.raw
+                return git_odb_exists_ext(database, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
+            }
+        ) { pack, count in
             guard count > 0 else { return 0 }
             try check("git_odb_write_pack", concord_odb_write_pack(database, pack.baseAddress, pack.count))
             CrashPoint.reach("objects:copied")

@@ -82,8 +82,9 @@ extension Repository {
         defer { git_treebuilder_free(builder) }
         for entry in entries {
             var raw = entry.id.raw
-            try check("git_treebuilder_insert",
-                      git_treebuilder_insert(nil, builder, entry.name, &raw, git_filemode_t(entry.mode)))
+            try check(
+                "git_treebuilder_insert",
+                git_treebuilder_insert(nil, builder, entry.name, &raw, git_filemode_t(entry.mode)))
         }
         var oid = git_oid()
         try check("git_treebuilder_write", git_treebuilder_write(&oid, builder))
@@ -116,8 +117,9 @@ extension Repository {
             return item
         }
         var oid = git_oid()
-        try check("git_tree_create_updated",
-                  git_tree_create_updated(&oid, pointer, baseTree, cUpdates.count, &cUpdates))
+        try check(
+            "git_tree_create_updated",
+            git_tree_create_updated(&oid, pointer, baseTree, cUpdates.count, &cUpdates))
         notePendingObject(OID(oid))
         return OID(oid)
     }
@@ -167,8 +169,10 @@ extension Signature {
             throw GitError(message: "the date \(time) cannot be written in a commit: is this machine's clock right?", function: "git_signature_new")
         }
         var signature: UnsafeMutablePointer<git_signature>?
-        try check("git_signature_new", git_signature_new(
-            &signature, name, email, git_time_t(seconds), Int32(timeZoneOffsetMinutes)))
+        try check(
+            "git_signature_new",
+            git_signature_new(
+                &signature, name, email, git_time_t(seconds), Int32(timeZoneOffsetMinutes)))
         return signature
     }
 }

@@ -51,8 +51,9 @@ extension Repository {
                     message: "the remote's \(reference) moved since it was fetched", function: "git_transport ls")
             }
             var stream: UnsafeMutablePointer<git_smart_subtransport_stream>?
-            try check("git_smart_subtransport action",
-                      subtransport.pointee.action(&stream, subtransport, address, GIT_SERVICE_RECEIVEPACK))
+            try check(
+                "git_smart_subtransport action",
+                subtransport.pointee.action(&stream, subtransport, address, GIT_SERVICE_RECEIVEPACK))
             guard let stream else { throw GitError(message: "libgit2 opened no stream to \(address)", function: "git_smart_subtransport action") }
             // A stateless (http) stream is this caller's; a stateful one stays the transport's.
             defer { if kind == .http { stream.pointee.free(stream) } }
@@ -61,8 +62,9 @@ extension Repository {
             request += PacketLine.flush
             try write(request, to: stream)
             try withPackOfChanges(from: [target], hiding: [expected].compactMap { $0 }) { pack, _ in
-                try check("git_smart_subtransport_stream write",
-                          stream.pointee.write(stream, pack.baseAddress?.assumingMemoryBound(to: CChar.self), pack.count))
+                try check(
+                    "git_smart_subtransport_stream write",
+                    stream.pointee.write(stream, pack.baseAddress?.assumingMemoryBound(to: CChar.self), pack.count))
             }
             try checkReport(PacketLine.readUntilFlush(from: stream), for: reference)
             return callbacks.lastOffered
@@ -139,11 +141,12 @@ private final class Subtransport {
 private let subtransportCallback: git_smart_subtransport_cb = { out, owner, param in
     guard let out, let param else { return -1 }
     let capture = Unmanaged<Subtransport>.fromOpaque(param).takeUnretainedValue()
-    let result = switch capture.kind {
-    case .ssh: git_smart_subtransport_ssh(out, owner, nil)
-    case .http: git_smart_subtransport_http(out, owner, nil)
-    case .git: git_smart_subtransport_git(out, owner, nil)
-    }
+    let result =
+        switch capture.kind {
+        case .ssh: git_smart_subtransport_ssh(out, owner, nil)
+        case .http: git_smart_subtransport_http(out, owner, nil)
+        case .git: git_smart_subtransport_git(out, owner, nil)
+        }
     if result == 0 { capture.subtransport = out.pointee }
     return result
 }

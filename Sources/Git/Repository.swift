@@ -33,8 +33,9 @@ public final class Repository {
     public static func create(at path: String, bare: Bool, initialBranch: String = "main") throws -> Repository {
         Libgit2.ensure()
         var options = git_repository_init_options()
-        try check("git_repository_init_options_init",
-                  git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)))
+        try check(
+            "git_repository_init_options_init",
+            git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION)))
         options.flags = GIT_REPOSITORY_INIT_MKPATH.rawValue | GIT_REPOSITORY_INIT_NO_REINIT.rawValue
         if bare { options.flags |= GIT_REPOSITORY_INIT_BARE.rawValue }
         var handle: OpaquePointer?
@@ -51,8 +52,9 @@ public final class Repository {
     public static func open(at path: String) throws -> Repository {
         Libgit2.ensure()
         var handle: OpaquePointer?
-        try check("git_repository_open_ext",
-                  git_repository_open_ext(&handle, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil))
+        try check(
+            "git_repository_open_ext",
+            git_repository_open_ext(&handle, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil))
         guard let handle else { throw GitError(message: "no repository at \(path)", function: "git_repository_open_ext") }
         return Repository(owning: handle)
     }

@@ -6,8 +6,10 @@ enum CloudTesting {
     /// The environment of a run that reaches clouds: nothing from the test's own environment
     /// (agent, keys, credentials, certificate file) leaks in; `HOME` is the test's.
     static func environment(home: String, _ extra: [String: String] = [:]) -> [String: String] {
-        ["HOME": home, "SSH_AUTH_SOCK": "", "CONCORD_SSH_KEY": "", "SSL_CERT_FILE": "",
-         "CONCORD_CLOUD_USERNAME": "", "CONCORD_CLOUD_PASSWORD": ""].merging(extra) { $1 }
+        [
+            "HOME": home, "SSH_AUTH_SOCK": "", "CONCORD_SSH_KEY": "", "SSL_CERT_FILE": "",
+            "CONCORD_CLOUD_USERNAME": "", "CONCORD_CLOUD_PASSWORD": "",
+        ].merging(extra) { $1 }
     }
 
     /// A CLI fixture whose runs trust the authority of a new HTTPS git server (`SSL_CERT_FILE`),

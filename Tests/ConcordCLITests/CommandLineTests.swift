@@ -164,7 +164,9 @@ import Testing
         let cli = try CLI()
         defer { cli.remove() }
         try cli.git(["init", "--quiet", "--bare", "--initial-branch=main", "cloud.git"], in: ".")
-        let port = try { let daemon = try GitDaemon(base: cli.folder); daemon.stop(); return daemon.port }()
+        let port = try {
+            let daemon = try GitDaemon(base: cli.folder); daemon.stop(); return daemon.port
+        }()
         let url = "git://127.0.0.1:\(port)/cloud.git"
         let created = try cli.run(["init", "phone", "--device", "iPhone", "--remote", url])
         #expect(created.status == 0)

@@ -9,8 +9,10 @@ final class GitDaemon {
     init(base: String, port: Int? = nil) throws {
         let port = try port ?? ServerProcess.freePort()
         self.port = port
-        process = try ServerProcess(["git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
-                                     "--base-path=\(base)", "--listen=127.0.0.1", "--port=\(port)", base])
+        process = try ServerProcess([
+            "git", "daemon", "--export-all", "--enable=receive-pack", "--reuseaddr",
+            "--base-path=\(base)", "--listen=127.0.0.1", "--port=\(port)", base,
+        ])
         try process.wait(until: { ServerProcess.canConnect(port) }, what: "git daemon")
     }
 

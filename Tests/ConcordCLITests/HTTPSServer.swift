@@ -18,13 +18,25 @@ final class HTTPSServer {
         try FileManager.default.createDirectory(atPath: "\(folder)/www", withIntermediateDirectories: true)
         authority = "\(folder)/ca.pem"
         let openssl = "/usr/bin/openssl"
-        try runTool(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                              "-keyout", "\(folder)/ca.key", "-out", authority, "-days", "2", "-subj", "/CN=Concord test authority"])
-        try runTool(openssl, ["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                              "-keyout", "\(folder)/server.key", "-out", "\(folder)/server.csr", "-subj", "/CN=localhost"])
+        try runTool(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", "\(folder)/ca.key", "-out", authority, "-days", "2", "-subj", "/CN=Concord test authority",
+            ])
+        try runTool(
+            openssl,
+            [
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", "\(folder)/server.key", "-out", "\(folder)/server.csr", "-subj", "/CN=localhost",
+            ])
         try "subjectAltName=DNS:localhost\nextendedKeyUsage=serverAuth\n".write(toFile: "\(folder)/server.ext", atomically: true, encoding: .utf8)
-        try runTool(openssl, ["x509", "-req", "-in", "\(folder)/server.csr", "-CA", authority, "-CAkey", "\(folder)/ca.key",
-                              "-CAcreateserial", "-out", "\(folder)/server.pem", "-days", "2", "-extfile", "\(folder)/server.ext"])
+        try runTool(
+            openssl,
+            [
+                "x509", "-req", "-in", "\(folder)/server.csr", "-CA", authority, "-CAkey", "\(folder)/ca.key",
+                "-CAcreateserial", "-out", "\(folder)/server.pem", "-days", "2", "-extfile", "\(folder)/server.ext",
+            ])
         let port = try ServerProcess.freePort()
         self.port = port
         try HTTPSServer.writeUsers(users, to: "\(folder)/users")

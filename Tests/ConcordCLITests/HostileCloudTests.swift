@@ -190,10 +190,11 @@ extension HostileCloudTests {
         let record = try cloud.git(["show", "main:.concord/conflicts/note.txt"])
         let blob = try cloud.blob("not a commit\n")
         let bogus = record + "\n" + ["1234567890123456789012345678901234567890", blob, otherVersion].joined(separator: "\n") + "\n"
-        let records = try cloud.entries(of: "main:.concord/conflicts").filter { $0.name != Array("note.txt".utf8) } + [
-            .init("100644", "note.txt", cloud.blob(bogus)),
-            .init("100644", "ghost.txt", cloud.blob("abcdefabcdefabcdefabcdefabcdefabcdefabcd\n")),
-        ]
+        let records =
+            try cloud.entries(of: "main:.concord/conflicts").filter { $0.name != Array("note.txt".utf8) } + [
+                .init("100644", "note.txt", cloud.blob(bogus)),
+                .init("100644", "ghost.txt", cloud.blob("abcdefabcdefabcdefabcdefabcdefabcdefabcd\n")),
+            ]
         let concord = try cloud.entries(of: "main:.concord").filter { $0.name != Array("conflicts".utf8) } + [.init("40000", "conflicts", cloud.tree(records))]
         try cloud.push(adding: [.init("40000", ".concord", cloud.tree(concord))])
         try cli.ok(["-C", "b", "sync"])

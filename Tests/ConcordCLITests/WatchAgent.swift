@@ -22,8 +22,9 @@ final class WatchAgent {
         self.device = device
         output = "\(cli.folder)/\(device).agent.\(UUID().uuidString.prefix(8)).jsonl"
         errorOutput = output.replacingOccurrences(of: ".jsonl", with: ".err")
-        process = try ChildProcess([CLI.binary, "-C", "\(cli.folder)/\(device)", "watch"] + (json ? ["--json"] : []) + arguments,
-                                   stdout: output, stderr: errorOutput)
+        process = try ChildProcess(
+            [CLI.binary, "-C", "\(cli.folder)/\(device)", "watch"] + (json ? ["--json"] : []) + arguments,
+            stdout: output, stderr: errorOutput)
     }
 
     /// The lines printed so far (the text output, without `--json`).
@@ -47,8 +48,10 @@ final class WatchAgent {
     /// Waits (up to `seconds`) until the agent has printed an event of `kind` naming `document`
     /// (any event of `kind` when nil).
     @discardableResult
-    func waitFor(_ kind: String, _ document: String? = nil, seconds: Double = 90,
-                 sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+    func waitFor(
+        _ kind: String, _ document: String? = nil, seconds: Double = 90,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Bool {
         let seen = eventually(seconds) {
             events.contains { $0["event"] as? String == kind && (document == nil || ($0["documents"] as? [String] ?? []).contains(document!)) }
         }

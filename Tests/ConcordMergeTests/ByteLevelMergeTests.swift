@@ -7,8 +7,9 @@ struct ByteLevelMergeTests {
     private func data(_ text: String) -> Data { Data(text.utf8) }
 
     @Test func threeBuffersMergeWithoutMetadata() {
-        let result = TextMergePolicy().merge(base: data("milk\nbread\ntea\n"), current: data("oat milk\nbread\ntea\n"),
-                                             other: data("milk\nbread\ngreen tea\n"))
+        let result = TextMergePolicy().merge(
+            base: data("milk\nbread\ntea\n"), current: data("oat milk\nbread\ntea\n"),
+            other: data("milk\nbread\ngreen tea\n"))
         #expect(result == MergeResult(content: data("oat milk\nbread\ngreen tea\n"), isMerged: true, reason: nil))
     }
 
@@ -25,8 +26,9 @@ struct ByteLevelMergeTests {
     }
 
     @Test func aConflictGivesMarkersNamedByTheLabelsAndAReason() {
-        let result = TextMergePolicy().merge(base: data("a\n"), current: data("b\n"), other: data("c\n"),
-                                             currentLabel: "mine", otherLabel: "theirs")
+        let result = TextMergePolicy().merge(
+            base: data("a\n"), current: data("b\n"), other: data("c\n"),
+            currentLabel: "mine", otherLabel: "theirs")
         #expect(!result.isMerged)
         #expect(result.content == data("<<<<<<< mine\nb\n=======\nc\n>>>>>>> theirs\n"))
         #expect(result.reason == "both sides changed the same lines")
@@ -61,10 +63,12 @@ struct ByteLevelMergeTests {
         ]
         for (base, current, other) in inputs {
             let versions = [
-                MergeVersion(content: .file(data(current)), id: "current", deviceName: "current", deviceID: "current",
-                             clock: HybridLogicalClock(milliseconds: 0), isCurrent: true),
-                MergeVersion(content: .file(data(other)), id: "other", deviceName: "other", deviceID: "other",
-                             clock: HybridLogicalClock(milliseconds: 1)),
+                MergeVersion(
+                    content: .file(data(current)), id: "current", deviceName: "current", deviceID: "current",
+                    clock: HybridLogicalClock(milliseconds: 0), isCurrent: true),
+                MergeVersion(
+                    content: .file(data(other)), id: "other", deviceName: "other", deviceID: "other",
+                    clock: HybridLogicalClock(milliseconds: 1)),
             ]
             let result = policy.merge(base: data(base), current: data(current), other: data(other))
             switch policy.merge(base: .file(data(base)), versions: versions) {

@@ -51,9 +51,10 @@ struct CorpusCase {
             func read(_ role: String) throws -> Data {
                 try Data(contentsOf: directory.appendingPathComponent("\(role).\(fileExtension.isEmpty ? "txt" : fileExtension)"))
             }
-            cases.append(CorpusCase(
-                name: fields[0], set: fields[1], repository: fields[2], kind: fields[3], stratum: fields[4], path: fields[9],
-                base: try read("base"), ours: try read("ours"), theirs: try read("theirs"), merged: try read("merged")))
+            cases.append(
+                CorpusCase(
+                    name: fields[0], set: fields[1], repository: fields[2], kind: fields[3], stratum: fields[4], path: fields[9],
+                    base: try read("base"), ours: try read("ours"), theirs: try read("theirs"), merged: try read("merged")))
         }
         return cases
     }

@@ -44,7 +44,8 @@ struct CorpusTally {
             tally.merged += 1
             if output == item.merged { tally.equalBytes += 1 }
             if item.kind == "json", let left = try? JSONValue(parsing: output), let right = try? JSONValue(parsing: item.merged),
-               left == right {
+                left == right
+            {
                 tally.equalJSON += 1
             }
         }

@@ -55,8 +55,10 @@ struct CorpusTests {
 
     /// Notes every rule a result breaks: merged JSON that does not parse, text merged unlike git
     /// where git is clean, json needing a person where git's clean line merge parses.
-    private static func check(_ result: MergeResult, of policy: String, on item: CorpusCase,
-                              git: (output: Data, clean: Bool), into problems: inout [String: [String]]) {
+    private static func check(
+        _ result: MergeResult, of policy: String, on item: CorpusCase,
+        git: (output: Data, clean: Bool), into problems: inout [String: [String]]
+    ) {
         if item.kind == "json", jsonPolicies.contains(policy), result.isMerged, (try? JSONValue(parsing: result.content)) == nil {
             problems["unparsable", default: []].append("\(item.name): \(policy) merged JSON that does not parse")
         }
@@ -85,8 +87,9 @@ struct CorpusTests {
             }
             let stratum = cell.column.hasPrefix("git-clean") ? "clean" : "conflict"
             let margin = CorpusTests.margin(stratumSize: run.tally.stratumSize(title: cell.section, stratum: stratum))
-            #expect(abs(value.count - expected.count) <= margin && abs(value.of - expected.of) <= margin,
-                    "\(cell): measured \(value.count)/\(value.of), documented \(expected.count)/\(expected.of) (margin \(margin))")
+            #expect(
+                abs(value.count - expected.count) <= margin && abs(value.of - expected.of) <= margin,
+                "\(cell): measured \(value.count)/\(value.of), documented \(expected.count)/\(expected.of) (margin \(margin))")
         }
     }
 

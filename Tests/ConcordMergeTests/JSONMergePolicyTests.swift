@@ -45,13 +45,16 @@ struct JSONMergePolicyTests {
         let base = #"{"deps": {"@x/a": "^1.0.0-alpha.11", "@x/b": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#
         let mac = #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#
         let ipad = #"{"deps": {"@x/a": "^1.0.0-alpha.11", "@x/b": "^1.0.0-alpha.11", "@x/c": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#
-        #expect(Fixtures.text(Fixtures.merge(policy, base: base, mac, ipad))
-            == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "@x/c": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#)
-        #expect(Fixtures.text(Fixtures.merge(policy, base: base, ipad, mac))
-            == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "@x/c": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#)
+        #expect(
+            Fixtures.text(Fixtures.merge(policy, base: base, mac, ipad))
+                == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "@x/c": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#)
+        #expect(
+            Fixtures.text(Fixtures.merge(policy, base: base, ipad, mac))
+                == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.12", "@x/c": "^1.0.0-alpha.12", "left": "^2.0.0"}}"#)
         let alone = #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#
-        #expect(Fixtures.text(Fixtures.merge(policy, base: base, alone, ipad))
-            == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.11", "@x/c": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#)
+        #expect(
+            Fixtures.text(Fixtures.merge(policy, base: base, alone, ipad))
+                == #"{"deps": {"@x/a": "^1.0.0-alpha.12", "@x/b": "^1.0.0-alpha.11", "@x/c": "^1.0.0-alpha.11", "left": "^2.0.0"}}"#)
     }
 
     @Test func nestedChangesMerge() {
@@ -75,8 +78,9 @@ struct JSONMergePolicyTests {
 
     @Test func insertionsIntoSortedArraysStaySorted() {
         let base = #"{"words": ["b", "d", "f"]}"#
-        let outcome = Fixtures.merge(policy, base: base, #"{"words": ["a", "b", "c", "d", "f"]}"#,
-                                     #"{"words": ["b", "cc", "d", "e", "f", "g"]}"#)
+        let outcome = Fixtures.merge(
+            policy, base: base, #"{"words": ["a", "b", "c", "d", "f"]}"#,
+            #"{"words": ["b", "cc", "d", "e", "f", "g"]}"#)
         #expect(Fixtures.text(outcome) == #"{"words": ["a", "b", "c", "cc", "d", "e", "f", "g"]}"#)
     }
 
@@ -106,8 +110,9 @@ struct JSONMergePolicyTests {
     @Test func configuredIdentifierKey() {
         let policy = JSONMergePolicy(idKeys: ["name"])
         let base = #"[{"name": "x", "v": 1}, {"name": "y", "v": 1}]"#
-        let outcome = Fixtures.merge(policy, base: base, #"[{"name": "x", "v": 2}, {"name": "y", "v": 1}]"#,
-                                     #"[{"name": "x", "v": 1}, {"name": "y", "v": 3}]"#)
+        let outcome = Fixtures.merge(
+            policy, base: base, #"[{"name": "x", "v": 2}, {"name": "y", "v": 1}]"#,
+            #"[{"name": "x", "v": 1}, {"name": "y", "v": 3}]"#)
         #expect(Fixtures.text(outcome) == #"[{"name": "x", "v": 2}, {"name": "y", "v": 3}]"#)
     }
 
@@ -126,8 +131,9 @@ struct JSONMergePolicyTests {
 
     @Test func differentMembersOfOneElementMerge() {
         let base = #"[{"n": "a", "v": 1}, {"n": "b", "v": 1}]"#
-        let outcome = Fixtures.merge(policy, base: base, #"[{"n": "a", "v": 1}, {"n": "B", "v": 1}]"#,
-                                     #"[{"n": "a", "v": 1}, {"n": "b", "v": 2}, {"n": "c", "v": 3}]"#)
+        let outcome = Fixtures.merge(
+            policy, base: base, #"[{"n": "a", "v": 1}, {"n": "B", "v": 1}]"#,
+            #"[{"n": "a", "v": 1}, {"n": "b", "v": 2}, {"n": "c", "v": 3}]"#)
         #expect(Fixtures.text(outcome) == #"[{"n": "a", "v": 1}, {"n": "B", "v": 2}, {"n": "c", "v": 3}]"#)
     }
 
@@ -145,8 +151,9 @@ struct JSONMergePolicyTests {
     @Test func gitsCleanLineMergeIsTakenWhenItKeepsEveryChange() {
         let lines = ["\"a\"", "\"b\"", "\"c\"", "\"d\"", "\"e\"", "\"f\""]
         func array(_ elements: [String]) -> String { "[\n  " + elements.joined(separator: ",\n  ") + "\n]\n" }
-        let decision = policy.decide(base: .file(Data(array(lines).utf8)),
-                                     versions: Fixtures.pair(array(["\"x\""] + lines), array(lines + ["\"x\""])))
+        let decision = policy.decide(
+            base: .file(Data(array(lines).utf8)),
+            versions: Fixtures.pair(array(["\"x\""] + lines), array(lines + ["\"x\""])))
         #expect(decision.outcome == .merged(.file(Data(array(["\"x\""] + lines + ["\"x\""]).utf8))))
         #expect(decision.note?.hasPrefix("taken from git's line merge") == true)
         #expect(policy.decide(base: .file(Data(array(lines).utf8)), versions: Fixtures.pair(array(lines + ["\"y\""]), array(["\"x\""] + lines))).note == nil)
@@ -159,23 +166,25 @@ struct JSONMergePolicyTests {
 
     @Test func sameMemberChangedTwiceNeedsAPersonWithMarkers() {
         let base = "{\n  \"v\": 1,\n  \"w\": 1,\n  \"x\": 1\n}\n"
-        let outcome = Fixtures.merge(policy, base: base, "{\n  \"v\": 2,\n  \"w\": 1,\n  \"x\": 1\n}\n",
-                                     "{\n  \"v\": 3,\n  \"w\": 1,\n  \"x\": 5\n}\n")
+        let outcome = Fixtures.merge(
+            policy, base: base, "{\n  \"v\": 2,\n  \"w\": 1,\n  \"x\": 1\n}\n",
+            "{\n  \"v\": 3,\n  \"w\": 1,\n  \"x\": 5\n}\n")
         guard case let .needsPerson(reason, markedUp) = outcome else { Issue.record("merged"); return }
         #expect(reason == "both sides changed $.v to different values")
         let marked = markedUp?.fileData.map { String(decoding: $0, as: UTF8.self) }
-        #expect(marked == """
-            {
-            <<<<<<< mac
-              "v": 2,
-            =======
-              "v": 3,
-            >>>>>>> ipad
-              "w": 1,
-              "x": 5
-            }
+        #expect(
+            marked == """
+                {
+                <<<<<<< mac
+                  "v": 2,
+                =======
+                  "v": 3,
+                >>>>>>> ipad
+                  "w": 1,
+                  "x": 5
+                }
 
-            """)
+                """)
     }
 
     @Test func latestSettlesEachConflictingMember() {

@@ -24,8 +24,9 @@ struct MergeLawTests {
         var random = SeededGenerator(seed: seed)
         if random.chance(0.5) {
             let base = random.lines(count: Int.random(in: 0...12, using: &random))
-            return Case(base: SeededGenerator.text(base), x: SeededGenerator.text(random.edited(base)),
-                        y: SeededGenerator.text(random.edited(base)), isJSON: false)
+            return Case(
+                base: SeededGenerator.text(base), x: SeededGenerator.text(random.edited(base)),
+                y: SeededGenerator.text(random.edited(base)), isJSON: false)
         }
         let style = random.style()
         let base = random.value(depth: 3)
@@ -88,9 +89,12 @@ struct MergeLawTests {
             swapped[0].isCurrent = false
             swapped[1].isCurrent = true
             guard let first = Fixtures.text(policy.merge(base: base, versions: Fixtures.pair(item.x, item.y))),
-                  let second = Fixtures.text(policy.merge(base: base, versions: swapped)) else { continue }
+                let second = Fixtures.text(policy.merge(base: base, versions: swapped))
+            else { continue }
             if item.isJSON, policy is JSONMergePolicy {
-                #expect(try JSONValue(parsing: Data(first.utf8)) == JSONValue(parsing: Data(second.utf8)), "seed \(seed) base \(item.base) x \(item.x) y \(item.y) first \(first) second \(second)")
+                #expect(
+                    try JSONValue(parsing: Data(first.utf8)) == JSONValue(parsing: Data(second.utf8)),
+                    "seed \(seed) base \(item.base) x \(item.x) y \(item.y) first \(first) second \(second)")
             } else {
                 #expect(first == second, "seed \(seed)")
             }

@@ -39,8 +39,10 @@ struct MoreLawTests {
             let y = MoreLawTests.content(MoreLawTests.package(&random, from: base))
             let baseContent = MoreLawTests.content(base)
             func versions(_ first: DocumentContent, _ second: DocumentContent) -> [MergeVersion] {
-                [MergeVersion(content: first, id: "1", deviceName: "mac", deviceID: "m", clock: .init(milliseconds: 1), isCurrent: true),
-                 MergeVersion(content: second, id: "2", deviceName: "ipad", deviceID: "i", clock: .init(milliseconds: 2))]
+                [
+                    MergeVersion(content: first, id: "1", deviceName: "mac", deviceID: "m", clock: .init(milliseconds: 1), isCurrent: true),
+                    MergeVersion(content: second, id: "2", deviceName: "ipad", deviceID: "i", clock: .init(milliseconds: 2)),
+                ]
             }
             #expect(policy.merge(base: baseContent, versions: versions(x, baseContent)) == .merged(x), "seed \(seed)")
             #expect(policy.merge(base: baseContent, versions: versions(baseContent, x)) == .merged(x), "seed \(seed)")

@@ -16,12 +16,17 @@ struct PackagePolicyTests {
 
     @Test func mergesFileByFile() {
         let base = package(["Info.json": #"{"title": "a", "pages": 1}"#, "body.txt": "one\ntwo\nthree\n", "old.png": "x"])
-        let outcome = PackagePolicy(path: "Trip.note").merge(base: base, versions: versions(
-            ["Info.json": #"{"title": "b", "pages": 1}"#, "body.txt": "ONE\ntwo\nthree\n", "old.png": "x", "new.txt": "n"],
-            ["Info.json": #"{"title": "a", "pages": 2}"#, "body.txt": "one\ntwo\nTHREE\n"]))
-        #expect(outcome == .merged(package([
-            "Info.json": #"{"title": "b", "pages": 2}"#, "body.txt": "ONE\ntwo\nTHREE\n", "new.txt": "n",
-        ])))
+        let outcome = PackagePolicy(path: "Trip.note").merge(
+            base: base,
+            versions: versions(
+                ["Info.json": #"{"title": "b", "pages": 1}"#, "body.txt": "ONE\ntwo\nthree\n", "old.png": "x", "new.txt": "n"],
+                ["Info.json": #"{"title": "a", "pages": 2}"#, "body.txt": "one\ntwo\nTHREE\n"]))
+        #expect(
+            outcome
+                == .merged(
+                    package([
+                        "Info.json": #"{"title": "b", "pages": 2}"#, "body.txt": "ONE\ntwo\nTHREE\n", "new.txt": "n",
+                    ])))
     }
 
     @Test func rulesSelectEachFilesPolicy() throws {

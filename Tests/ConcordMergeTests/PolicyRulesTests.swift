@@ -16,14 +16,15 @@ struct PolicyRulesTests {
     }
 
     @Test func firstMatchWins() throws {
-        let rules = try PolicyRules(text: """
-            # comment
+        let rules = try PolicyRules(
+            text: """
+                # comment
 
-            *.log      union
-            special.json\tjson-latest
-            *.json     text
-            data/**    latest
-            """)
+                *.log      union
+                special.json\tjson-latest
+                *.json     text
+                data/**    latest
+                """)
         #expect(rules.policy(for: "a/b.log", versions: []).name == "union")
         #expect(rules.policy(for: "special.json", versions: []).name == "json-latest")
         #expect(rules.policy(for: "x/other.json", versions: []).name == "text")
@@ -71,23 +72,27 @@ struct PolicyRulesTests {
         #expect(policy.idKeys == ["email", "login"])
         #expect(policy.name == "json")
         let base = #"[{"email": "a@x", "n": 1}, {"email": "b@x", "n": 1}]"#
-        let outcome = Fixtures.merge(policy, base: base, #"[{"email": "a@x", "n": 2}, {"email": "b@x", "n": 1}]"#,
-                                     #"[{"email": "a@x", "n": 1}, {"email": "b@x", "n": 3}]"#)
+        let outcome = Fixtures.merge(
+            policy, base: base, #"[{"email": "a@x", "n": 2}, {"email": "b@x", "n": 1}]"#,
+            #"[{"email": "a@x", "n": 1}, {"email": "b@x", "n": 3}]"#)
         #expect(Fixtures.text(outcome) == #"[{"email": "a@x", "n": 2}, {"email": "b@x", "n": 3}]"#)
     }
 
     @Test func everyPolicyIsNamedOnce() {
         #expect(Set(MergePolicies.names).count == MergePolicies.names.count)
-        for name in ["latest", "current", "text", "text-current", "text-other", "text-union", "union", "json",
-                     "json-latest", "package", "auto"] {
+        for name in [
+            "latest", "current", "text", "text-current", "text-other", "text-union", "union", "json",
+            "json-latest", "package", "auto",
+        ] {
             #expect(MergePolicies.named(name)?.name == name)
         }
     }
 
     @Test func automaticPolicyLooksAtContent() {
         let json = Fixtures.pair(#"{"a": 2, "b": 1}"#, #"{"a": 1, "b": 2}"#)
-        #expect(Fixtures.text(AutomaticPolicy().merge(base: .file(Data(#"{"a": 1, "b": 1}"#.utf8)), versions: json))
-            == #"{"a": 2, "b": 2}"#)
+        #expect(
+            Fixtures.text(AutomaticPolicy().merge(base: .file(Data(#"{"a": 1, "b": 1}"#.utf8)), versions: json))
+                == #"{"a": 2, "b": 2}"#)
         #expect(AutomaticPolicy().chosen(base: nil, versions: Fixtures.pair("a", "b")).name == "text")
     }
 }

@@ -137,7 +137,9 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 
     mutating func style() -> JSONStyle {
-        pick([.standard, JSONStyle(indent: "    "), JSONStyle(indent: "\t"), JSONStyle(indent: nil, colon: ":", comma: ","),
-              JSONStyle(indent: nil, colon: ": ", comma: ", ")])
+        pick([
+            .standard, JSONStyle(indent: "    "), JSONStyle(indent: "\t"), JSONStyle(indent: nil, colon: ":", comma: ","),
+            JSONStyle(indent: nil, colon: ": ", comma: ", "),
+        ])
     }
 }

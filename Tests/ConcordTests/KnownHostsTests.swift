@@ -39,8 +39,9 @@ import Testing
     @Test func patternsAndNegations() {
         #expect(verdict("*.example.com ssh-ed25519 \(Self.first)\n", Self.first, host: "git.example.com") == .trusted)
         #expect(verdict("git?.example.com ssh-ed25519 \(Self.first)\n", Self.first, host: "git1.example.com") == .trusted)
-        #expect(verdict("*.example.com,!evil.example.com ssh-ed25519 \(Self.first)\n", Self.first, host: "evil.example.com")
-            == .unknown(knownTypes: []))
+        #expect(
+            verdict("*.example.com,!evil.example.com ssh-ed25519 \(Self.first)\n", Self.first, host: "evil.example.com")
+                == .unknown(knownTypes: []))
     }
 
     @Test func anotherKeyOfTheSameTypeIsAChangeAndOfAnotherTypeIsUnknown() {

@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (the README sample below is kept as the README prints it, its comments aligned)
 import Concord
 import ConcordMerge
 import Foundation

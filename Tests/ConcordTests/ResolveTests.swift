@@ -162,9 +162,10 @@ import Testing
         let fixture = try Fixture(devices: 2)
         let names = ["a.txt", "notes/b.txt", "c.txt"]
         for name in names { try await fixture.diverge(name, base: "base\n", "one \(name)\n", "two \(name)\n") }
-        let contenders = try Dictionary(uniqueKeysWithValues: names.map { name in
-            (name, Set(try fixture[1].unresolvedVersions(of: doc(name)).map(\.id)))
-        })
+        let contenders = try Dictionary(
+            uniqueKeysWithValues: names.map { name in
+                (name, Set(try fixture[1].unresolvedVersions(of: doc(name)).map(\.id)))
+            })
         func commitCount() throws -> Int? {
             Int(try fixture.git(["rev-list", "--count", "main"], in: fixture[1].root).trimmingCharacters(in: .whitespacesAndNewlines))
         }

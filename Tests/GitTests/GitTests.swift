@@ -26,10 +26,12 @@ import Testing
         let blob = try repository.writeBlob(Data("hello\n".utf8))
         #expect(blob == (try Repository.blobID(of: Data("hello\n".utf8))))
         #expect(try repository.blob(blob) == Data("hello\n".utf8))
-        let tree = try repository.updateTree(nil, [
-            .upsert(path: "a/b/c.txt", id: blob, mode: TreeEntry.fileMode),
-            .upsert(path: "d.txt", id: blob, mode: TreeEntry.fileMode),
-        ])
+        let tree = try repository.updateTree(
+            nil,
+            [
+                .upsert(path: "a/b/c.txt", id: blob, mode: TreeEntry.fileMode),
+                .upsert(path: "d.txt", id: blob, mode: TreeEntry.fileMode),
+            ])
         #expect(try repository.entry(at: "a/b/c.txt", in: tree)?.id == blob)
         #expect(try repository.entry(at: "nope", in: tree) == nil)
         let pruned = try repository.updateTree(tree, [.remove(path: "a/b/c.txt")])
@@ -46,7 +48,9 @@ import Testing
         #expect(try repository.isDescendant(second, of: first))
         #expect(try repository.mergeBase(first, second) == first)
         // The reference moved on: a commit whose first parent is not the tip is refused.
-        #expect { try repository.createCommit(tree: tree, parents: [first], author: signature, committer: signature, message: "stale\n", updateReference: "refs/heads/main") } throws: { error in
+        #expect {
+            try repository.createCommit(tree: tree, parents: [first], author: signature, committer: signature, message: "stale\n", updateReference: "refs/heads/main")
+        } throws: { error in
             (error as? GitError)?.function == "git_commit_create"
         }
         #expect(throws: GitError.self) { try repository.setReference("refs/heads/main", to: first, expected: first, message: "cas") }
@@ -56,16 +60,20 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let repository = try Repository.create(at: folder, bare: true)
         let one = try repository.writeBlob(Data("one\n".utf8)), two = try repository.writeBlob(Data("two\n".utf8))
-        let before = try repository.updateTree(nil, [
-            .upsert(path: "a/b/c.txt", id: one, mode: TreeEntry.fileMode),
-            .upsert(path: "a/d.txt", id: one, mode: TreeEntry.fileMode),
-            .upsert(path: "e", id: one, mode: TreeEntry.fileMode),
-        ])
-        let after = try repository.updateTree(try repository.updateTree(before, [.remove(path: "e")]), [
-            .upsert(path: "a/d.txt", id: two, mode: TreeEntry.fileMode),
-            .upsert(path: "e/f.txt", id: one, mode: TreeEntry.fileMode),
-            .upsert(path: "x.sh", id: one, mode: TreeEntry.executableMode),
-        ])
+        let before = try repository.updateTree(
+            nil,
+            [
+                .upsert(path: "a/b/c.txt", id: one, mode: TreeEntry.fileMode),
+                .upsert(path: "a/d.txt", id: one, mode: TreeEntry.fileMode),
+                .upsert(path: "e", id: one, mode: TreeEntry.fileMode),
+            ])
+        let after = try repository.updateTree(
+            try repository.updateTree(before, [.remove(path: "e")]),
+            [
+                .upsert(path: "a/d.txt", id: two, mode: TreeEntry.fileMode),
+                .upsert(path: "e/f.txt", id: one, mode: TreeEntry.fileMode),
+                .upsert(path: "x.sh", id: one, mode: TreeEntry.executableMode),
+            ])
         let executable = try repository.updateTree(after, [.upsert(path: "x.sh", id: one, mode: TreeEntry.fileMode)])
         #expect(try repository.diff(before, after).map(\.path) == ["a/d.txt", "e", "e/f.txt", "x.sh"])
         #expect(try repository.diff(before, after).first { $0.path == "e" }?.new == nil)
@@ -83,7 +91,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let repository = try Repository.create(at: folder, bare: true)
         let signature = Signature(name: "t", email: "t@example.invalid", time: Date(timeIntervalSince1970: 1_700_000_000))
-        let first = try repository.createCommit(tree: repository.updateTree(nil, []), parents: [], author: signature, committer: signature, message: "one\n", updateReference: "refs/heads/main")
+        let first = try repository.createCommit(
+            tree: repository.updateTree(nil, []), parents: [], author: signature, committer: signature, message: "one\n", updateReference: "refs/heads/main")
         let large = Data(repeating: 7, count: 3000)
         let (commit, blobs) = try repository.writingOnePack(streamingAbove: 2000) {
             let blobs = try (0..<50).map { try repository.writeBlob(Data("document \($0)\n".utf8)) } + [repository.writeBlob(large)]
@@ -117,13 +126,15 @@ import Testing
         let destination = try Repository.create(at: folder + "/destination", bare: true)
         let signature = Signature(name: "t", email: "t@example.invalid", time: Date(timeIntervalSince1970: 1_700_000_000))
         let blobs = try (0..<40).map { try source.writeBlob(Data("document \($0)\n".utf8)) }
-        let tree = try source.updateTree(nil, blobs.enumerated().map { .upsert(path: "f\($0.offset % 4)/g\($0.offset % 8)/d\($0.offset)", id: $0.element, mode: TreeEntry.fileMode) })
+        let tree = try source.updateTree(
+            nil, blobs.enumerated().map { .upsert(path: "f\($0.offset % 4)/g\($0.offset % 8)/d\($0.offset)", id: $0.element, mode: TreeEntry.fileMode) })
         let first = try source.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "one\n")
         // Everything: 1 commit, the root, 4 + 8 folders, 40 files.
         #expect(try source.copyObjects(to: destination, from: [first], hiding: []) == 1 + 1 + 12 + 40)
         let edited = try source.writeBlob(Data("edited\n".utf8))
-        let second = try source.createCommit(tree: source.updateTree(tree, [.upsert(path: "f1/g5/d13", id: edited, mode: TreeEntry.fileMode)]),
-                                             parents: [first], author: signature, committer: signature, message: "two\n")
+        let second = try source.createCommit(
+            tree: source.updateTree(tree, [.upsert(path: "f1/g5/d13", id: edited, mode: TreeEntry.fileMode)]),
+            parents: [first], author: signature, committer: signature, message: "two\n")
         // Only what changed: the commit, the root, f1, f1/g5 and the new file.
         #expect(try source.copyObjects(to: destination, from: [second], hiding: [first]) == 5)
         #expect(try source.copyObjects(to: destination, from: [second], hiding: [second]) == 0)
@@ -137,8 +148,9 @@ import Testing
         let base = Data("a\nb\nc\nd\ne\n".utf8)
         let clean = try MergeFile.merge(base: base, ours: Data("A\nb\nc\nd\ne\n".utf8), theirs: Data("a\nb\nc\nd\nE\n".utf8))
         #expect(clean.automergeable && clean.content == Data("A\nb\nc\nd\nE\n".utf8))
-        let overlap = try MergeFile.merge(base: base, ours: Data("X\nb\nc\nd\ne\n".utf8), theirs: Data("Y\nb\nc\nd\ne\n".utf8),
-                                          labels: .init(ours: "iPhone", theirs: "iPad"))
+        let overlap = try MergeFile.merge(
+            base: base, ours: Data("X\nb\nc\nd\ne\n".utf8), theirs: Data("Y\nb\nc\nd\ne\n".utf8),
+            labels: .init(ours: "iPhone", theirs: "iPad"))
         #expect(!overlap.automergeable)
         let text = String(decoding: overlap.content, as: UTF8.self)
         #expect(text.contains("<<<<<<< iPhone") && text.contains(">>>>>>> iPad"))

@@ -28,7 +28,8 @@ import Testing
                 let blob = try repository.writeBlob(Data("content \(index)\n".utf8))
                 blobs.append(blob)
                 let tree = try repository.updateTree(nil, [.upsert(path: "doc\(index).txt", id: blob, mode: TreeEntry.fileMode)])
-                parent = try repository.createCommit(tree: tree, parents: parent.map { [$0] } ?? [], author: signature, committer: signature, message: "c\(index)\n", updateReference: "refs/heads/main")
+                parent = try repository.createCommit(
+                    tree: tree, parents: parent.map { [$0] } ?? [], author: signature, committer: signature, message: "c\(index)\n", updateReference: "refs/heads/main")
             }
         }
         blobs.append(try repository.writeBlob(Data("loose and unreachable\n".utf8)))

@@ -29,7 +29,8 @@ struct AirplaneCommand: AsyncParsableCommand {
             Output.line("Airplane mode off for \(container.device.name)")
         case .status:
             let waiting = try container.waitingVersionCount()
-            Output.line("Airplane mode \(container.isAirplaneModeOn ? "on" : "off") for \(container.device.name); \(waiting) local version\(waiting == 1 ? "" : "s") waiting to go up")
+            Output.line(
+                "Airplane mode \(container.isAirplaneModeOn ? "on" : "off") for \(container.device.name); \(waiting) local version\(waiting == 1 ? "" : "s") waiting to go up")
         }
     }
 }

@@ -23,9 +23,10 @@ struct ConflictsCommand: AsyncParsableCommand {
     func run() async throws {
         let conflicts = try global.openContainer().conflicts()
         if json {
-            try Output.json(conflicts.map {
-                Entry(document: $0.document.value, versions: $0.versionCount, conflictVersions: $0.conflictVersionIDs)
-            })
+            try Output.json(
+                conflicts.map {
+                    Entry(document: $0.document.value, versions: $0.versionCount, conflictVersions: $0.conflictVersionIDs)
+                })
             return
         }
         if conflicts.isEmpty { Output.line("No document in conflict") }

@@ -19,6 +19,8 @@ struct GCCommand: AsyncParsableCommand {
         let container = try global.openContainer()
         let result = try container.compact()
         let bytes = { (count: Int) in ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file) }
-        Output.line("Repacked \(result.packsBefore) pack\(result.packsBefore == 1 ? "" : "s") and \(result.looseObjectsPacked) loose object\(result.looseObjectsPacked == 1 ? "" : "s") into \(result.packsAfter); removed \(result.objectsPruned) unreachable object\(result.objectsPruned == 1 ? "" : "s"); objects \(bytes(result.bytesBefore)) -> \(bytes(result.bytesAfter))")
+        Output.line(
+            "Repacked \(result.packsBefore) pack\(result.packsBefore == 1 ? "" : "s") and \(result.looseObjectsPacked) loose object\(result.looseObjectsPacked == 1 ? "" : "s") into \(result.packsAfter); removed \(result.objectsPruned) unreachable object\(result.objectsPruned == 1 ? "" : "s"); objects \(bytes(result.bytesBefore)) -> \(bytes(result.bytesAfter))"
+        )
     }
 }

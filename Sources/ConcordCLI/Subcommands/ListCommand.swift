@@ -6,7 +6,8 @@ struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
         abstract: "List documents with their state.",
-        discussion: "With --watch, keep running and print each change (added, changed, state changed, removed) as it happens, in this process or another, until stopped; with --json, one JSON object a line."
+        discussion:
+            "With --watch, keep running and print each change (added, changed, state changed, removed) as it happens, in this process or another, until stopped; with --json, one JSON object a line."
     )
 
     @OptionGroup var global: GlobalOptions
@@ -39,9 +40,10 @@ struct ListCommand: AsyncParsableCommand {
         if watch { return try await watchChanges() }
         let documents = try global.openContainer().documents(matching: pattern)
         if json {
-            try Output.json(documents.map {
-                Entry(document: $0.path.value, state: $0.state.rawValue, package: $0.isPackage, contentId: $0.contentID)
-            })
+            try Output.json(
+                documents.map {
+                    Entry(document: $0.path.value, state: $0.state.rawValue, package: $0.isPackage, contentId: $0.contentID)
+                })
             return
         }
         for document in documents {

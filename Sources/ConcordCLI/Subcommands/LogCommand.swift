@@ -23,7 +23,8 @@ struct LogCommand: AsyncParsableCommand {
             if version.isDeleted { tags.append("deleted") }
             if !version.resolves.isEmpty { tags.append("resolves \(version.resolves.map { String($0.prefix(7)) }.joined(separator: " "))") }
             let suffix = tags.isEmpty ? "" : "  (\(tags.joined(separator: ", ")))"
-            Output.line("\(version.id.prefix(7))  \(Output.date(version.modified))  \(version.deviceName)  clock \(version.clock)  \(version.isDeleted ? 0 : version.size) bytes\(suffix)")
+            Output.line(
+                "\(version.id.prefix(7))  \(Output.date(version.modified))  \(version.deviceName)  clock \(version.clock)  \(version.isDeleted ? 0 : version.size) bytes\(suffix)")
         }
     }
 }

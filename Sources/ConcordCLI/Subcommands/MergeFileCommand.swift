@@ -21,17 +21,23 @@ struct MergeFileCommand: ParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The merge policy (default: chosen from the file's name and content).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The merge policy (default: chosen from the file's name and content).", valueName: "name"))
     var policy: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "The document's path, to choose the default policy (git: %P; default: CURRENT).", valueName: "path"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The document's path, to choose the default policy (git: %P; default: CURRENT).", valueName: "path"))
     var path: String?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "A member name that identifies the objects of JSON arrays, tried before id, _id and uuid (repeatable).",
-        valueName: "key"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A member name that identifies the objects of JSON arrays, tried before id, _id and uuid (repeatable).",
+            valueName: "key"))
     var idKey: [String] = []
 
     @Option(name: .long, help: "The name conflict markers give the current version.")
@@ -63,8 +69,9 @@ struct MergeFileCommand: ParsableCommand {
             FileHandle.standardError.write(Data("concord merge-file: \(error.localizedDescription)\n".utf8))
             throw ExitCode(2)
         }
-        let merge = FileMerge(policy: selectedPolicy(current: contents[1], other: contents[2]),
-                              currentLabel: currentLabel, otherLabel: otherLabel)
+        let merge = FileMerge(
+            policy: selectedPolicy(current: contents[1], other: contents[2]),
+            currentLabel: currentLabel, otherLabel: otherLabel)
         let result = merge.merge(base: contents[0], current: contents[1], other: contents[2])
         do {
             try result.content.write(to: URL(fileURLWithPath: current))

@@ -23,7 +23,9 @@ struct PoliciesCommand: AsyncParsableCommand {
         let container = try global.openContainer()
         guard let file else {
             let text = try container.policiesText()
-            print(text.isEmpty ? "# no rules: json for *.json, text for UTF-8, latest for binary (policies: \(MergePolicies.names.joined(separator: ", ")))" : text, terminator: text.isEmpty ? "\n" : "")
+            print(
+                text.isEmpty ? "# no rules: json for *.json, text for UTF-8, latest for binary (policies: \(MergePolicies.names.joined(separator: ", ")))" : text,
+                terminator: text.isEmpty ? "\n" : "")
             return
         }
         try container.setPolicies(String(decoding: try Output.read(file, relativeTo: global), as: UTF8.self))

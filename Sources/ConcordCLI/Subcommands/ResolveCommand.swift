@@ -87,9 +87,10 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         if json {
             let values = reports.map { report in
-                Report(document: report.document.value, kept: report.kept.map(VersionJSON.init),
-                       removed: report.removed.map(VersionJSON.init), explanation: report.explanation, policy: report.policy,
-                       deleted: report.isDeletion, version: report.version, warnings: report.clockWarnings, dryRun: dryRun)
+                Report(
+                    document: report.document.value, kept: report.kept.map(VersionJSON.init),
+                    removed: report.removed.map(VersionJSON.init), explanation: report.explanation, policy: report.policy,
+                    deleted: report.isDeletion, version: report.version, warnings: report.clockWarnings, dryRun: dryRun)
             }
             if all { try Output.json(values) } else { try Output.json(values[0]) }
             return

@@ -62,7 +62,9 @@ struct SaveCommand: AsyncParsableCommand {
             return
         }
         let count = result.added.count + result.changed.count + result.removed.count
-        Output.line("Saved \(count) document\(count == 1 ? "" : "s") in one version \(version.prefix(7)) on \(container.device.name): \(result.added.count) added, \(result.changed.count) changed, \(result.removed.count) removed")
+        Output.line(
+            "Saved \(count) document\(count == 1 ? "" : "s") in one version \(version.prefix(7)) on \(container.device.name): \(result.added.count) added, \(result.changed.count) changed, \(result.removed.count) removed"
+        )
     }
 
     /// True when standard input is a pipe or a regular file (not a terminal, not /dev/null).

@@ -37,10 +37,11 @@ struct SyncCommand: AsyncParsableCommand {
         let report = try await container.sync()
         if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         if json {
-            try Output.json(Report(
-                outcome: report.outcome.rawValue, updated: report.updatedDocuments.map(\.value),
-                newConflicts: report.newConflicts.map(\.value), conflicts: report.conflicts.map(\.value),
-                pushed: report.pushedCommits, attempts: report.attempts))
+            try Output.json(
+                Report(
+                    outcome: report.outcome.rawValue, updated: report.updatedDocuments.map(\.value),
+                    newConflicts: report.newConflicts.map(\.value), conflicts: report.conflicts.map(\.value),
+                    pushed: report.pushedCommits, attempts: report.attempts))
             return
         }
         switch report.outcome {

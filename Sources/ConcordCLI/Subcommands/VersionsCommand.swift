@@ -7,7 +7,8 @@ struct VersionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "versions",
         abstract: "List a document's current and unresolved versions.",
-        discussion: "With --all, every version the document ever had, newest first. Each version shows its device, wall time, clock, size and a short comparison with the current version."
+        discussion:
+            "With --all, every version the document ever had, newest first. Each version shows its device, wall time, clock, size and a short comparison with the current version."
     )
 
     @OptionGroup var global: GlobalOptions

@@ -61,10 +61,11 @@ struct WatchCommand: AsyncParsableCommand {
         private let sources: Mutex<[any DispatchSourceSignal]>
 
         init() {
-            sources = Mutex([SIGINT, SIGTERM].map { number in
-                signal(number, SIG_IGN)
-                return DispatchSource.makeSignalSource(signal: number, queue: .global())
-            })
+            sources = Mutex(
+                [SIGINT, SIGTERM].map { number in
+                    signal(number, SIG_IGN)
+                    return DispatchSource.makeSignalSource(signal: number, queue: .global())
+                })
             sources.withLock { sources in
                 for source in sources {
                     source.setEventHandler { [weak self] in self?.received() }
@@ -102,12 +103,13 @@ struct WatchCommand: AsyncParsableCommand {
             return
         }
         let time = event.time.formatted(Date.ISO8601FormatStyle(timeZone: .current).time(includingFractionalSeconds: false).timeSeparator(.colon))
-        let name: String = switch event.kind {
-        case .newConflict: "new conflict"
-        case .backOnline: "back online"
-        case .watching: "watching"
-        default: event.kind.rawValue
-        }
+        let name: String =
+            switch event.kind {
+            case .newConflict: "new conflict"
+            case .backOnline: "back online"
+            case .watching: "watching"
+            default: event.kind.rawValue
+            }
         var text = "\(time)  \(name.padding(toLength: 13, withPad: " ", startingAt: 0))"
         switch event.kind {
         case .watching: text += "\(container.root) as \(container.device.name), syncing every \(interval.formatted()) s"
