@@ -64,13 +64,6 @@ public enum LatestWins {
         guard let winner = concurrent.max(by: { $0.rank < $1.rank })?.candidate else { return nil }
         return Decision(winner: winner, concurrent: concurrent.map(\.candidate), followed: followed)
     }
-
-    /// The latest of `candidates` (see ``decide(_:rank:follows:)``); nil when there are none.
-    public static func winner<T>(
-        _ candidates: [T], rank: (T) throws -> Rank, follows: (T, T) throws -> Bool
-    ) rethrows -> T? {
-        try decide(candidates, rank: rank, follows: follows)?.winner
-    }
 }
 
 extension MergeVersion {
