@@ -79,4 +79,16 @@ done:
     fclose(file);
     return status == Z_STREAM_END ? 1 : 0;
 }
+
+#include <mbedtls/sha1.h>
+#include <mbedtls/version.h>
+
+/* The SHA-1 of a buffer (a pack's trailing checksum), across mbedTLS 2 and 3. */
+static inline int concord_sha1(const void *data, size_t size, unsigned char digest[20]) {
+#if MBEDTLS_VERSION_MAJOR >= 3
+    return mbedtls_sha1((const unsigned char *)data, size, digest);
+#else
+    return mbedtls_sha1_ret((const unsigned char *)data, size, digest);
+#endif
+}
 #endif

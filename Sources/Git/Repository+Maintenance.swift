@@ -88,14 +88,22 @@ extension Repository {
     @discardableResult
     public func merge(packs: [PackFile], andLooseObjects loose: [OID]) throws -> RepackReport {
         let folder = gitDirectory + "objects/pack"
-        var ids = loose
-        for pack in packs {
-            ids += try Self.objectIDs(ofIndex: "\(folder)/\(pack.name.dropLast(".pack".count)).idx")
-        }
         guard packs.count >= 2 || !loose.isEmpty else {
             return RepackReport(packsMerged: 0, looseObjectsPacked: 0, objectsWritten: 0, objectsPruned: 0)
         }
-        let (written, name) = try writePack(of: ids)
+        var pack = PackWriter(thin: false)
+        for file in packs {
+            let stored = try StoredPack(stem: "\(folder)/\(file.name.dropLast(".pack".count))")
+            for entry in stored.entries { try pack.copy(entry, of: stored) }
+        }
+        try addLooseObjects(loose, to: &pack)
+        var database: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&database, pointer))
+        defer { git_odb_free(database) }
+        try pack.addMissingBases { try self.readObject($0, from: database) }
+        let written = pack.count
+        let bytes = try pack.finish()
+        let name = try storeOwnPack(bytes, index: pack.index(of: bytes))
         CrashPoint.reach("repack:pack-written")
         // A new pack identical to an old one has its name: that one stays.
         for pack in packs where pack.name != name { Self.removePack(pack.name, in: folder) }
@@ -144,20 +152,33 @@ extension Repository {
 
     // MARK: Pieces
 
-    /// Writes one pack holding exactly `ids` (libgit2 computes the deltas).
-    /// - Returns: how many objects it holds, and its file name (nil when there was nothing to write).
-    private func writePack(of ids: [OID]) throws -> (count: Int, name: String?) {
-        var builder: OpaquePointer?
-        try check("git_packbuilder_new", git_packbuilder_new(&builder, pointer))
-        defer { git_packbuilder_free(builder) }
-        git_packbuilder_set_threads(builder, 0)
-        var seen = Set<OID>()
-        for id in ids where seen.insert(id).inserted {
+    /// Adds loose objects to `pack`: the changes of loose commits as deltas against their
+    /// parents' versions of the same paths, then whatever else is loose, whole.
+    private func addLooseObjects(_ loose: [OID], to pack: inout PackWriter) throws {
+        guard !loose.isEmpty else { return }
+        var database: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&database, pointer))
+        defer { git_odb_free(database) }
+        let isLoose = Set(loose)
+        var commits: [OID: [OID]] = [:]
+        for id in loose {
             var raw = id.raw
-            try check("git_packbuilder_insert", git_packbuilder_insert(builder, &raw, nil))
+            var size = 0
+            var type = GIT_OBJECT_ANY
+            try ensureReadable(id, "git_odb_read_header")
+            try check("git_odb_read_header", git_odb_read_header(&size, &type, database, &raw))
+            if type == GIT_OBJECT_COMMIT { commits[id] = try parents(ofCommit: id).filter(isLoose.contains) }
         }
-        guard !seen.isEmpty else { return (0, nil) }
-        return (seen.count, try writePack(builder, into: gitDirectory + "objects/pack"))
+        var ordered: [OID] = []
+        var placed = Set<OID>()
+        func place(_ commit: OID) {
+            guard placed.insert(commit).inserted else { return }
+            for parent in commits[commit] ?? [] { place(parent) }
+            ordered.append(commit)
+        }
+        for commit in commits.keys.sorted(by: { $0.hex < $1.hex }) { place(commit) }
+        try addChanges(of: ordered, to: &pack, from: database, skipping: { !isLoose.contains($0) })
+        for id in loose { try pack.add(id, previous: nil, read: { try self.readObject($0, from: database) }) }
     }
 
     /// Writes the pack and its index into `folder` (libgit2's indexer writes both under

@@ -1,5 +1,6 @@
 internal import CGit2
 internal import Foundation
+internal import Glibc
 
 /// The object database of a ``Repository/writingOnePack(_:)`` call: the repository's own
 /// database for reading, and a database in memory that takes every write.
@@ -150,5 +151,61 @@ extension Repository {
         try check("git_repository_set_odb", git_repository_set_odb(pointer, pack.original))
         defer { git_repository_set_odb(pointer, pack.database) }
         return try body()
+    }
+}
+
+extension Repository {
+    /// Stores a complete pack that Concord wrote (every delta's base inside it) with the index
+    /// it wrote for it (``PackWriter/index(of:)``): each file written under a temporary name,
+    /// synced and renamed into place, the pack before its index, then the folder synced. Nothing
+    /// is unpacked or hashed again, so this is for objects this device wrote or already holds;
+    /// what a cloud sends goes through libgit2's indexer, which checks every object.
+    /// - Returns: the pack's file name, `pack-<hash>.pack`.
+    /// - Throws: ``GitError`` when a file cannot be written.
+    func storeOwnPack(_ pack: [UInt8], index: [UInt8]) throws -> String {
+        let folder = gitDirectory + "objects/pack"
+        let stem = "\(folder)/pack-\(OID(bytes: pack.suffix(20))!.hex)"
+        if access(stem + ".idx", F_OK) == 0 { return String(stem.dropFirst(folder.count + 1)) + ".pack" }
+        try Self.writeDurably(pack, to: stem + ".pack")
+        try Self.writeDurably(index, to: stem + ".idx")
+        if GitLibrary.durable {
+            let descriptor = Glibc.open(folder, O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                fsync(descriptor)
+                close(descriptor)
+            }
+        }
+        var database: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&database, pointer))
+        defer { git_odb_free(database) }
+        try check("git_odb_refresh", git_odb_refresh(database))
+        return String(stem.dropFirst(folder.count + 1)) + ".pack"
+    }
+
+    /// Writes `bytes` to a new file beside `path`, syncs it and renames it to `path`.
+    private static func writeDurably(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o444)
+        guard descriptor >= 0 else { throw GitError(message: "cannot write \(temporary): \(String(cString: strerror(errno)))", function: "open") }
+        var written = 0
+        let failure: Int32? = bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return errno }
+                written += count
+            }
+            return GitLibrary.durable && fsync(descriptor) != 0 ? errno : nil
+        }
+        close(descriptor)
+        if let failure {
+            unlink(temporary)
+            throw GitError(message: "cannot write \(temporary): \(String(cString: strerror(failure)))", function: "write")
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw GitError(message: "cannot write \(path): \(reason)", function: "rename")
+        }
     }
 }

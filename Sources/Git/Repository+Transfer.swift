@@ -6,77 +6,100 @@ extension Repository {
     /// only the folders that differ from its parents', so the cost follows what changed, not
     /// the size of the trees (libgit2's pack building for fetch and push reads every folder of
     /// the known commits). Both repositories must be on this machine.
+    ///
+    /// When this repository is untrusted (a cloud), libgit2's indexer unpacks and hashes every
+    /// object before the pack is stored; when it is this device's own (`trusted`), the pack is
+    /// stored with the index Concord writes for it, unpacking nothing again.
     /// - Returns: the number of objects copied.
     /// - Throws: ``GitError`` when an object cannot be read or the pack cannot be stored.
     @discardableResult
-    public func copyObjects(to destination: Repository, from tips: [OID], hiding known: [OID]) throws -> Int {
+    public func copyObjects(to destination: Repository, from tips: [OID], hiding known: [OID], trusted: Bool = false) throws -> Int {
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, destination.pointer))
         defer { git_odb_free(database) }
-        let count = try withPackOfChanges(
-            from: tips, hiding: known,
+        var (pack, bytes) = try packOfChanges(
+            from: tips, hiding: known, thin: !trusted,
             skipping: { id in
                 var raw = id.raw
                 return git_odb_exists_ext(database, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
-            }
-        ) { pack, count in
-            guard count > 0 else { return 0 }
-            try check("git_odb_write_pack", concord_odb_write_pack(database, pack.baseAddress, pack.count))
-            CrashPoint.reach("objects:copied")
+            })
+        guard pack.count > 0 else { return 0 }
+        if trusted {
+            _ = try destination.storeOwnPack(bytes, index: pack.index(of: bytes))
+        } else {
+            try check("git_odb_write_pack", bytes.withUnsafeBytes { concord_odb_write_pack(database, $0.baseAddress, $0.count) })
             try check("git_odb_refresh", git_odb_refresh(database))
-            return count
         }
-        return count
+        CrashPoint.reach("objects:copied")
+        bytes = []
+        return pack.count
     }
 
-    /// Builds one pack of the objects of the commits reachable from `tips` and not from `known`:
-    /// each commit, and the folders and files of its tree that differ from its parents' trees
-    /// (objects for which `skip` is true are left out, with what is below them), then calls
-    /// `body` with the pack's bytes (valid during the call) and its number of objects. Cost
-    /// follows what changed, not the size of the trees.
+    /// One pack of the objects of the commits reachable from `tips` and not from `known`: each
+    /// commit, and the folders and files of its tree that differ from its parents' trees
+    /// (objects for which `skip` is true are left out, with what is below them), with its
+    /// bytes. Cost follows what changed, not the size of the trees: a changed folder or file
+    /// is stored as a delta against the same path's version in the parent commit
+    /// (``PackWriter``), and nothing searches for other deltas. A `thin` pack may name as bases
+    /// objects of `known` commits, which the receiver must have.
     /// - Throws: ``GitError`` when an object cannot be read or the pack cannot be built.
-    func withPackOfChanges<T>(
-        from tips: [OID], hiding known: [OID], skipping skip: (OID) -> Bool = { _ in false },
-        _ body: (UnsafeRawBufferPointer, Int) throws -> T
-    ) throws -> T {
+    func packOfChanges(
+        from tips: [OID], hiding known: [OID], thin: Bool = false, skipping skip: (OID) -> Bool = { _ in false }
+    ) throws -> (pack: PackWriter, bytes: [UInt8]) {
         var commits: [OID] = []
         try walk(from: tips, hiding: known.filter(contains)) { id in
             commits.append(id)
             return true
         }
-        var builder: OpaquePointer?
-        try check("git_packbuilder_new", git_packbuilder_new(&builder, pointer))
-        defer { git_packbuilder_free(builder) }
-        git_packbuilder_set_threads(builder, 0)
-        var inserted = Set<OID>()
-        func insert(_ id: OID) throws {
-            guard inserted.insert(id).inserted else { return }
-            var raw = id.raw
-            try check("git_packbuilder_insert", git_packbuilder_insert(builder, &raw, nil))
-        }
+        var database: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&database, pointer))
+        defer { git_odb_free(database) }
+        var pack = PackWriter(thin: thin)
+        try addChanges(of: commits.reversed(), to: &pack, from: database, skipping: skip)
+        if !thin { try pack.addMissingBases { try self.readObject($0, from: database) } }
+        let bytes = try pack.finish()
+        return (pack, bytes)
+    }
+
+    /// Adds to `pack` each of `commits` (parents before children) with the folders and files of
+    /// its tree that differ from its parents' trees, each a delta against the same path's
+    /// version in the first parent where that is worth it. Objects for which `skip` is true
+    /// are left out, with what is below them.
+    func addChanges(of commits: [OID], to pack: inout PackWriter, from database: OpaquePointer?, skipping skip: (OID) -> Bool) throws {
+        let read: PackWriter.Reader = { id in try self.readObject(id, from: database) }
         func addTree(_ tree: OID, against old: [OID]) throws {
-            guard !old.contains(tree), !inserted.contains(tree), !skip(tree) else { return }
-            try insert(tree)
+            guard !old.contains(tree), !pack.contains(tree), !skip(tree) else { return }
+            try pack.add(tree, previous: old.first, read: read)
             try forEachDifference(old.first, tree) { first, entry in
                 guard let entry, entry.kind != .commit else { return }
                 // A merge's other parents: an entry one of them already has is not new either.
                 let previous = try old.dropFirst().compactMap { try child(Substring(entry.name), of: $0) }
                 if previous.contains(where: { $0.id == entry.id }) { return }
+                let base = first.flatMap { $0.kind == entry.kind ? $0.id : nil }
                 if entry.kind == .tree {
                     try addTree(entry.id, against: ([first].compactMap { $0 } + previous).filter { $0.kind == .tree }.map(\.id))
                 } else if !skip(entry.id) {
-                    try insert(entry.id)
+                    try pack.add(entry.id, previous: base, read: read)
                 }
             }
         }
-        for commit in commits.reversed() {
-            try insert(commit)
+        for commit in commits {
+            if !skip(commit) { try pack.add(commit, previous: nil, read: read) }
             let parentTrees = try parents(ofCommit: commit).map(treeID(ofCommit:))
             try addTree(treeID(ofCommit: commit), against: parentTrees)
         }
-        var buffer = git_buf()
-        defer { git_buf_dispose(&buffer) }
-        try check("git_packbuilder_write_buf", git_packbuilder_write_buf(&buffer, builder))
-        return try body(UnsafeRawBufferPointer(start: buffer.ptr, count: buffer.size), inserted.count)
+    }
+
+    /// An object's type and bytes, read from `database` (this repository's).
+    func readObject(_ id: OID, from database: OpaquePointer?) throws -> (type: git_object_t, bytes: [UInt8]) {
+        try ensureReadable(id, "git_odb_read")
+        var object: OpaquePointer?
+        var raw = id.raw
+        try check("git_odb_read", git_odb_read(&object, database, &raw))
+        defer { git_odb_object_free(object) }
+        let size = git_odb_object_size(object)
+        let data = git_odb_object_data(object)
+        let bytes = data.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+        return (git_odb_object_type(object), bytes)
     }
 }

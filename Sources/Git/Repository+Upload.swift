@@ -61,10 +61,11 @@ extension Repository {
             var request = PacketLine.encode("\(expected?.hex ?? zero) \(target.hex) \(reference)\0report-status agent=concord\n")
             request += PacketLine.flush
             try write(request, to: stream)
-            try withPackOfChanges(from: [target], hiding: [expected].compactMap { $0 }) { pack, _ in
+            let pack = try packOfChanges(from: [target], hiding: [expected].compactMap { $0 }).bytes
+            try pack.withUnsafeBytes { bytes in
                 try check(
                     "git_smart_subtransport_stream write",
-                    stream.pointee.write(stream, pack.baseAddress?.assumingMemoryBound(to: CChar.self), pack.count))
+                    stream.pointee.write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count))
             }
             try checkReport(PacketLine.readUntilFlush(from: stream), for: reference)
             return callbacks.lastOffered

@@ -1,0 +1,180 @@
+internal import Glibc
+
+/// Git's delta format, as a pack's delta entries hold it: the sizes of the base and of the
+/// target, then instructions that rebuild the target by copying ranges of the base and
+/// inserting new bytes.
+///
+/// Concord makes its deltas between versions of the same folder or file (the same path in a
+/// commit and in its parent), where it knows what to compare, instead of searching a window of
+/// objects for a similar one as libgit2's pack builder does (most of a sync's time in a wide
+/// folder). Two versions of a folder share almost all their entries: the delta copies the
+/// common prefix and suffix, and between them matches the entries of both in their sorted
+/// order, so its cost is one pass over both and its size follows the entries that changed.
+enum Delta {
+    /// The longest range one copy instruction can name (its size has three bytes).
+    private static let longestCopy = 0xFF_FFFF
+
+    /// A delta that rebuilds `target` from `base`, or nil when it would not be less than half
+    /// the size of `target` (storing the target whole is then as good). `tree` says that both
+    /// are folders (git tree objects), whose entries can be matched one by one.
+    static func make(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer, tree: Bool) -> [UInt8]? {
+        guard target.count >= 64 else { return nil }
+        var delta = Encoder(limit: target.count / 2)
+        delta.size(base.count)
+        delta.size(target.count)
+        let shortest = min(base.count, target.count)
+        var prefix = 0
+        while prefix < shortest, base[prefix] == target[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < shortest - prefix, base[base.count - 1 - suffix] == target[target.count - 1 - suffix] { suffix += 1 }
+        if tree, let start = entryStart(before: prefix, in: target) {
+            delta.copy(from: 0, count: start)
+            matchEntries(base, from: start, target, from: start, into: &delta)
+        } else {
+            delta.copy(from: 0, count: prefix)
+            delta.insert(target, from: prefix, to: target.count - suffix)
+            delta.copy(from: base.count - suffix, count: suffix)
+        }
+        return delta.overLimit ? nil : delta.finish()
+    }
+
+    /// The offset of the tree entry that holds byte `offset` of `tree` (entries are
+    /// `mode SP name NUL id`); nil when `tree` is not a well-formed tree up to there.
+    private static func entryStart(before offset: Int, in tree: UnsafeRawBufferPointer) -> Int? {
+        var start = 0
+        while true {
+            guard let end = entryEnd(tree, from: start) else { return nil }
+            if end > offset { return start }
+            start = end
+        }
+    }
+
+    /// The end of the tree entry starting at `start`, or nil at the end or on a malformed entry.
+    private static func entryEnd(_ tree: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard start < tree.count, let base = tree.baseAddress else { return nil }
+        guard let nul = memchr(base + start, 0, tree.count - start) else { return nil }
+        let end = (nul - UnsafeMutableRawPointer(mutating: base)) + 1 + 20
+        return end <= tree.count ? end : nil
+    }
+
+    /// Matches the entries of two trees from the given offsets in their stored (name) order:
+    /// equal entries become copies, target entries that are new or changed become inserts.
+    /// A wrong guess only makes the delta longer, never wrong.
+    private static func matchEntries(
+        _ base: UnsafeRawBufferPointer, from baseStart: Int, _ target: UnsafeRawBufferPointer, from targetStart: Int,
+        into delta: inout Encoder
+    ) {
+        var i = baseStart, j = targetStart
+        var pendingCopy: (offset: Int, count: Int)? = nil
+        var insertFrom = j
+        func flushCopy() {
+            if let copy = pendingCopy { delta.copy(from: copy.offset, count: copy.count) }
+            pendingCopy = nil
+        }
+        while j < target.count, !delta.overLimit {
+            guard let targetEnd = entryEnd(target, from: j) else { break }
+            guard let baseEnd = entryEnd(base, from: i) else { break }
+            let length = targetEnd - j
+            if baseEnd - i == length, memcmp(base.baseAddress! + i, target.baseAddress! + j, length) == 0 {
+                if insertFrom < j {
+                    flushCopy()
+                    delta.insert(target, from: insertFrom, to: j)
+                }
+                if let copy = pendingCopy, copy.offset + copy.count == i {
+                    pendingCopy = (copy.offset, copy.count + length)
+                } else {
+                    flushCopy()
+                    pendingCopy = (i, length)
+                }
+                i = baseEnd
+                j = targetEnd
+                insertFrom = j
+                continue
+            }
+            let order = compareNames(base, i, baseEnd, target, j, targetEnd)
+            if order >= 0 { j = targetEnd }
+            if order <= 0 { i = baseEnd }
+        }
+        if insertFrom < target.count {
+            flushCopy()
+            delta.insert(target, from: insertFrom, to: target.count)
+        }
+        flushCopy()
+    }
+
+    /// Compares two tree entries by name in git's order (a folder's name sorts as if it ended
+    /// with "/"): negative when the base entry comes first.
+    private static func compareNames(
+        _ base: UnsafeRawBufferPointer, _ i: Int, _ baseEnd: Int, _ target: UnsafeRawBufferPointer, _ j: Int, _ targetEnd: Int
+    ) -> Int {
+        func name(_ tree: UnsafeRawBufferPointer, _ start: Int, _ end: Int) -> (start: Int, end: Int, folder: Bool) {
+            var space = start
+            while space < end, tree[space] != 0x20 { space += 1 }
+            return (space + 1, end - 21, tree[start] == 0x34)  // mode "40000"
+        }
+        let a = name(base, i, baseEnd), b = name(target, j, targetEnd)
+        var x = a.start, y = b.start
+        while true {
+            let ca: Int = x < a.end ? Int(base[x]) : (a.folder && x == a.end ? 0x2F : -1)
+            let cb: Int = y < b.end ? Int(target[y]) : (b.folder && y == b.end ? 0x2F : -1)
+            if ca != cb || ca < 0 { return ca - cb }
+            x += 1
+            y += 1
+        }
+    }
+
+    /// Writes delta instructions, giving up once they pass `limit` bytes.
+    private struct Encoder {
+        let limit: Int
+        var bytes: [UInt8] = []
+        var overLimit: Bool { bytes.count > limit }
+
+        init(limit: Int) {
+            self.limit = limit
+            bytes.reserveCapacity(min(limit, 4096))
+        }
+
+        /// A size in the header: seven bits a byte, least significant first.
+        mutating func size(_ value: Int) {
+            var value = value
+            repeat {
+                let low = UInt8(value & 0x7F)
+                value >>= 7
+                bytes.append(value > 0 ? low | 0x80 : low)
+            } while value > 0
+        }
+
+        mutating func copy(from offset: Int, count: Int) {
+            var offset = offset, remaining = count
+            while remaining > 0 {
+                let length = min(remaining, Delta.longestCopy)
+                var command: UInt8 = 0x80
+                let at = bytes.count
+                bytes.append(0)
+                for index in 0..<4 where (offset >> (8 * index)) & 0xFF != 0 {
+                    command |= 1 << index
+                    bytes.append(UInt8((offset >> (8 * index)) & 0xFF))
+                }
+                for index in 0..<3 where (length >> (8 * index)) & 0xFF != 0 {
+                    command |= 0x10 << index
+                    bytes.append(UInt8((length >> (8 * index)) & 0xFF))
+                }
+                bytes[at] = command
+                offset += length
+                remaining -= length
+            }
+        }
+
+        mutating func insert(_ source: UnsafeRawBufferPointer, from start: Int, to end: Int) {
+            var position = start
+            while position < end, !overLimit {
+                let length = min(end - position, 0x7F)
+                bytes.append(UInt8(length))
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[position..<(position + length)]))
+                position += length
+            }
+        }
+
+        func finish() -> [UInt8] { bytes }
+    }
+}

@@ -1,0 +1,234 @@
+internal import CGit2
+
+/// A pack (git's pack format, version 2) built in memory from objects Concord chose, each
+/// stored whole or as a delta against a base Concord chose (``Delta``), instead of letting
+/// libgit2's pack builder search every pair of objects for deltas.
+///
+/// A delta's base is the same path's object in the parent commit. To keep every object quick
+/// to read, a line of successive versions is not chained one after the other: the version at
+/// position k of a line takes as its base the version at position k with its lowest set bit
+/// cleared, so no object is more than log2(versions) deltas away from a whole one, and each
+/// delta spans few versions.
+struct PackWriter {
+    /// How to read an object's type and bytes when it is needed again as a base.
+    typealias Reader = (OID) throws -> (type: git_object_t, bytes: [UInt8])
+
+    private var bytes: [UInt8] = Array("PACK".utf8) + [0, 0, 0, 2, 0, 0, 0, 0]
+    /// Objects written, in order.
+    private(set) var count = 0
+    private var offsets: [OID: Int] = [:]
+    /// For each object written as a version of a line: where in the line it is, and the
+    /// version before it (its natural base).
+    private var lines: [OID: (position: Int, previous: OID)] = [:]
+    /// Recent objects' bytes, kept to serve as bases (bounded; read again when evicted).
+    private var recent: [OID: [UInt8]] = [:]
+    private var recentOrder: [OID] = []
+    private var recentBytes = 0
+    private let recentLimit: Int
+    /// Whether a delta may name a base outside the pack (one the receiver already has).
+    let thin: Bool
+    /// Bases named by id, which a pack that is not thin must hold by the time it is finished.
+    private var namedBases: Set<OID> = []
+
+    init(thin: Bool, keepingBases recentLimit: Int = 64 << 20) {
+        self.thin = thin
+        self.recentLimit = recentLimit
+    }
+
+    /// True when `id` is in the pack.
+    func contains(_ id: OID) -> Bool { offsets[id] != nil }
+
+    /// Adds `id`, read with `read`, as a delta against `previous` (the same path's object in
+    /// the parent commit) when that is worth it, else whole. `previous` must be in the pack
+    /// already, or (in a thin pack) one the receiver has.
+    mutating func add(_ id: OID, previous: OID?, read: Reader) throws {
+        guard offsets[id] == nil else { return }
+        let object = try read(id)
+        let start = bytes.count
+        let isTree = object.type == GIT_OBJECT_TREE
+        var stored = false
+        if let previous, isTree || object.type == GIT_OBJECT_BLOB, offsets[previous] != nil || thin {
+            let position = (lines[previous]?.position ?? 0) + 1
+            let base = baseOf(position: position, previous: previous)
+            let baseBytes = try bytes(of: base, read: read)
+            let delta = object.bytes.withUnsafeBytes { target in
+                baseBytes.withUnsafeBytes { Delta.make(from: $0, to: target, tree: isTree) }
+            }
+            if let delta {
+                try appendDelta(delta, base: base)
+                lines[id] = (position, previous)
+                stored = true
+            }
+        }
+        if !stored { try appendWhole(object.bytes, type: object.type) }
+        offsets[id] = start
+        remember(id, object.bytes)
+    }
+
+    /// Copies an entry of a stored pack as it is stored (compressed; a delta stays a delta
+    /// against the same base, named by its offset here when the base is already in this pack).
+    mutating func copy(_ entry: StoredPack.Entry, of stored: StoredPack) throws {
+        guard offsets[entry.id] == nil else { return }
+        let header = try stored.header(of: entry)
+        let start = bytes.count
+        if let base = header.base {
+            appendDeltaHeader(size: header.size, base: base)
+        } else {
+            appendHeader(type: header.type, size: header.size)
+        }
+        bytes.append(contentsOf: stored.bytes[header.data..<entry.end])
+        offsets[entry.id] = start
+    }
+
+    /// Bases that deltas name by id and that are not in the pack: a pack that is not thin must
+    /// get them (whole) before it is finished.
+    var missingBases: [OID] { namedBases.filter { offsets[$0] == nil }.sorted { $0.hex < $1.hex } }
+
+    /// Adds, whole, the bases that deltas name by id and the pack lacks (for a pack that is not thin).
+    mutating func addMissingBases(read: Reader) throws {
+        while let base = missingBases.first { try add(base, previous: nil, read: read) }
+    }
+
+    /// The pack's bytes: the count in the header, and the SHA-1 of everything before it at the end.
+    mutating func finish() throws -> [UInt8] {
+        for index in 0..<4 { bytes[8 + index] = UInt8((count >> (8 * (3 - index))) & 0xFF) }
+        return bytes + (try Self.sha1(bytes))
+    }
+
+    /// The index (version 2) of `pack`, the bytes ``finish()`` returned: the ids in order, the
+    /// CRC-32 of each entry as stored, the offsets, the pack's checksum and the index's own.
+    func index(of pack: [UInt8]) throws -> [UInt8] {
+        let byStart = offsets.sorted { $0.value < $1.value }
+        var crcs: [OID: UInt32] = [:]
+        pack.withUnsafeBytes { buffer in
+            for (number, entry) in byStart.enumerated() {
+                let end = number + 1 < byStart.count ? byStart[number + 1].value : pack.count - 20
+                let start = buffer.baseAddress!.advanced(by: entry.value).assumingMemoryBound(to: Bytef.self)
+                crcs[entry.key] = UInt32(crc32(0, start, uInt(end - entry.value)))
+            }
+        }
+        let ids = offsets.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        var index: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
+        func word(_ value: UInt32) { for shift in [24, 16, 8, 0] { index.append(UInt8((value >> UInt32(shift)) & 0xFF)) } }
+        var fanout = [UInt32](repeating: 0, count: 256)
+        for id in ids { fanout[Int(id.bytes[0])] += 1 }
+        var total: UInt32 = 0
+        for byte in 0..<256 {
+            total += fanout[byte]
+            word(total)
+        }
+        for id in ids { index += id.bytes }
+        for id in ids { word(crcs[id]!) }
+        var large: [Int] = []
+        for id in ids {
+            let offset = offsets[id]!
+            if offset < 0x8000_0000 {
+                word(UInt32(offset))
+            } else {
+                word(0x8000_0000 | UInt32(large.count))
+                large.append(offset)
+            }
+        }
+        for offset in large {
+            word(UInt32(offset >> 32))
+            word(UInt32(offset & 0xFFFF_FFFF))
+        }
+        index += pack.suffix(20)
+        return index + (try Self.sha1(index))
+    }
+
+    /// The SHA-1 of `bytes`.
+    static func sha1(_ bytes: [UInt8]) throws -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 20)
+        let status = bytes.withUnsafeBytes { concord_sha1($0.baseAddress, $0.count, &digest) }
+        guard status == 0 else { throw GitError(message: "cannot compute a pack's checksum", function: "mbedtls_sha1") }
+        return digest
+    }
+
+    // MARK: Pieces
+
+    /// The version to take as base for the one at `position` of a line whose previous version is
+    /// `previous`: the version at `position` with its lowest set bit cleared.
+    private func baseOf(position: Int, previous: OID) -> OID {
+        let wanted = position & (position - 1)
+        var candidate = previous
+        while let line = lines[candidate], line.position > wanted { candidate = line.previous }
+        return candidate
+    }
+
+    private mutating func bytes(of id: OID, read: Reader) throws -> [UInt8] {
+        if let kept = recent[id] { return kept }
+        return try read(id).bytes
+    }
+
+    private mutating func remember(_ id: OID, _ data: [UInt8]) {
+        guard data.count <= recentLimit / 4 else { return }
+        recent[id] = data
+        recentOrder.append(id)
+        recentBytes += data.count
+        while recentBytes > recentLimit, !recentOrder.isEmpty {
+            let oldest = recentOrder.removeFirst()
+            recentBytes -= recent.removeValue(forKey: oldest)?.count ?? 0
+        }
+    }
+
+    private mutating func appendWhole(_ data: [UInt8], type: git_object_t) throws {
+        appendHeader(type: UInt8(type.rawValue), size: data.count)
+        try appendCompressed(data)
+    }
+
+    private mutating func appendDelta(_ delta: [UInt8], base: OID) throws {
+        appendDeltaHeader(size: delta.count, base: base)
+        try appendCompressed(delta)
+    }
+
+    /// A delta entry's header: an offset back to its base when the base is in this pack, else the base's id.
+    private mutating func appendDeltaHeader(size: Int, base: OID) {
+        if let baseOffset = offsets[base] {
+            let start = bytes.count
+            appendHeader(type: 6, size: size)  // OFS_DELTA
+            var distance = start - baseOffset
+            var encoded = [UInt8(distance & 0x7F)]
+            distance >>= 7
+            while distance > 0 {
+                distance -= 1
+                encoded.append(0x80 | UInt8(distance & 0x7F))
+                distance >>= 7
+            }
+            bytes.append(contentsOf: encoded.reversed())
+        } else {
+            namedBases.insert(base)
+            appendHeader(type: 7, size: size)  // REF_DELTA
+            withUnsafeBytes(of: base.raw.id) { bytes.append(contentsOf: $0) }
+        }
+    }
+
+    /// An entry's header: its type and uncompressed size, seven bits a byte after the first four.
+    private mutating func appendHeader(type: UInt8, size: Int) {
+        count += 1
+        var size = size
+        var byte = (type << 4) | UInt8(size & 0x0F)
+        size >>= 4
+        while size > 0 {
+            bytes.append(byte | 0x80)
+            byte = UInt8(size & 0x7F)
+            size >>= 7
+        }
+        bytes.append(byte)
+    }
+
+    private mutating func appendCompressed(_ data: [UInt8]) throws {
+        var length = compressBound(uLong(data.count))
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: Int(length)))
+        let status = bytes.withUnsafeMutableBytes { buffer in
+            data.withUnsafeBytes { input in
+                compress2(
+                    buffer.baseAddress!.advanced(by: start).assumingMemoryBound(to: Bytef.self), &length,
+                    input.baseAddress?.assumingMemoryBound(to: Bytef.self), uLong(data.count), data.count > 65536 ? 1 : Z_DEFAULT_COMPRESSION)
+            }
+        }
+        guard status == Z_OK else { throw GitError(message: "cannot compress an object (zlib error \(status))", function: "compress2") }
+        bytes.removeLast(bytes.count - start - Int(length))
+    }
+}

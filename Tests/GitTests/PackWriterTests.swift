@@ -1,0 +1,115 @@
+import Foundation
+import Git
+import Testing
+
+/// Packs written by Concord itself (copying objects between repositories, rolling up packs and
+/// loose objects): a wide folder changed one file per commit is stored as deltas against the
+/// folder's previous versions, and every object reads back as it was written.
+@Suite struct PackWriterTests {
+    let folder = NSTemporaryDirectory() + "concord-packwriter-" + UUID().uuidString
+    let signature = Signature(name: "t", email: "t@example.invalid", time: Date(timeIntervalSince1970: 1_700_000_000))
+
+    /// A folder of 2,000 files, then 40 commits that each modify, add or remove one file (and
+    /// edit a 200 KB document in its middle every fourth commit), all loose.
+    func history(in repository: Repository) throws -> (first: OID, commits: [OID], files: [OID: [String: Data]]) {
+        var contents: [String: Data] = [:]
+        for index in 0..<2_000 { contents[String(format: "note%05d.txt", index)] = Data("note \(index)\n".utf8) }
+        contents["long.txt"] = Data((0..<4_000).map { "line \($0) of a long document\n" }.joined().utf8)
+        var tree = try repository.updateTree(
+            nil, contents.map { .upsert(path: $0.key, id: try repository.writeBlob($0.value), mode: TreeEntry.fileMode) })
+        let first = try repository.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "first\n")
+        var files: [OID: [String: Data]] = [first: contents]
+        var commits: [OID] = []
+        var parent = first
+        for step in 0..<40 {
+            var updates: [TreeUpdate] = []
+            switch step % 3 {
+            case 0:
+                let path = String(format: "note%05d.txt", step * 37)
+                contents[path] = Data("edited at step \(step)\n".utf8)
+                updates.append(.upsert(path: path, id: try repository.writeBlob(contents[path]!), mode: TreeEntry.fileMode))
+            case 1:
+                let path = "added\(step).txt"
+                contents[path] = Data("added at step \(step)\n".utf8)
+                updates.append(.upsert(path: path, id: try repository.writeBlob(contents[path]!), mode: TreeEntry.fileMode))
+            default:
+                let path = String(format: "note%05d.txt", 1_999 - step)
+                contents[path] = nil
+                updates.append(.remove(path: path))
+            }
+            if step % 4 == 0 {
+                var lines = String(decoding: contents["long.txt"]!, as: UTF8.self).components(separatedBy: "\n")
+                lines[2_000] = "the middle, edited at step \(step)"
+                contents["long.txt"] = Data(lines.joined(separator: "\n").utf8)
+                updates.append(.upsert(path: "long.txt", id: try repository.writeBlob(contents["long.txt"]!), mode: TreeEntry.fileMode))
+            }
+            tree = try repository.updateTree(tree, updates)
+            parent = try repository.createCommit(tree: tree, parents: [parent], author: signature, committer: signature, message: "step \(step)\n")
+            commits.append(parent)
+            files[parent] = contents
+        }
+        return (first, commits, files)
+    }
+
+    func expectContents(_ files: [OID: [String: Data]], in repository: Repository, _ comment: Comment) throws {
+        for (commit, contents) in files {
+            let tree = try repository.treeID(ofCommit: commit)
+            #expect(try repository.entries(ofTree: tree).count == contents.count, comment)
+            for path in ["note00000.txt", "note00037.txt", "long.txt", "added1.txt", "note01997.txt"] {
+                #expect(try repository.entry(at: path, in: tree).map { try repository.blob($0.id) } == contents[path], comment)
+            }
+        }
+    }
+
+    func packBytes(_ repository: Repository) -> Int { repository.packs().reduce(0) { $0 + $1.bytes } }
+
+    func fsck(_ path: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", path, "fsck", "--strict", "--no-dangling"]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    @Test func aWideFolderChangedOneFileAtATimeTravelsAsDeltas() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try Repository.create(at: folder + "/source", bare: true)
+        let destination = try Repository.create(at: folder + "/destination", bare: true)
+        let (first, commits, files) = try history(in: source)
+        try source.copyObjects(to: destination, from: [first], hiding: [])
+        let before = packBytes(destination)
+        // The folder alone is about 60 KB compressed: 40 whole copies would be over 2 MB.
+        #expect(try source.copyObjects(to: destination, from: [commits.last!], hiding: [first]) == 40 * 3 + 40 / 4 * 1 - 40 / 3)
+        let added = packBytes(destination) - before
+        #expect(added < 300_000, "40 versions of a 2,000-file folder took \(added) bytes")
+        try expectContents(files, in: Repository.open(at: folder + "/destination"), "copied")
+        #expect(try fsck(folder + "/destination") == 0)
+    }
+
+    @Test func rollingUpLooseObjectsAndPacksKeepsTheDeltas() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: true)
+        let (_, commits, files) = try history(in: repository)
+        try repository.setReference("refs/heads/main", to: commits.last!, expected: nil, message: "test")
+        let loose = repository.looseObjects()
+        #expect(loose.count > 2_000)
+        try repository.merge(packs: repository.packs(), andLooseObjects: loose)
+        #expect(repository.looseObjects().isEmpty && repository.packs().count == 1)
+        let rolledUp = packBytes(repository)
+        #expect(rolledUp < 400_000, "2,000 files and 40 versions of their folder took \(rolledUp) bytes")
+        // A second pack, then both merged: entries are copied as stored, deltas included.
+        let extra = try repository.createCommit(
+            tree: repository.updateTree(repository.treeID(ofCommit: commits.last!), [.remove(path: "note00001.txt")]),
+            parents: [commits.last!], author: signature, committer: signature, message: "extra\n")
+        try repository.merge(packs: [], andLooseObjects: repository.looseObjects())
+        #expect(repository.packs().count == 2)
+        try repository.merge(packs: repository.packs(), andLooseObjects: [])
+        #expect(repository.packs().count == 1 && packBytes(repository) < rolledUp + 50_000)
+        var all = files
+        all[extra] = files[commits.last!]!.filter { $0.key != "note00001.txt" }
+        try expectContents(all, in: Repository.open(at: folder), "rolled up")
+        #expect(try fsck(folder) == 0)
+    }
+}
