@@ -46,8 +46,16 @@ extension Repository {
     /// differ: same name with another id or mode, or present on one side only (a name that is
     /// a file on one side and a folder on the other comes as two pairs). Walks both trees in
     /// their stored order and copies only the entries that differ, so comparing two large
-    /// folders that differ in a few entries costs little.
+    /// folders that differ in a few entries costs little; and a small difference is kept
+    /// (``DifferenceMemo``), since a sync compares the same folders several times (checking
+    /// what arrived, indexing the history, integrating, sending), and reading a wide folder
+    /// again costs far more than what differs.
     func forEachDifference(_ old: OID?, _ new: OID?, _ body: (TreeEntry?, TreeEntry?) throws -> Void) throws {
+        if let known = differences[old, new] {
+            for (first, second) in known { try body(first, second) }
+            return
+        }
+        var found: [(TreeEntry?, TreeEntry?)] = []
         let oldTree = try old.map(lookupTree) ?? nil
         defer { git_tree_free(oldTree) }
         let newTree = try new.map(lookupTree) ?? nil
@@ -59,20 +67,51 @@ extension Repository {
             let b = j < newCount ? git_tree_entry_byindex(newTree, j) : nil
             let order: Int32 = if let a, let b { git_tree_entry_cmp(a, b) } else { a == nil ? 1 : -1 }
             if order < 0 {
-                try body(TreeEntry(copying: a!), nil)
+                found.append((TreeEntry(copying: a!), nil))
                 i += 1
             } else if order > 0 {
-                try body(nil, TreeEntry(copying: b!))
+                found.append((nil, TreeEntry(copying: b!)))
                 j += 1
             } else {
                 if git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) == 0
                     || git_tree_entry_filemode_raw(a) != git_tree_entry_filemode_raw(b)
                 {
-                    try body(TreeEntry(copying: a!), TreeEntry(copying: b!))
+                    found.append((TreeEntry(copying: a!), TreeEntry(copying: b!)))
                 }
                 i += 1
                 j += 1
             }
+        }
+        differences[old, new] = found
+        for (first, second) in found { try body(first, second) }
+    }
+}
+
+/// Differences between pairs of trees already computed, kept when they are small: bounded in
+/// pairs and entries, emptied when full (a sync compares each commit's folders with its
+/// parent's a few times in a row, so recent pairs are what is asked for again).
+struct DifferenceMemo {
+    private struct Pair: Hashable {
+        var old: OID?
+        var new: OID?
+    }
+    /// The largest difference kept, in entries.
+    static let largestKept = 64
+    /// The most entries kept in all.
+    static let entryLimit = 200_000
+    private var kept: [Pair: [(TreeEntry?, TreeEntry?)]] = [:]
+    private var entries = 0
+
+    subscript(old: OID?, new: OID?) -> [(TreeEntry?, TreeEntry?)]? {
+        get { kept[Pair(old: old, new: new)] }
+        set {
+            guard let newValue, newValue.count <= Self.largestKept else { return }
+            if entries + newValue.count > Self.entryLimit {
+                kept = [:]
+                entries = 0
+            }
+            kept[Pair(old: old, new: new)] = newValue
+            entries += newValue.count
         }
     }
 }

@@ -18,6 +18,8 @@ public final class Repository {
     var verifiedObjects = Set<OID>()
     /// The objects being written in memory, inside ``writingOnePack(_:)``.
     var pendingPack: PendingPack?
+    /// Small differences between two trees, computed once (``forEachDifference(_:_:_:)``).
+    var differences = DifferenceMemo()
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer
