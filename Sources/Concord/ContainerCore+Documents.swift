@@ -63,7 +63,7 @@ extension ContainerCore {
             guard let oldEntry = try history.entry(document.value, in: headTree) else {
                 throw ConcordError.noSuchDocument(document.value)
             }
-            if !isPackage, try !workFileMatches(document.value, oldEntry), workTree.kind(document.value) != .missing {
+            if !isPackage, try !checkout.workFileMatches(document.value, oldEntry), workTree.kind(document.value) != .missing {
                 throw ConcordError.unsavedChanges([document.value])
             }
             let tree = try ConcordError.wrap("cannot write the tree") {
@@ -73,7 +73,7 @@ extension ContainerCore {
             trailers.add(Trailers.document, document.value)
             let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Delete \(document)", trailers: trailers, updateMain: false)
             // Through the checkout journal: killed after main moved, the next writer removes the file.
-            try advanceMain(from: head, to: id, message: "concord: delete \(document)")
+            try checkout.advanceMain(from: head, to: id, message: "concord: delete \(document)")
             if isPackage, workTree.kind(document.value) == .directory { try workTree.removeTree(document.value) }
             return SaveResult(document: document, version: id.hex, isDeletion: true)
         }

@@ -37,7 +37,7 @@ extension ContainerCore {
         guard let head, !dryRun, !plans.isEmpty else { return plans.map(\.report) }
 
         let newTree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, plans.flatMap(\.updates)) }
-        let unsaved = try unsavedPaths(from: headTree, to: newTree)
+        let unsaved = try checkout.unsavedPaths(from: headTree, to: newTree)
         if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
         var trailers = Trailers()
         for plan in plans {
@@ -49,7 +49,7 @@ extension ContainerCore {
             ? "Resolve \(plans[0].report.document): \(plans[0].report.explanation)"
             : "Resolve \(plans.count) documents"
         let commit = try makeCommit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
-        try advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
+        try checkout.advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
         return plans.map { plan in
             var report = plan.report
             report.version = commit.hex

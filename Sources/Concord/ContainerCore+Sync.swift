@@ -65,11 +65,11 @@ extension ContainerCore {
     /// - Returns: the documents whose content changed.
     private func moveMain(from old: OID, to new: OID, message: String) throws -> Set<DocumentPath> {
         let oldTree = try history.tree(of: old), newTree = try history.tree(of: new)
-        let unsaved = try unsavedPaths(from: oldTree, to: newTree)
+        let unsaved = try checkout.unsavedPaths(from: oldTree, to: newTree)
         if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
         let patterns = try history.packagePatterns(in: newTree)
         let changed = try ConcordError.wrap("cannot compare trees") { try repository.diff(oldTree, newTree) }
-        try advanceMain(from: old, to: new, message: message)
+        try checkout.advanceMain(from: old, to: new, message: message)
         return Set(changed.compactMap { history.document(containing: $0.path, patterns: patterns)?.document })
     }
 

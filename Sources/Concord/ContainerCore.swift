@@ -17,6 +17,8 @@ final class ContainerCore {
     let lockTimeout: Double
     let device: Device
     let history: History
+    /// Moves the work tree with `main`, through the checkout journal.
+    let checkout: Checkout
     let logger: Logger
 
     init(repository: Repository, options: Container.Options) throws {
@@ -29,6 +31,7 @@ final class ContainerCore {
         lockTimeout = options.lockTimeout
         logger = options.logger
         history = History(repository: repository, logger: options.logger)
+        checkout = Checkout(repository: repository, workTree: workTree, history: history, logger: options.logger)
         guard let device = DeviceSettings(repository: repository).device else {
             throw ConcordError.notAContainer(workTree.root)
         }
@@ -44,7 +47,7 @@ final class ContainerCore {
         let lock = try ContainerLock(gitDirectory: repository.gitDirectory, root: workTree.root, timeout: lockTimeout)
         return try withExtendedLifetime(lock) {
             removeStaleGitLocks()
-            try recoverPendingCheckout()
+            try checkout.recoverPending()
             let result = try body()
             history.updateIndex()
             maintain(repository)

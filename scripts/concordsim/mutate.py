@@ -40,7 +40,7 @@ MUTATIONS = [
              "",
              "an integration records no conflict: concurrent edits are silently settled by latest-wins"),
     Mutation("skip-journal-recovery", "Sources/Concord/ContainerCore.swift",
-             "            try recoverPendingCheckout()\n",
+             "            try checkout.recoverPending()\n",
              "",
              "a writer does not finish the work-tree update an interrupted command left in its journal"),
     Mutation("reverse-latest-wins-integration", "Sources/Concord/ContainerCore+Integration.swift",
