@@ -302,7 +302,7 @@ extension ContainerCore {
 
     /// The link to this container's cloud, for one operation.
     func cloudLink(secretsSource: String? = nil) throws -> CloudLink {
-        try CloudLink(repository: repository, lockTimeout: lockTimeout, secretsSource: secretsSource, maintain: maintain)
+        try CloudLink(repository: repository, lockTimeout: lockTimeout, secretsSource: secretsSource, maintain: writer.maintain)
     }
 
     /// The cloud as a repository when it is a bare repository on this machine; nil otherwise.

@@ -218,7 +218,7 @@ public final class Container: Sendable {
     /// Turns airplane mode on or off for this device.
     public func setAirplaneMode(_ on: Bool) throws {
         try withCore { core in
-            try core.writing {
+            try core.writer.write {
                 try DeviceSettings(repository: core.repository).setAirplaneMode(on)
             }
         }

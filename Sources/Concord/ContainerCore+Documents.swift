@@ -4,7 +4,7 @@ internal import Git
 
 extension ContainerCore {
     func createFirstCommit(packagePatterns: [String]) throws {
-        try writing {
+        try writer.write {
             var text = "# Package documents: folders whose name matches one of these globs are versioned as one document.\n"
             for pattern in packagePatterns { text += "\(pattern)\n" }
             let data = Data(text.utf8)
@@ -22,7 +22,7 @@ extension ContainerCore {
     /// Saves a version of `document`: `content` when given (also written to the work tree),
     /// else what the work tree holds. Only that document's path is read and written.
     func save(_ document: DocumentPath, content: DocumentContent?) throws -> SaveResult {
-        try writing {
+        try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
@@ -56,7 +56,7 @@ extension ContainerCore {
 
     /// Records the deletion of `document` as a version and removes it from the work tree.
     func remove(_ document: DocumentPath) throws -> SaveResult {
-        try writing {
+        try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))

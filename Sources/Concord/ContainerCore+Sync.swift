@@ -7,7 +7,7 @@ extension ContainerCore {
 
     /// Fetch, integrate, push (see ``Container/sync()``).
     func sync(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
-        try writing {
+        try writer.write {
             if try DeviceSettings(repository: repository).isAirplaneModeOn() {
                 throw ConcordError.offline(reason: "airplane mode", waiting: try waitingVersionCount())
             }

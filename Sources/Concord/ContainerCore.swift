@@ -1,7 +1,6 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
-internal import Logging
 
 /// The non-Sendable core of a container: the repository handle and the operations on it.
 /// ``Container`` hands it out one caller at a time.
@@ -19,7 +18,8 @@ final class ContainerCore {
     let history: History
     /// Moves the work tree with `main`, through the checkout journal.
     let checkout: Checkout
-    let logger: Logger
+    /// Runs every write under the container lock.
+    let writer: Writer
 
     init(repository: Repository, options: Container.Options) throws {
         self.repository = repository
@@ -29,48 +29,15 @@ final class ContainerCore {
         workTree = WorkTree(root: String(directory.dropLast(directory.hasSuffix("/") ? 1 : 0)))
         now = options.now
         lockTimeout = options.lockTimeout
-        logger = options.logger
         history = History(repository: repository, logger: options.logger)
         checkout = Checkout(repository: repository, workTree: workTree, history: history, logger: options.logger)
+        writer = Writer(
+            repository: repository, root: workTree.root, lockTimeout: options.lockTimeout, history: history, checkout: checkout,
+            logger: options.logger)
         guard let device = DeviceSettings(repository: repository).device else {
             throw ConcordError.notAContainer(workTree.root)
         }
         self.device = device
-    }
-
-    // MARK: Locking
-
-    /// Runs `body` holding the container's write lock, after finishing any work-tree update
-    /// that an interrupted command left pending; then keeps the object database small
-    /// (``Maintenance``), still holding the lock.
-    func writing<T>(_ body: () throws -> T) throws -> T {
-        let lock = try ContainerLock(gitDirectory: repository.gitDirectory, root: workTree.root, timeout: lockTimeout)
-        return try withExtendedLifetime(lock) {
-            removeStaleGitLocks()
-            try checkout.recoverPending()
-            let result = try body()
-            history.updateIndex()
-            maintain(repository)
-            return result
-        }
-    }
-
-    /// Rolls up packs and loose objects of `repository` (this device's or its local cloud's) when
-    /// they pile up; a failure is only a warning, as nothing depends on it.
-    func maintain(_ repository: Repository) {
-        guard !repository.isWritingOnePack else { return }
-        do {
-            try Maintenance.keepSmall(repository)
-        } catch {
-            logger.warning("could not repack \(repository.gitDirectory): \(error)")
-        }
-    }
-
-    /// Removes lock files that a killed writer left in the repository. Only a Concord writer
-    /// holding the container lock writes these files, and this one holds it now, so any found
-    /// are stale (git itself would refuse every later update until someone removed them).
-    private func removeStaleGitLocks() {
-        repository.removeStaleLocks(ofReferences: [Self.branch, Self.remoteBranch])
     }
 
     /// The clock for a new commit that follows every commit reachable from `heads`.

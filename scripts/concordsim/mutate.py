@@ -39,7 +39,7 @@ MUTATIONS = [
              "            newConflicts.append(document)\n",
              "",
              "an integration records no conflict: concurrent edits are silently settled by latest-wins"),
-    Mutation("skip-journal-recovery", "Sources/Concord/ContainerCore.swift",
+    Mutation("skip-journal-recovery", "Sources/Concord/Writer.swift",
              "            try checkout.recoverPending()\n",
              "",
              "a writer does not finish the work-tree update an interrupted command left in its journal"),
