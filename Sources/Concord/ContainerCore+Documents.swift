@@ -13,7 +13,7 @@ extension ContainerCore {
                 try repository.updateTree(nil, [.upsert(path: Self.packagesFile, id: blob, mode: TreeEntry.fileMode)])
             }
             try workTree.write(Self.packagesFile, data: data)
-            _ = try makeCommit(tree: tree, parents: [], subject: "Create container", trailers: Trailers())
+            _ = try commitMaker.commit(tree: tree, parents: [], subject: "Create container", trailers: Trailers())
         }
     }
 
@@ -49,7 +49,7 @@ extension ContainerCore {
             var trailers = Trailers()
             trailers.add(Trailers.document, document.value)
             let subject = oldEntry == nil ? "Add \(document)" : "Save \(document)"
-            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: trailers)
+            let id = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: trailers)
             return SaveResult(document: document, version: id.hex, isDeletion: false)
         }
     }
@@ -71,7 +71,7 @@ extension ContainerCore {
             }
             var trailers = Trailers()
             trailers.add(Trailers.document, document.value)
-            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Delete \(document)", trailers: trailers, updateMain: false)
+            let id = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Delete \(document)", trailers: trailers, updateMain: false)
             // Through the checkout journal: killed after main moved, the next writer removes the file.
             try checkout.advanceMain(from: head, to: id, message: "concord: delete \(document)")
             if isPackage, workTree.kind(document.value) == .directory { try workTree.removeTree(document.value) }

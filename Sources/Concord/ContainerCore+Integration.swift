@@ -134,7 +134,7 @@ extension ContainerCore {
             newConflicts.isEmpty
             ? "Integrate \(remote.short) into \(local.short)"
             : "Integrate \(remote.short) into \(local.short): \(newConflicts.count) in conflict"
-        let commit = try makeCommit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
+        let commit = try commitMaker.commit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
         return Integration(commit: commit, newConflicts: newConflicts)
     }
 

@@ -32,7 +32,7 @@ extension ContainerCore {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             var entries = try keyValueEntries(in: headTree)
-            let clock = try nextClock(after: head.map { [$0] } ?? [])
+            let clock = try commitMaker.nextClock(after: head.map { [$0] } ?? [])
             var updates: [TreeUpdate] = []
             for (key, value) in canonical.sorted(by: { $0.key < $1.key }) {
                 if value == nil && entries[key]?.value == nil { continue }
@@ -48,7 +48,7 @@ extension ContainerCore {
                 canonical.count == 1
                 ? (canonical.first!.value == nil ? "Remove key \(canonical.first!.key)" : "Set key \(canonical.first!.key)")
                 : "Set \(canonical.count) keys"
-            _ = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: Trailers())
+            _ = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: Trailers())
         }
     }
 

@@ -48,7 +48,7 @@ extension ContainerCore {
             plans.count == 1
             ? "Resolve \(plans[0].report.document): \(plans[0].report.explanation)"
             : "Resolve \(plans.count) documents"
-        let commit = try makeCommit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
+        let commit = try commitMaker.commit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
         try checkout.advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
         return plans.map { plan in
             var report = plan.report

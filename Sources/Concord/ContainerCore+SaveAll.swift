@@ -28,7 +28,7 @@ extension ContainerCore {
         CrashPoint.reach("save-all:scanned")
         let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, scan.updates) }
         let count = scan.added.count + scan.changed.count + scan.removed.count
-        let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())
+        let id = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())
         result.version = id.hex
         return result
     }

@@ -22,7 +22,7 @@ extension ContainerCore {
                 try repository.updateTree(headTree, [.upsert(path: path, id: blob, mode: TreeEntry.fileMode)])
             }
             try workTree.write(path, data: data)
-            _ = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Set \(path)", trailers: Trailers())
+            _ = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Set \(path)", trailers: Trailers())
         }
     }
 }

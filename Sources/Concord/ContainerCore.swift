@@ -1,4 +1,3 @@
-internal import ConcordMerge
 internal import Foundation
 internal import Git
 
@@ -12,7 +11,6 @@ final class ContainerCore {
 
     let repository: Repository
     let workTree: WorkTree
-    let now: @Sendable () -> Date
     let lockTimeout: Double
     let device: Device
     let history: History
@@ -20,6 +18,8 @@ final class ContainerCore {
     let checkout: Checkout
     /// Runs every write under the container lock.
     let writer: Writer
+    /// Writes this device's commits.
+    let commitMaker: CommitMaker
 
     init(repository: Repository, options: Container.Options) throws {
         self.repository = repository
@@ -27,7 +27,6 @@ final class ContainerCore {
             throw ConcordError.notAContainer(repository.gitDirectory)
         }
         workTree = WorkTree(root: String(directory.dropLast(directory.hasSuffix("/") ? 1 : 0)))
-        now = options.now
         lockTimeout = options.lockTimeout
         history = History(repository: repository, logger: options.logger)
         checkout = Checkout(repository: repository, workTree: workTree, history: history, logger: options.logger)
@@ -38,34 +37,13 @@ final class ContainerCore {
             throw ConcordError.notAContainer(workTree.root)
         }
         self.device = device
-    }
-
-    /// The clock for a new commit that follows every commit reachable from `heads`.
-    func nextClock(after heads: [OID]) throws -> HybridLogicalClock {
-        var seen = HybridLogicalClock.zero
-        for head in heads { seen = max(seen, try history.stamp(head).clock) }
-        return HybridLogicalClock.next(after: seen, now: now())
+        commitMaker = CommitMaker(repository: repository, history: history, device: device, now: options.now)
     }
 
     /// Runs `body` with the objects it writes stored as one pack, synced once, before any
     /// reference names them (for operations that write many objects).
     func inOnePack<T>(_ body: () throws -> T) throws -> T {
         try ConcordError.wrap("cannot store the new objects") { try repository.writingOnePack(body) }
-    }
-
-    /// Writes a commit authored as this device, with Concord's trailers, moving `main` from
-    /// `parents.first` to it (compare-and-swap) unless `updateMain` is false.
-    func makeCommit(tree: OID, parents: [OID], subject: String, trailers extra: Trailers, updateMain: Bool = true) throws -> OID {
-        let clock = try nextClock(after: parents)
-        var trailers = extra
-        trailers.add(Trailers.device, device.id)
-        trailers.add(Trailers.clock, clock.description)
-        let signature = Signature(name: device.name, email: "\(device.id)@concord.invalid", time: now())
-        return try ConcordError.wrap("cannot write the commit") {
-            try repository.createCommit(
-                tree: tree, parents: parents, author: signature, committer: signature,
-                message: trailers.message(subject: subject), updateReference: updateMain ? Self.branch : nil)
-        }
     }
 
     /// Checks that a document path names a document, not a file inside a package.
