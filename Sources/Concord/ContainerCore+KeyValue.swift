@@ -9,7 +9,7 @@ extension ContainerCore {
         var result: [String: KeyValueEntry] = [:]
         for entry in try ConcordError.wrap("cannot read the key-value store", { try repository.entries(ofTree: folder.id) }) {
             guard let key = KeyValueEntry.key(fromName: entry.name),
-                let value = try keyValueEntry(entry)
+                let value = try history.keyValueEntry(entry)
             else { continue }
             result[key] = value
         }
@@ -60,7 +60,7 @@ extension ContainerCore {
         let changes = try ConcordError.wrap("cannot compare the key-value store") { try repository.diff(oldFolder?.id, newFolder?.id) }
         return try changes.compactMap { change in
             guard let key = KeyValueEntry.key(fromName: change.path) else { return nil }
-            let writer = try keyValueEntry(change.new)?.deviceID
+            let writer = try history.keyValueEntry(change.new)?.deviceID
             return (key, writer != device.id)
         }
     }

@@ -34,12 +34,12 @@ extension ContainerCore {
                         break
                     }
                     if try !repository.isDescendant(local, of: remote) {
-                        let integration = try inOnePack { try integrate(local: local, remote: remote) }
+                        let integrated = try inOnePack { try integration.integrate(local: local, remote: remote) }
                         CrashPoint.reach("sync:integrated")
-                        updated.formUnion(try moveMain(from: local, to: integration.commit, message: "concord: integrate"))
-                        fresh.formUnion(integration.newConflicts)
+                        updated.formUnion(try moveMain(from: local, to: integrated.commit, message: "concord: integrate"))
+                        fresh.formUnion(integrated.newConflicts)
                         report.outcome = .integrated
-                        toPush = integration.commit
+                        toPush = integrated.commit
                     }
                 } else if remote == local {
                     break

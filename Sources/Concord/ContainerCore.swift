@@ -20,6 +20,8 @@ final class ContainerCore {
     let writer: Writer
     /// Writes this device's commits.
     let commitMaker: CommitMaker
+    /// Merges this device's history with the cloud's.
+    let integration: Integration
 
     init(repository: Repository, options: Container.Options) throws {
         self.repository = repository
@@ -38,6 +40,7 @@ final class ContainerCore {
         }
         self.device = device
         commitMaker = CommitMaker(repository: repository, history: history, device: device, now: options.now)
+        integration = Integration(repository: repository, history: history, commitMaker: commitMaker)
     }
 
     /// Runs `body` with the objects it writes stored as one pack, synced once, before any

@@ -34,7 +34,7 @@ class Mutation:
 
 
 MUTATIONS = [
-    Mutation("drop-conflict-record", "Sources/Concord/ContainerCore+Integration.swift",
+    Mutation("drop-conflict-record", "Sources/Concord/Integration.swift",
              "            losers[document] = remoteWins ? localVersion : remoteVersion\n"
              "            newConflicts.append(document)\n",
              "",
@@ -43,7 +43,7 @@ MUTATIONS = [
              "            try checkout.recoverPending()\n",
              "",
              "a writer does not finish the work-tree update an interrupted command left in its journal"),
-    Mutation("reverse-latest-wins-integration", "Sources/Concord/ContainerCore+Integration.swift",
+    Mutation("reverse-latest-wins-integration", "Sources/Concord/Integration.swift",
              "return (stampA.clock, stampA.deviceID, a.hex) > (stampB.clock, stampB.deviceID, b.hex)",
              "return (stampA.clock, stampA.deviceID, a.hex) < (stampB.clock, stampB.deviceID, b.hex)",
              "an integration's provisional current version is the earliest of two concurrent ones"),
