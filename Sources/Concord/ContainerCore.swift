@@ -3,6 +3,11 @@ internal import Git
 
 /// The non-Sendable core of a container: the repository handle and the operations on it.
 /// ``Container`` hands it out one caller at a time.
+///
+/// Its operations are facets (`ContainerCore+Topic.swift`); what they share are the types it
+/// holds: the ``Writer`` every write goes through, the ``Checkout`` of the work tree, the
+/// ``CommitMaker`` of this device's commits, the ``Integration`` of two histories and the
+/// read-only ``History``.
 final class ContainerCore {
     static let branch = "refs/heads/main"
     static let remoteBranch = "refs/remotes/origin/main"
