@@ -293,21 +293,3 @@ final class CloudLink {
         "~/.ssh/" + CloudEnvironment.defaultKeyNames.joined(separator: ", ")
     }
 }
-
-extension ContainerCore {
-    /// Versions on main that the cloud has not received (see ``CloudLink/waitingVersions(in:)``).
-    func waitingVersionCount() throws -> Int {
-        try CloudLink.waitingVersions(in: repository)
-    }
-
-    /// The link to this container's cloud, for one operation.
-    func cloudLink(secretsSource: String? = nil) throws -> CloudLink {
-        try CloudLink(repository: repository, lockTimeout: lockTimeout, secretsSource: secretsSource, maintain: maintain)
-    }
-
-    /// The cloud as a repository when it is a bare repository on this machine; nil otherwise.
-    func localCloudRepository() throws -> Repository? {
-        guard let url = try repository.remoteURL("origin"), case let .local(path) = CloudAddress(url).transport else { return nil }
-        return Repository.openBare(at: path)
-    }
-}

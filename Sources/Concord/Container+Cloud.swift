@@ -7,7 +7,7 @@ extension Container {
     /// observers are told with ``KeyValueChange/Reason/accountChange``.
     public func setCloud(_ url: String) throws {
         try withCore { core in
-            try core.writing {
+            try core.writer.write {
                 try ConcordError.wrap("cannot write the configuration") {
                     try core.repository.setRemote("origin", url: url)
                 }

@@ -23,11 +23,11 @@ extension Container {
     ///   nothing is removed then.
     public func compact() throws -> Compaction {
         try withCore { core in
-            try core.writing {
+            try core.writer.write {
                 let repository = core.repository
                 let before = repository.packs(), beforeBytes = core.objectBytes()
                 let report = try ConcordError.wrap("cannot repack") { try repository.repackAll() }
-                if let cloud = try? core.localCloudRepository() { core.maintain(cloud) }
+                if let cloud = try? core.localCloudRepository() { core.writer.maintain(cloud) }
                 return Compaction(
                     packsBefore: before.count, packsAfter: repository.packs().count,
                     looseObjectsPacked: report.looseObjectsPacked, objectsPruned: report.objectsPruned,

@@ -185,7 +185,7 @@ public final class Container: Sendable {
             // The first checkout goes through the journal: a clone killed after main is set is
             // finished by the next writer, never a container whose work tree lacks documents.
             try ConcordError.wrap("cannot set up the clone") {
-                try ContainerCore.writeJournal(in: repository, old: nil, new: repository.treeID(ofCommit: remoteMain))
+                try Checkout.writeJournal(in: repository, old: nil, new: repository.treeID(ofCommit: remoteMain))
             }
             try ConcordError.wrap("cannot set up the clone") {
                 try repository.forceReference(ContainerCore.branch, to: remoteMain, message: "concord: clone")
@@ -196,8 +196,8 @@ public final class Container: Sendable {
             let core = try ContainerCore(repository: repository, options: options)
             // One flush of the file system for the whole work tree, not two per file: a clone that
             // does not return is removed or made again, never read half-written.
-            try core.checkout(from: nil, to: try core.history.tree(of: remoteMain), force: true, syncingEachFile: false)
-            core.finishJournal()
+            try core.checkout.update(from: nil, to: try core.history.tree(of: remoteMain), force: true, syncingEachFile: false)
+            core.checkout.finishJournal()
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }
@@ -218,7 +218,7 @@ public final class Container: Sendable {
     /// Turns airplane mode on or off for this device.
     public func setAirplaneMode(_ on: Bool) throws {
         try withCore { core in
-            try core.writing {
+            try core.writer.write {
                 try DeviceSettings(repository: core.repository).setAirplaneMode(on)
             }
         }

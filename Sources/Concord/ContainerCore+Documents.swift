@@ -4,7 +4,7 @@ internal import Git
 
 extension ContainerCore {
     func createFirstCommit(packagePatterns: [String]) throws {
-        try writing {
+        try writer.write {
             var text = "# Package documents: folders whose name matches one of these globs are versioned as one document.\n"
             for pattern in packagePatterns { text += "\(pattern)\n" }
             let data = Data(text.utf8)
@@ -13,7 +13,7 @@ extension ContainerCore {
                 try repository.updateTree(nil, [.upsert(path: Self.packagesFile, id: blob, mode: TreeEntry.fileMode)])
             }
             try workTree.write(Self.packagesFile, data: data)
-            _ = try makeCommit(tree: tree, parents: [], subject: "Create container", trailers: Trailers())
+            _ = try commitMaker.commit(tree: tree, parents: [], subject: "Create container", trailers: Trailers())
         }
     }
 
@@ -22,7 +22,7 @@ extension ContainerCore {
     /// Saves a version of `document`: `content` when given (also written to the work tree),
     /// else what the work tree holds. Only that document's path is read and written.
     func save(_ document: DocumentPath, content: DocumentContent?) throws -> SaveResult {
-        try writing {
+        try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
@@ -49,21 +49,21 @@ extension ContainerCore {
             var trailers = Trailers()
             trailers.add(Trailers.document, document.value)
             let subject = oldEntry == nil ? "Add \(document)" : "Save \(document)"
-            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: trailers)
+            let id = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: trailers)
             return SaveResult(document: document, version: id.hex, isDeletion: false)
         }
     }
 
     /// Records the deletion of `document` as a version and removes it from the work tree.
     func remove(_ document: DocumentPath) throws -> SaveResult {
-        try writing {
+        try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
             guard let oldEntry = try history.entry(document.value, in: headTree) else {
                 throw ConcordError.noSuchDocument(document.value)
             }
-            if !isPackage, try !workFileMatches(document.value, oldEntry), workTree.kind(document.value) != .missing {
+            if !isPackage, try !checkout.workFileMatches(document.value, oldEntry), workTree.kind(document.value) != .missing {
                 throw ConcordError.unsavedChanges([document.value])
             }
             let tree = try ConcordError.wrap("cannot write the tree") {
@@ -71,9 +71,9 @@ extension ContainerCore {
             }
             var trailers = Trailers()
             trailers.add(Trailers.document, document.value)
-            let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Delete \(document)", trailers: trailers, updateMain: false)
+            let id = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Delete \(document)", trailers: trailers, updateMain: false)
             // Through the checkout journal: killed after main moved, the next writer removes the file.
-            try advanceMain(from: head, to: id, message: "concord: delete \(document)")
+            try checkout.advanceMain(from: head, to: id, message: "concord: delete \(document)")
             if isPackage, workTree.kind(document.value) == .directory { try workTree.removeTree(document.value) }
             return SaveResult(document: document, version: id.hex, isDeletion: true)
         }

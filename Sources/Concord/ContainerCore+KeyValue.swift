@@ -9,7 +9,7 @@ extension ContainerCore {
         var result: [String: KeyValueEntry] = [:]
         for entry in try ConcordError.wrap("cannot read the key-value store", { try repository.entries(ofTree: folder.id) }) {
             guard let key = KeyValueEntry.key(fromName: entry.name),
-                let value = try keyValueEntry(entry)
+                let value = try history.keyValueEntry(entry)
             else { continue }
             result[key] = value
         }
@@ -28,11 +28,11 @@ extension ContainerCore {
             try KeyValueStore.check(key: key)
             canonical.updateValue(try value.map(KeyValueStore.canonicalJSON), forKey: key)
         }
-        try writing {
+        try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             var entries = try keyValueEntries(in: headTree)
-            let clock = try nextClock(after: head.map { [$0] } ?? [])
+            let clock = try commitMaker.nextClock(after: head.map { [$0] } ?? [])
             var updates: [TreeUpdate] = []
             for (key, value) in canonical.sorted(by: { $0.key < $1.key }) {
                 if value == nil && entries[key]?.value == nil { continue }
@@ -48,7 +48,7 @@ extension ContainerCore {
                 canonical.count == 1
                 ? (canonical.first!.value == nil ? "Remove key \(canonical.first!.key)" : "Set key \(canonical.first!.key)")
                 : "Set \(canonical.count) keys"
-            _ = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: Trailers())
+            _ = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: Trailers())
         }
     }
 
@@ -60,7 +60,7 @@ extension ContainerCore {
         let changes = try ConcordError.wrap("cannot compare the key-value store") { try repository.diff(oldFolder?.id, newFolder?.id) }
         return try changes.compactMap { change in
             guard let key = KeyValueEntry.key(fromName: change.path) else { return nil }
-            let writer = try keyValueEntry(change.new)?.deviceID
+            let writer = try history.keyValueEntry(change.new)?.deviceID
             return (key, writer != device.id)
         }
     }

@@ -24,7 +24,7 @@ extension ContainerCore {
     /// (a merge that needs a person, bad input), none.
     func resolve(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool) throws -> [ResolveReport] {
         if dryRun { return try resolveUnlocked(documents, using: resolution, dryRun: true) }
-        return try writing { try inOnePack { try resolveUnlocked(documents, using: resolution, dryRun: false) } }
+        return try writer.write { try inOnePack { try resolveUnlocked(documents, using: resolution, dryRun: false) } }
     }
 
     private func resolveUnlocked(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool) throws -> [ResolveReport] {
@@ -37,7 +37,7 @@ extension ContainerCore {
         guard let head, !dryRun, !plans.isEmpty else { return plans.map(\.report) }
 
         let newTree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, plans.flatMap(\.updates)) }
-        let unsaved = try unsavedPaths(from: headTree, to: newTree)
+        let unsaved = try checkout.unsavedPaths(from: headTree, to: newTree)
         if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
         var trailers = Trailers()
         for plan in plans {
@@ -48,8 +48,8 @@ extension ContainerCore {
             plans.count == 1
             ? "Resolve \(plans[0].report.document): \(plans[0].report.explanation)"
             : "Resolve \(plans.count) documents"
-        let commit = try makeCommit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
-        try advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
+        let commit = try commitMaker.commit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
+        try checkout.advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
         return plans.map { plan in
             var report = plan.report
             report.version = commit.hex

@@ -12,7 +12,7 @@ extension ContainerCore {
     /// everything below the folders among them) — the sync agent knows what changed.
     func saveAll(scope: SaveScope? = nil) throws -> SaveAllResult {
         // Thousands of new objects: one pack synced once, not one synced file each.
-        try writing { try inOnePack { try saveAllUnlocked(scope: scope) } }
+        try writer.write { try inOnePack { try saveAllUnlocked(scope: scope) } }
     }
 
     private func saveAllUnlocked(scope: SaveScope?) throws -> SaveAllResult {
@@ -28,7 +28,7 @@ extension ContainerCore {
         CrashPoint.reach("save-all:scanned")
         let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, scan.updates) }
         let count = scan.added.count + scan.changed.count + scan.removed.count
-        let id = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())
+        let id = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())
         result.version = id.hex
         return result
     }

@@ -12,7 +12,7 @@ extension ContainerCore {
     /// Saves a tracked settings file: one commit, also written to the work tree. It travels
     /// with the container like a document; concurrent edits merge line by line.
     func saveSettings(_ path: String, text: String) throws {
-        try writing {
+        try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let data = Data(text.utf8)
@@ -22,7 +22,7 @@ extension ContainerCore {
                 try repository.updateTree(headTree, [.upsert(path: path, id: blob, mode: TreeEntry.fileMode)])
             }
             try workTree.write(path, data: data)
-            _ = try makeCommit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Set \(path)", trailers: Trailers())
+            _ = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Set \(path)", trailers: Trailers())
         }
     }
 }

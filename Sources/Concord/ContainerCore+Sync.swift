@@ -7,7 +7,7 @@ extension ContainerCore {
 
     /// Fetch, integrate, push (see ``Container/sync()``).
     func sync(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
-        try writing {
+        try writer.write {
             if try DeviceSettings(repository: repository).isAirplaneModeOn() {
                 throw ConcordError.offline(reason: "airplane mode", waiting: try waitingVersionCount())
             }
@@ -34,12 +34,12 @@ extension ContainerCore {
                         break
                     }
                     if try !repository.isDescendant(local, of: remote) {
-                        let integration = try inOnePack { try integrate(local: local, remote: remote) }
+                        let integrated = try inOnePack { try integration.integrate(local: local, remote: remote) }
                         CrashPoint.reach("sync:integrated")
-                        updated.formUnion(try moveMain(from: local, to: integration.commit, message: "concord: integrate"))
-                        fresh.formUnion(integration.newConflicts)
+                        updated.formUnion(try moveMain(from: local, to: integrated.commit, message: "concord: integrate"))
+                        fresh.formUnion(integrated.newConflicts)
                         report.outcome = .integrated
-                        toPush = integration.commit
+                        toPush = integrated.commit
                     }
                 } else if remote == local {
                     break
@@ -65,11 +65,11 @@ extension ContainerCore {
     /// - Returns: the documents whose content changed.
     private func moveMain(from old: OID, to new: OID, message: String) throws -> Set<DocumentPath> {
         let oldTree = try history.tree(of: old), newTree = try history.tree(of: new)
-        let unsaved = try unsavedPaths(from: oldTree, to: newTree)
+        let unsaved = try checkout.unsavedPaths(from: oldTree, to: newTree)
         if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
         let patterns = try history.packagePatterns(in: newTree)
         let changed = try ConcordError.wrap("cannot compare trees") { try repository.diff(oldTree, newTree) }
-        try advanceMain(from: old, to: new, message: message)
+        try checkout.advanceMain(from: old, to: new, message: message)
         return Set(changed.compactMap { history.document(containing: $0.path, patterns: patterns)?.document })
     }
 

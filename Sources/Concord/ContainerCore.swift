@@ -1,10 +1,13 @@
-internal import ConcordMerge
 internal import Foundation
 internal import Git
-internal import Logging
 
 /// The non-Sendable core of a container: the repository handle and the operations on it.
 /// ``Container`` hands it out one caller at a time.
+///
+/// Its operations are facets (`ContainerCore+Topic.swift`); what they share are the types it
+/// holds: the ``Writer`` every write goes through, the ``Checkout`` of the work tree, the
+/// ``CommitMaker`` of this device's commits, the ``Integration`` of two histories and the
+/// read-only ``History``.
 final class ContainerCore {
     static let branch = "refs/heads/main"
     static let remoteBranch = "refs/remotes/origin/main"
@@ -13,11 +16,17 @@ final class ContainerCore {
 
     let repository: Repository
     let workTree: WorkTree
-    let now: @Sendable () -> Date
     let lockTimeout: Double
     let device: Device
     let history: History
-    let logger: Logger
+    /// Moves the work tree with `main`, through the checkout journal.
+    let checkout: Checkout
+    /// Runs every write under the container lock.
+    let writer: Writer
+    /// Writes this device's commits.
+    let commitMaker: CommitMaker
+    /// Merges this device's history with the cloud's.
+    let integration: Integration
 
     init(repository: Repository, options: Container.Options) throws {
         self.repository = repository
@@ -25,77 +34,24 @@ final class ContainerCore {
             throw ConcordError.notAContainer(repository.gitDirectory)
         }
         workTree = WorkTree(root: String(directory.dropLast(directory.hasSuffix("/") ? 1 : 0)))
-        now = options.now
         lockTimeout = options.lockTimeout
-        logger = options.logger
         history = History(repository: repository, logger: options.logger)
+        checkout = Checkout(repository: repository, workTree: workTree, history: history, logger: options.logger)
+        writer = Writer(
+            repository: repository, root: workTree.root, lockTimeout: options.lockTimeout, history: history, checkout: checkout,
+            logger: options.logger)
         guard let device = DeviceSettings(repository: repository).device else {
             throw ConcordError.notAContainer(workTree.root)
         }
         self.device = device
-    }
-
-    // MARK: Locking
-
-    /// Runs `body` holding the container's write lock, after finishing any work-tree update
-    /// that an interrupted command left pending; then keeps the object database small
-    /// (``Maintenance``), still holding the lock.
-    func writing<T>(_ body: () throws -> T) throws -> T {
-        let lock = try ContainerLock(gitDirectory: repository.gitDirectory, root: workTree.root, timeout: lockTimeout)
-        return try withExtendedLifetime(lock) {
-            removeStaleGitLocks()
-            try recoverPendingCheckout()
-            let result = try body()
-            history.updateIndex()
-            maintain(repository)
-            return result
-        }
-    }
-
-    /// Rolls up packs and loose objects of `repository` (this device's or its local cloud's) when
-    /// they pile up; a failure is only a warning, as nothing depends on it.
-    func maintain(_ repository: Repository) {
-        guard !repository.isWritingOnePack else { return }
-        do {
-            try Maintenance.keepSmall(repository)
-        } catch {
-            logger.warning("could not repack \(repository.gitDirectory): \(error)")
-        }
-    }
-
-    /// Removes lock files that a killed writer left in the repository. Only a Concord writer
-    /// holding the container lock writes these files, and this one holds it now, so any found
-    /// are stale (git itself would refuse every later update until someone removed them).
-    private func removeStaleGitLocks() {
-        repository.removeStaleLocks(ofReferences: [Self.branch, Self.remoteBranch])
-    }
-
-    /// The clock for a new commit that follows every commit reachable from `heads`.
-    func nextClock(after heads: [OID]) throws -> HybridLogicalClock {
-        var seen = HybridLogicalClock.zero
-        for head in heads { seen = max(seen, try history.stamp(head).clock) }
-        return HybridLogicalClock.next(after: seen, now: now())
+        commitMaker = CommitMaker(repository: repository, history: history, device: device, now: options.now)
+        integration = Integration(repository: repository, history: history, commitMaker: commitMaker)
     }
 
     /// Runs `body` with the objects it writes stored as one pack, synced once, before any
     /// reference names them (for operations that write many objects).
     func inOnePack<T>(_ body: () throws -> T) throws -> T {
         try ConcordError.wrap("cannot store the new objects") { try repository.writingOnePack(body) }
-    }
-
-    /// Writes a commit authored as this device, with Concord's trailers, moving `main` from
-    /// `parents.first` to it (compare-and-swap) unless `updateMain` is false.
-    func makeCommit(tree: OID, parents: [OID], subject: String, trailers extra: Trailers, updateMain: Bool = true) throws -> OID {
-        let clock = try nextClock(after: parents)
-        var trailers = extra
-        trailers.add(Trailers.device, device.id)
-        trailers.add(Trailers.clock, clock.description)
-        let signature = Signature(name: device.name, email: "\(device.id)@concord.invalid", time: now())
-        return try ConcordError.wrap("cannot write the commit") {
-            try repository.createCommit(
-                tree: tree, parents: parents, author: signature, committer: signature,
-                message: trailers.message(subject: subject), updateReference: updateMain ? Self.branch : nil)
-        }
     }
 
     /// Checks that a document path names a document, not a file inside a package.

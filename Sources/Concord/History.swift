@@ -108,6 +108,13 @@ final class History {
         }
     }
 
+    /// The key-value entry a tree entry holds; nil when there is none or it is not one Concord wrote.
+    func keyValueEntry(_ entry: TreeEntry?) throws -> KeyValueEntry? {
+        guard let entry else { return nil }
+        let data = try ConcordError.wrap("cannot read a key-value entry") { try repository.blob(entry.id) }
+        return KeyValueEntry(data: data)
+    }
+
     func size(of entry: TreeEntry?) throws -> Int {
         guard let entry else { return 0 }
         return try ConcordError.wrap("cannot read object \(entry.id.short)") {

@@ -34,16 +34,16 @@ class Mutation:
 
 
 MUTATIONS = [
-    Mutation("drop-conflict-record", "Sources/Concord/ContainerCore+Integration.swift",
+    Mutation("drop-conflict-record", "Sources/Concord/Integration.swift",
              "            losers[document] = remoteWins ? localVersion : remoteVersion\n"
              "            newConflicts.append(document)\n",
              "",
              "an integration records no conflict: concurrent edits are silently settled by latest-wins"),
-    Mutation("skip-journal-recovery", "Sources/Concord/ContainerCore.swift",
-             "            try recoverPendingCheckout()\n",
+    Mutation("skip-journal-recovery", "Sources/Concord/Writer.swift",
+             "            try checkout.recoverPending()\n",
              "",
              "a writer does not finish the work-tree update an interrupted command left in its journal"),
-    Mutation("reverse-latest-wins-integration", "Sources/Concord/ContainerCore+Integration.swift",
+    Mutation("reverse-latest-wins-integration", "Sources/Concord/Integration.swift",
              "return (stampA.clock, stampA.deviceID, a.hex) > (stampB.clock, stampB.deviceID, b.hex)",
              "return (stampA.clock, stampA.deviceID, a.hex) < (stampB.clock, stampB.deviceID, b.hex)",
              "an integration's provisional current version is the earliest of two concurrent ones"),

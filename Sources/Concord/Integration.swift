@@ -2,13 +2,23 @@ internal import ConcordMerge
 internal import Foundation
 internal import Git
 
-/// Integrating two diverged histories in process, by diffing trees from their merge base.
+/// Integrates two diverged histories in process, by diffing trees from their merge base.
 ///
 /// The result depends only on the two histories, never on which side is local: every device
 /// integrating the same histories writes the same tree and the same conflict records.
-extension ContainerCore {
-    struct Integration {
+struct Integration {
+    /// The repository the merged tree and its objects go into.
+    let repository: Repository
+    /// Reads both histories: versions, conflict records, the latest-wins order.
+    let history: History
+    /// Writes the integration's commit as this device.
+    let commitMaker: CommitMaker
+
+    /// What an integration wrote.
+    struct Outcome {
+        /// The integration commit (its parents: the local head, then the remote one); `main` has not moved.
         var commit: OID
+        /// The documents that entered the in-conflict state in it.
         var newConflicts: [DocumentPath]
     }
 
@@ -20,7 +30,9 @@ extension ContainerCore {
         var meta = Set<String>()
     }
 
-    func integrate(local: OID, remote: OID) throws -> Integration {
+    /// Merges the histories of `local` and `remote` into one commit whose parents are both.
+    /// - Throws: ``ConcordError/failed(_:)`` when they share no commit (another container's cloud).
+    func integrate(local: OID, remote: OID) throws -> Outcome {
         guard let base = try ConcordError.wrap("cannot find the merge base", { try repository.mergeBase(local, remote) }) else {
             throw ConcordError.failed("the cloud holds an unrelated history: it is not this container's cloud")
         }
@@ -114,7 +126,7 @@ extension ContainerCore {
                 continue
             }
             if path.hasPrefix(KeyValueEntry.folder + "/") {
-                if try keyValueEntry(remoteEntry)?.wins(over: keyValueEntry(localEntry) ?? .lost) ?? false, let remoteEntry {
+                if try history.keyValueEntry(remoteEntry)?.wins(over: history.keyValueEntry(localEntry) ?? .lost) ?? false, let remoteEntry {
                     updates.append(.upsert(path: path, id: remoteEntry.id, mode: remoteEntry.mode))
                 }
                 continue
@@ -134,14 +146,8 @@ extension ContainerCore {
             newConflicts.isEmpty
             ? "Integrate \(remote.short) into \(local.short)"
             : "Integrate \(remote.short) into \(local.short): \(newConflicts.count) in conflict"
-        let commit = try makeCommit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
-        return Integration(commit: commit, newConflicts: newConflicts)
-    }
-
-    func keyValueEntry(_ entry: TreeEntry?) throws -> KeyValueEntry? {
-        guard let entry else { return nil }
-        let data = try ConcordError.wrap("cannot read a key-value entry") { try repository.blob(entry.id) }
-        return KeyValueEntry(data: data)
+        let commit = try commitMaker.commit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
+        return Outcome(commit: commit, newConflicts: newConflicts)
     }
 
     /// The documents that commits after `base` on `head`'s side saved, deleted or resolved (their

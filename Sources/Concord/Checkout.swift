@@ -2,12 +2,22 @@ internal import Foundation
 internal import Git
 internal import Logging
 
-/// Keeping the work tree equal to `main`, file by file, for only the paths that changed.
+/// Keeps the work tree equal to `main`, file by file, for only the paths that changed.
 ///
-/// Before `main` moves, the two tree ids are written to `.git/concord/checkout`; the file is
-/// removed once the work tree is updated. A command interrupted in between (kill -9, power
-/// cut) leaves the file behind, and the next writer finishes the update first.
-extension ContainerCore {
+/// Before `main` moves, the two tree ids are written to `.git/concord/checkout` (the journal);
+/// the file is removed once the work tree is updated. A command interrupted in between (kill -9,
+/// power cut) leaves the file behind, and the next writer finishes the update first.
+struct Checkout {
+    /// The repository whose trees are written out.
+    let repository: Repository
+    /// The work tree kept equal to `main`.
+    let workTree: WorkTree
+    /// Reads `main` and the trees of commits.
+    let history: History
+    /// Where paths this device cannot hold are reported.
+    let logger: Logger
+
+    /// The journal of the work-tree update in progress.
     var journalPath: String { "\(repository.gitDirectory)concord/checkout" }
 
     /// The paths whose work-tree files differ from the `old` tree (not saved), among those
@@ -27,7 +37,7 @@ extension ContainerCore {
     /// a flush each and the file system is flushed once at the end.
     /// - Returns: the paths left alone.
     @discardableResult
-    func checkout(from old: OID?, to new: OID?, force: Bool, syncingEachFile: Bool = true) throws -> [String] {
+    func update(from old: OID?, to new: OID?, force: Bool, syncingEachFile: Bool = true) throws -> [String] {
         let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }
         var skipped: [String] = []
         for change in changes where !isConcordRecord(change.path) {
@@ -64,25 +74,25 @@ extension ContainerCore {
         CrashPoint.reach("checkout:journal-written")
         try ConcordError.wrap("cannot move main") {
             if let old {
-                try repository.setReference(Self.branch, to: new, expected: old, message: message)
+                try repository.setReference(ContainerCore.branch, to: new, expected: old, message: message)
             } else {
-                try repository.forceReference(Self.branch, to: new, message: message)
+                try repository.forceReference(ContainerCore.branch, to: new, message: message)
             }
         }
-        try checkout(from: oldTree, to: newTree, force: false)
+        try update(from: oldTree, to: newTree, force: false)
         CrashPoint.reach("checkout:done")
-        try? FileManager.default.removeItem(atPath: journalPath)
+        finishJournal()
     }
 
     /// Finishes a work-tree update that an interrupted command left pending.
-    func recoverPendingCheckout() throws {
+    func recoverPending() throws {
         guard let text = try? String(contentsOfFile: journalPath, encoding: .utf8) else { return }
         let ids = text.split(separator: "\n").map { OID(hex: String($0)) }
         if ids.count == 2, let current = try history.tree(of: history.head()) {
             // Finish only if main reached the new tree; else the old tree is still current.
-            if ids[1] == current { try checkout(from: ids[0], to: ids[1], force: false) }
+            if ids[1] == current { try update(from: ids[0], to: ids[1], force: false) }
         }
-        try? FileManager.default.removeItem(atPath: journalPath)
+        finishJournal()
     }
 
     private func writeJournal(old: OID?, new: OID?) throws {
@@ -103,7 +113,7 @@ extension ContainerCore {
 
     /// True for Concord's internal records (conflict records, the key-value store): they live
     /// in the tree only, never in the work tree.
-    func isConcordRecord(_ path: String) -> Bool {
+    private func isConcordRecord(_ path: String) -> Bool {
         path.hasPrefix(ConflictRecord.folder + "/") || path.hasPrefix(KeyValueEntry.folder + "/")
     }
 

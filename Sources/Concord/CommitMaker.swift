@@ -1,0 +1,39 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+
+/// Writes the commits this device makes: authored as the device, stamped with its id and a
+/// hybrid logical clock that follows every commit the new one descends from.
+struct CommitMaker {
+    /// The repository the commits go into.
+    let repository: Repository
+    /// Reads the clocks of the parents.
+    let history: History
+    /// The author of every commit.
+    let device: Device
+    /// The wall clock.
+    let now: @Sendable () -> Date
+
+    /// The clock for a new commit that follows every commit reachable from `heads`.
+    func nextClock(after heads: [OID]) throws -> HybridLogicalClock {
+        var seen = HybridLogicalClock.zero
+        for head in heads { seen = max(seen, try history.stamp(head).clock) }
+        return HybridLogicalClock.next(after: seen, now: now())
+    }
+
+    /// Writes a commit authored as this device, with Concord's trailers, moving `main` from
+    /// `parents.first` to it (compare-and-swap) unless `updateMain` is false.
+    /// - Returns: the new commit.
+    func commit(tree: OID, parents: [OID], subject: String, trailers extra: Trailers, updateMain: Bool = true) throws -> OID {
+        let clock = try nextClock(after: parents)
+        var trailers = extra
+        trailers.add(Trailers.device, device.id)
+        trailers.add(Trailers.clock, clock.description)
+        let signature = Signature(name: device.name, email: "\(device.id)@concord.invalid", time: now())
+        return try ConcordError.wrap("cannot write the commit") {
+            try repository.createCommit(
+                tree: tree, parents: parents, author: signature, committer: signature,
+                message: trailers.message(subject: subject), updateReference: updateMain ? ContainerCore.branch : nil)
+        }
+    }
+}
