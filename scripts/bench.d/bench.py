@@ -3,9 +3,10 @@
 
 Run through scripts/bench (which builds the release binary). Each figure is measured on both tools
 alternately (the order flips every repetition), after the same untimed setup. For each container
-size N (--sizes; documents 100 per folder, 3 levels: f00/g00/doc000000.txt), and for one flat
-container (--flat N, default 10,000: all N documents side by side in the container's root, no
-folders; reported as "10,000 flat"):
+size N (--sizes; documents 100 per folder, 3 levels: f00/g00/doc000000.txt), and for flat
+containers (--flat N,..., default 10,000: all N documents side by side in the container's root, no
+folders; reported as "10,000 flat"), and for each way of saving the devices' offline edits
+(--saves, default both: "batch", then "single", reported as "10,000, one save per document"):
 
   import            per repetition, fresh folders: `concord init DIR --device one` (no remote) and
                     `git init` + user.name/email; the same N documents written into both work trees
@@ -15,6 +16,7 @@ folders; reported as "10,000 flat"):
                     back what the other left in the page cache.
                     checked after (untimed): concord's main holds the N documents in one commit on
                     top of Concord's first, git's index and HEAD hold N files in one commit.
+                    (Once per size: with the first of --saves only, it does not depend on the way.)
   setup (untimed)   device 1 = `concord init` + N documents added with `git fast-import` +
                     `git read-tree -u --reset main` (index removed after) + `git push`; device 2 =
                     `concord clone` of the still-empty container, then the same plumbing
@@ -22,23 +24,34 @@ folders; reported as "10,000 flat"):
                     the git pair = two `git clone`s of a copy of that cloud.
                     Device 1 saves 100 documents and syncs (pushes); device 2 saves 100 documents,
                     50 of them the same as device 1's with different contents, and stays offline.
-                    The git pair does the same with files + `git commit -am` + `git push`.
+                    The git pair does the same and device 1 pushes. The 100 edits are saved
+                      batch      the 100 files written into the work tree, then one
+                                 concord save --all      | git commit -qam   (one commit per device)
+                      single     per document:
+                                 concord save DOC --file F
+                                                         | write DOC + git add DOC + git commit -q
+                                                           (100 commits per device)
+                    so that the round's sync and resolve are measured on both kinds of history.
   airplane round    per repetition, fresh copies (cp -a) of device 2 and its cloud and of git's
-                    device 2 (then `git update-index --refresh`, untimed, so that git does not pay
-                    for the copy's new inodes), then:
+                    device 2 and its cloud (then `git update-index --refresh`, untimed, so that git
+                    does not pay for the copy's new inodes), then:
                       sync       concord sync            | git fetch + git merge (exits 1: 50 conflicts)
+                                                           + git commit -qam (the markers, like Concord's
+                                                           provisional merge) + git push
+                                 (Concord's sync pushes its merge, so git's does too: from a second copy
+                                 of its device 2 to its fresh cloud; the conflicts and resolve below work
+                                 on the first copy, merged untimed)
                       conflicts  concord conflicts (x2)  | git ls-files -u (x2)
                       resolve    concord resolve --all --latest
                                                          | git checkout --theirs -- P + git add P + git commit
   save              concord save DOC --file F            | git add DOC + git commit -q -m x
-                    (on device 1 of each side, after one untimed warm-up each)
+                    (on device 1 of each side, after one untimed warm-up each; once per size, with
+                    the first of --saves)
 
 With --cloud daemon|ssh|https, the airplane round goes through a real server on 127.0.0.1 (a `git
 daemon`, OpenSSH's sshd with a key and known_hosts made for the run, or lighttpd + git http-backend
 with basic authentication and a certificate from an authority made for the run; see servers.py):
-each repetition's fresh cloud copies are served by it, and
-                      sync       concord sync            | git fetch + git merge (exits 1) + git commit -qam
-                                                           (markers, like Concord's provisional merge) + git push
+each repetition's fresh cloud copies are served by it (git's fetch and push go through it too), and
                       clone      concord clone URL       | git clone URL   (after resolve, of the clouds as they then are)
 Results then go to benchmarks/results-CLOUD.json and .md.
 
@@ -211,21 +224,29 @@ def write_docs(root: Path, n: int, flat: bool) -> None:
         path.write_bytes(doc_content(i))
 
 
-def size_label(n: int, flat: bool) -> str:
-    return f"{n:,} flat" if flat else f"{n:,}"
+SAVES = ("batch", "single")   # how the devices save their offline edits (--saves): one commit, or one per document
+
+
+def size_label(n: int, flat: bool, saves: str = "batch") -> str:
+    return (f"{n:,} flat" if flat else f"{n:,}") + (", one save per document" if saves == "single" else "")
 
 
 class Size:
-    """The containers of one size N (nested folders, or flat) and what the measurements need."""
+    """The containers of one size N (nested folders, or flat), with the devices' offline edits saved
+    one way (saves: "batch" or "single"), and what the measurements need."""
 
-    def __init__(self, args, n: int, flat: bool = False):
+    def __init__(self, args, n: int, flat: bool = False, saves: str = "batch"):
         self.args = args
         self.n = n
         self.flat = flat
-        # Results and setup are keyed by this: the size for nested containers, "flatN" for the flat one.
-        self.key = f"flat{n}" if flat else n
-        self.label = size_label(n, flat)
-        self.root = Path(args.workdir) / (f"flat{n}" if flat else f"n{n}")
+        self.way = saves
+        # Results and setup are keyed by this: the size for nested containers, "flatN" for a flat one
+        # (as results.json files from before --saves have them), with "-single" after it when each
+        # document was saved on its own.
+        base = f"flat{n}" if flat else n
+        self.key = base if saves == "batch" else f"{base}-single"
+        self.label = size_label(n, flat, saves)
+        self.root = Path(args.workdir) / ((f"flat{n}" if flat else f"n{n}") + ("" if saves == "batch" else "-single"))
         self.cloud = self.root / "cloud.git"
         self.dev1 = self.root / "dev1"
         self.dev2 = self.root / "dev2"
@@ -301,22 +322,49 @@ class Size:
             checkout(self.dev2, n)
             self.setup["device2_fetch_and_checkout_s"] = round(time.perf_counter() - t, 3)
 
-        # Offline edits: 100 documents on each device, 50 of them the same.
-        save_times = []
+        # Offline edits: 100 documents on each device, 50 of them the same, saved the same way on
+        # both sides: all in one commit (batch), or one commit per document (single), which gives
+        # the sync and the resolve of the round a longer history to walk.
         for device, dev, edits in (("one", self.dev1, self.edits1), ("two", self.dev2, self.edits2)):
-            for i in edits:
-                f = self.tmp / "content"
-                f.write_bytes(edited_content(i, device))
-                s, _, _ = timed(self.concord("-C", dev, "save", self.path(i), "--file", f))
-                save_times.append(s)
-        self.setup["concord_setup_saves_median_s"] = round(statistics.median(save_times), 4)
+            before = int(run(["git", "-C", dev, "rev-list", "--count", "main"]))
+            if self.way == "batch":
+                for i in edits:
+                    (dev / self.path(i)).write_bytes(edited_content(i, device))
+                s, _, _ = timed(self.concord("-C", dev, "save", "--all"))
+                self.setup.setdefault("concord_setup_save_all_s", []).append(round(s, 3))
+            else:
+                save_times = []
+                for i in edits:
+                    f = self.tmp / "content"
+                    f.write_bytes(edited_content(i, device))
+                    s, _, _ = timed(self.concord("-C", dev, "save", self.path(i), "--file", f))
+                    save_times.append(s)
+                self.setup.setdefault("concord_setup_saves_median_s", []).append(round(statistics.median(save_times), 4))
+            # Checked (untimed): the edits are saved, as the commits this way makes.
+            commits = int(run(["git", "-C", dev, "rev-list", "--count", "main"])) - before
+            changed = run(["git", "-C", dev, "diff", "--name-only", f"main~{commits}" if commits else "main", "main"]).split()
+            expected = 1 if self.way == "batch" else len(edits)
+            if commits != expected or sorted(changed) != sorted(self.path(i) for i in edits):
+                raise Failed(f"concord's offline edits on {device} at N={self.label}: {commits} commits changing "
+                             f"{len(changed)} files, expected {expected} changing {len(edits)}")
         report = json.loads(timed(self.concord("-C", self.dev1, "sync", "--json"))[2])
         if report["outcome"] != "pushed":
             raise Failed(f"device 1's sync: {report}")
+        t = time.perf_counter()
         for device, g, edits in (("one", self.g1, self.edits1), ("two", self.g2, self.edits2)):
-            for i in edits:
-                (g / self.path(i)).write_bytes(edited_content(i, device))
-            run(["git", "-C", g, "commit", "-q", "-am", f"{EDITS} offline edits on {device}"])
+            if self.way == "batch":
+                for i in edits:
+                    (g / self.path(i)).write_bytes(edited_content(i, device))
+                run(["git", "-C", g, "commit", "-q", "-am", f"{EDITS} offline edits on {device}"])
+            else:
+                for i in edits:
+                    (g / self.path(i)).write_bytes(edited_content(i, device))
+                    run(["git", "-C", g, "add", "--", self.path(i)])
+                    run(["git", "-C", g, "commit", "-q", "-m", f"{self.path(i)} edited offline on {device}"])
+            commits = int(run(["git", "-C", g, "rev-list", "--count", "origin/main..main"]))
+            if commits != (1 if self.way == "batch" else len(edits)):
+                raise Failed(f"git's offline edits on {device} at N={self.label}: {commits} commits")
+        self.setup["git_setup_edits_s"] = round(time.perf_counter() - t, 3)
         run(["git", "-C", self.g1, "push", "-q", "origin", "main"])
         self.setup["total_s"] = round(time.perf_counter() - started, 1)
         log(f"N={self.label}: built in {self.setup['total_s']} s {self.setup}")
@@ -332,15 +380,15 @@ class Size:
         run(["cp", "-a", self.dev2, dev2])
         run(["git", "-C", dev2, "remote", "set-url", "origin", self.cloud_url(cloud)])
         run(["cp", "-a", self.g2, g2])
-        if SERVER:
-            # git's side pushes too, from its own copy of g2 to its own fresh cloud, through the same
-            # server; g2 keeps the local cloud for the conflicts and resolve that follow.
-            run(["cp", "-a", self.gcloud, rep / "gcloud.git"])
-            run(["cp", "-a", self.g2, rep / "g2push"])
-            run(["git", "-C", rep / "g2push", "remote", "set-url", "origin", SERVER.git_url(self.relative(rep / "gcloud.git"))])
-            run(["git", "-C", rep / "g2push", "update-index", "-q", "--refresh"], ok=(0, 1))
-            if isinstance(SERVER, servers.HTTPSServer):
-                SERVER.store_credentials(dev2, self.cloud_url(cloud))
+        # git's side pushes too, as Concord's sync does: from its own copy of g2 to its own fresh
+        # cloud (through the --cloud server when there is one); g2 keeps the build's cloud, read
+        # only, for the conflicted merge that the conflicts and resolve below work on.
+        run(["cp", "-a", self.gcloud, rep / "gcloud.git"])
+        run(["cp", "-a", self.g2, rep / "g2push"])
+        run(["git", "-C", rep / "g2push", "remote", "set-url", "origin", self.git_cloud_url(rep / "gcloud.git")])
+        run(["git", "-C", rep / "g2push", "update-index", "-q", "--refresh"], ok=(0, 1))
+        if isinstance(SERVER, servers.HTTPSServer):
+            SERVER.store_credentials(dev2, self.cloud_url(cloud))
         # The copy has new inodes and ctimes: refresh the index so that git's timings are those of
         # a device, not of a freshly copied folder (concord keeps no such cache).
         run(["git", "-C", g2, "update-index", "-q", "--refresh"], ok=(0, 1))
@@ -354,6 +402,10 @@ class Size:
     def cloud_url(self, cloud: Path) -> str:
         """The URL a device reaches `cloud` by: its path, or the --cloud server's URL for it."""
         return SERVER.url(self.relative(cloud)) if SERVER else str(cloud)
+
+    def git_cloud_url(self, cloud: Path) -> str:
+        """The URL git reaches `cloud` by: its path, or the --cloud server's URL for git."""
+        return SERVER.git_url(self.relative(cloud)) if SERVER else str(cloud)
 
     def airplane_rep(self, rep_index: int, results: "Results") -> None:
         rep = self.root / "rep"
@@ -369,23 +421,23 @@ class Size:
             results.add(n, "sync", "concord", s, rss)
 
         def git_merge():
-            g = rep / "g2push" if SERVER else g2
+            # What Concord's sync does, the git CLI's way: fetch, merge (it stops at the 50
+            # conflicts, exit 1), commit the files with their markers (Concord's provisional merge
+            # commits the conflicts too) and push that to the cloud.
+            g = rep / "g2push"
             steps = [
                 (["git", "-C", g, "fetch", "-q", "origin"], (0,)),
                 (["git", "-C", g, "merge", "-q", "--no-edit", "origin/main"], (1,)),
+                (["git", "-C", g, "commit", "-qam", "merge with conflict markers"], (0,)),
+                (["git", "-C", g, "push", "-q", "origin", "HEAD:main"], (0,)),
             ]
-            names = ["fetch", "merge"]
-            if SERVER:
-                steps += [(["git", "-C", g, "commit", "-qam", "merge with conflict markers"], (0,)),
-                          (["git", "-C", g, "push", "-q", "origin", "HEAD:main"], (0,))]
-                names += ["commit", "push"]
-                total, rss, parts, outs = timed_chain(steps)
-                # The conflicts and resolve below work on g2's conflicted merge (untimed here).
-                run(["git", "-C", g2, "fetch", "-q", "origin"])
-                run(["git", "-C", g2, "merge", "-q", "--no-edit", "origin/main"], ok=(1,))
-            else:
-                total, rss, parts, outs = timed_chain(steps)
-            results.add(n, "sync", "git", total, rss, parts=dict(zip(names, parts)))
+            total, rss, parts, outs = timed_chain(steps)
+            results.add(n, "sync", "git", total, rss, parts=dict(zip(["fetch", "merge", "commit", "push"], parts)))
+            # The conflicts and resolve below work on g2's conflicted merge (untimed here); `sync`
+            # so that concord's fsyncs, when it runs next, do not write back what this left.
+            run(["git", "-C", g2, "fetch", "-q", "origin"])
+            run(["git", "-C", g2, "merge", "-q", "--no-edit", "origin/main"], ok=(1,))
+            run(["sync"])
 
         for f in ((concord_sync, git_merge) if concord_first else (git_merge, concord_sync)):
             f()
@@ -433,7 +485,7 @@ class Size:
             results.add(n, "clone", "concord", s, rss)
 
         def git_clone():
-            s, rss, _ = timed(["git", "clone", "-q", SERVER.git_url(self.relative(rep / "gcloud.git")), rep / "gclone"])
+            s, rss, _ = timed(["git", "clone", "-q", self.git_cloud_url(rep / "gcloud.git"), rep / "gclone"])
             results.add(n, "clone", "git", s, rss)
 
         if SERVER:
@@ -602,7 +654,8 @@ def merge_round(args, megabytes: int, results: "Results", setup: dict) -> dict:
 
 OPS = {
     "import": ("import: `concord save --all` (N new documents, one commit)", "`git add -A` + `git commit -q -m import`"),
-    "sync": ("airplane round: `concord sync`", "`git fetch` + `git merge` (exits 1, 50 conflicts)"),
+    "sync": ("airplane round: `concord sync`",
+             "`git fetch` + `git merge` (exits 1, 50 conflicts) + `git commit -qam` (the markers) + `git push`"),
     "clone": ("`concord clone URL`", "`git clone URL`"),
     "conflicts": ("`concord conflicts`", "`git ls-files -u`"),
     "resolve": ("`concord resolve --all --latest` (50)", "`git checkout --theirs` + `git add` + `git commit` (50 paths)"),
@@ -613,10 +666,30 @@ OPS = {
 }
 
 
+def op_names(r) -> tuple[str, str]:
+    """A row's operation as tables show it: concord's command, git's. The sync of results.json files
+    from before git's sync pushed on a local cloud (its parts: fetch and merge only) says so."""
+    mine, theirs = OPS[r["op"]]
+    parts = r["git"].get("parts_s") or {}
+    if r["op"] == "sync" and parts and "push" not in parts:
+        theirs = "`git fetch` + `git merge` (exits 1, 50 conflicts)"
+    return mine, theirs
+
+
+def git_sync_name(rows) -> str:
+    """What git's sync figure holds, for the targets: fetch + merge + commit + push, or in results.json
+    files from before, on a local cloud, fetch + merge only."""
+    syncs = [r for r in rows if r["op"] == "sync"]
+    if syncs and not any("push" in (r["git"].get("parts_s") or {}) for r in syncs):
+        return "git fetch + merge"
+    return "git fetch + merge + commit + push"
+
+
 class Results:
     def __init__(self):
         # (key, op, tool) -> {"s": [...], "cpu": [...], "rss": [...], "parts": {name: [...]}}; the key
-        # is the size N (int) for nested containers, "flatN" for the flat one, "mergeNmb" for a text merge.
+        # is the size N (int) for nested containers, "flatN" for a flat one (either with "-single" after
+        # it when the offline edits were saved one document at a time), "mergeNmb" for a text merge.
         self.samples: dict = {}
 
     def add(self, key, op, tool, seconds, rss_kb, parts=None):
@@ -643,8 +716,9 @@ class Results:
         return f
 
     def rows(self, cases):
-        """cases: {"key", "n", "layout" ("nested", "flat" or "text"), "label"}. A row's n is the number of
-        documents, or for a text merge the size in bytes of BASE; label tells the row apart in tables."""
+        """cases: {"key", "n", "layout" ("nested", "flat" or "text"), "label", and for containers "saves"
+        ("batch" or "single")}. A row's n is the number of documents, or for a text merge the size in bytes
+        of BASE; label tells the row apart in tables."""
         rows = []
         for op in OPS:
             for case in cases:
@@ -653,6 +727,8 @@ class Results:
                     continue
                 row = {"n": case["n"], "layout": case["layout"], "label": case["label"], "op": op, "concord": c, "git": g,
                        "ratio": c["seconds"]["median"] / g["seconds"]["median"]}
+                if "saves" in case:
+                    row["saves"] = case["saves"]
                 if op == "merge":
                     megabytes = case["n"] / (1024 * 1024)
                     row["throughput_mb_s"] = {"concord": megabytes / c["seconds"]["median"],
@@ -690,6 +766,8 @@ def label(r) -> str:
 
 
 def setup_label(key: str) -> str:
+    if key.endswith("-single"):
+        return setup_label(key[:-len("-single")]) + ", one save per document"
     if key.isdigit():
         return f"{int(key):,} documents"
     if key.startswith("flat"):
@@ -714,11 +792,16 @@ def mb(kb: int) -> str:
 
 
 def targets(rows, metric="seconds"):
-    """The issue's targets, from the wall-time medians (metric "seconds") or the CPU-time ones ("cpu_seconds")."""
-    nested = [r for r in rows if r.get("layout", "nested") == "nested"]
+    """The issues' targets, from the wall-time medians (metric "seconds") or the CPU-time ones ("cpu_seconds").
+    The first ones are judged on the rows whose offline edits were saved in one batch (all rows of
+    results.json files from before --saves), issue 21's on those saved one document at a time."""
+    batch = [r for r in rows if r.get("saves", "batch") == "batch"]
+    nested = [r for r in batch if r.get("layout", "nested") == "nested"]
     by = {(r["n"], r["op"]): r for r in nested}
     med = lambda n, op, tool: by[(n, op)][tool][metric]["median"] if (n, op) in by else None
-    big, small = 100_000, 1_000
+    single = {(r.get("layout", "nested"), r["n"], r["op"]): r for r in rows if r.get("saves") == "single"}
+    one = lambda layout, n, op, tool: single[(layout, n, op)][tool][metric]["median"] if (layout, n, op) in single else None
+    big, small, flat = 100_000, 1_000, 10_000
     out = []
 
     def target(name, value, limit, unit="×", at_least=False):
@@ -733,7 +816,7 @@ def targets(rows, metric="seconds"):
     def ratio(a, b):
         return None if a is None or b is None else a / b
 
-    git_sync = "git fetch + merge" if CLOUD == "local" else "git fetch + merge + commit + push"
+    git_sync = git_sync_name(rows)
     target(f"sync at 100,000 ≤ 0.25× {git_sync} at 100,000", ratio(med(big, "sync", "concord"), med(big, "sync", "git")), 0.25)
     if CLOUD != "local":
         target("clone at 100,000 ≤ 1.0× git clone", ratio(med(big, "clone", "concord"), med(big, "clone", "git")), 1.0)
@@ -755,6 +838,23 @@ def targets(rows, metric="seconds"):
     m = merges[-1] if merges else None
     target(f"text merge throughput ({m['label'] if m else '10 MB text file'}) ≥ 1.0× git merge-file's",
            ratio(m["git"][metric]["median"], m["concord"][metric]["median"]) if m else None, 1.0, at_least=True)
+    # Issue 21: the same round when each device saved its 100 edits one document at a time (100
+    # commits each, on both sides), in a flat folder of 10,000 and of 100,000 and nested at 100,000.
+    each = "one save per document"
+    target(f"{each}, 10,000 flat: sync ≤ 0.5× {git_sync}",
+           ratio(one("flat", flat, "sync", "concord"), one("flat", flat, "sync", "git")), 0.5)
+    target(f"{each}, 10,000 flat: resolve --all --latest (50) ≤ 1.0× git's",
+           ratio(one("flat", flat, "resolve", "concord"), one("flat", flat, "resolve", "git")), 1.0)
+    rss = single[("flat", flat, "sync")]["concord"]["peak_rss_kb"] / 1024 if ("flat", flat, "sync") in single else None
+    target(f"{each}, 10,000 flat: peak RSS of sync < 100 MB", rss, 100, unit="MB")
+    target(f"{each}, nested 100,000: sync ≤ 0.25× {git_sync}",
+           ratio(one("nested", big, "sync", "concord"), one("nested", big, "sync", "git")), 0.25)
+    target(f"{each}, nested 100,000: resolve --all --latest (50) ≤ 0.25× git's",
+           ratio(one("nested", big, "resolve", "concord"), one("nested", big, "resolve", "git")), 0.25)
+    target(f"{each}, 100,000 flat: sync ≤ 1.5× the 10,000 flat sync",
+           ratio(one("flat", big, "sync", "concord"), one("flat", flat, "sync", "concord")), 1.5)
+    target(f"{each}, 100,000 flat: resolve ≤ 1.5× the 10,000 flat resolve",
+           ratio(one("flat", big, "resolve", "concord"), one("flat", flat, "resolve", "concord")), 1.5)
     return out
 
 
@@ -795,7 +895,7 @@ def markdown(data) -> str:
     ]
     for r in data["rows"]:
         c, g = r["concord"], r["git"]
-        name_c, name_g = OPS[r["op"]]
+        name_c, name_g = op_names(r)
         lines.append(f"| {label(r)} | {name_c} vs {name_g} | {fig(c)} | {fig(g)} | {r['ratio']:.2f}× | "
                      f"{mb(c['peak_rss_kb'])} | {mb(g['peak_rss_kb'])} | {c['reps']} / {g['reps']} |")
     lines += ["", "CPU time (user + system, ms, median (min–max)): on a loaded machine wall time includes waiting for a core.", "",
@@ -893,9 +993,15 @@ def main() -> int:
                    help="1,000 documents, 3 repetitions, no flat container, text merge of 1 MB only (a smoke run; "
                         "an explicit --flat or --merge-sizes still applies)")
     p.add_argument("--sizes", default="1000,10000,100000", help="comma-separated container sizes (folders of 100 documents)")
-    p.add_argument("--flat", type=int, default=None, metavar="N",
-                   help="also measure a flat container of N documents, all in its root folder, reported as "
-                        "'N flat' (default 10000; 0: none; --quick: none)")
+    p.add_argument("--flat", default=None, metavar="N,...",
+                   help="also measure flat containers of N documents, all in their root folder, reported as "
+                        "'N flat' (comma list, e.g. 10000,100000; default 10000; 0: none; --quick: none)")
+    p.add_argument("--saves", default=",".join(SAVES), metavar="WAYS",
+                   help="comma list of the ways the devices save their 100 offline edits before the airplane round, "
+                        "each container built and measured once per way: batch (the files written, then one "
+                        "`concord save --all` / `git commit -am`), single (one `concord save DOC --file F` / "
+                        "`git add DOC` + `git commit` per document, rows 'N, one save per document'). "
+                        "Default batch,single; import and save run with the first way only")
     p.add_argument("--merge-sizes", default=None, metavar="MB,...",
                    help="sizes in MB of the generated text files merged (default 1,10; --quick: 1)")
     p.add_argument("--only", default=",".join(PARTS), metavar="PARTS",
@@ -935,10 +1041,17 @@ def main() -> int:
     if args.quick:
         args.sizes, args.reps, args.slow_reps = "1000", 3, 3
     if args.flat is None:
-        args.flat = 0 if args.quick else 10_000
+        args.flat = "0" if args.quick else "10000"
     if args.merge_sizes is None:
         args.merge_sizes = "1" if args.quick else "1,10"
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s]
+    try:
+        flats = [n for n in (int(s.strip().replace("_", "")) for s in args.flat.split(",") if s.strip()) if n > 0]
+    except ValueError:
+        p.error(f"--flat takes a comma list of sizes (0: none); got {args.flat!r}")
+    saves = [x.strip() for x in args.saves.split(",") if x.strip()]
+    if not saves or any(x not in SAVES for x in saves) or len(set(saves)) != len(saves):
+        p.error(f"--saves takes a comma list of {', '.join(SAVES)}; got {args.saves!r}")
     merge_sizes = [int(s) for s in args.merge_sizes.split(",") if s]
     only = [x.strip() for x in args.only.split(",") if x.strip()]
     unknown = [x for x in only if x not in PARTS]
@@ -960,36 +1073,41 @@ def main() -> int:
         ENV.update(SERVER.git_env())
         log(f"cloud: {args.cloud} on 127.0.0.1:{SERVER.port} (pid {SERVER.process.pid})")
     try:
-        return measure(args, sizes, merge_sizes, only, everything, write)
+        return measure(args, sizes, flats, saves, merge_sizes, only, everything, write)
     finally:
         if SERVER:
             SERVER.stop()
 
 
-def measure(args, sizes, merge_sizes, only, everything, write) -> int:
+def measure(args, sizes, flats, saves, merge_sizes, only, everything, write) -> int:
     command = os.environ.get("BENCH_COMMAND") or "scripts/bench.d/bench.py " + " ".join(sys.argv[1:])
     started = time.perf_counter()
     results = Results()
     setup = {}
     cases = []
-    containers = [(n, False) for n in sizes] + ([(args.flat, True)] if args.flat > 0 else [])
+    # Each container once per way of saving the offline edits; the import and the save of one
+    # document do not depend on the way, they run with the first.
+    containers = [(n, flat, way) for n, flat in [(n, False) for n in sizes] + [(n, True) for n in flats] for way in saves]
     if not {"import", "airplane", "save"} & set(only):
         containers = []
-    for n, flat in containers:
-        size = Size(args, n, flat)
+    for n, flat, way in containers:
+        size = Size(args, n, flat, way)
         key = size.key
-        cases.append({"key": key, "n": n, "layout": "flat" if flat else "nested", "label": size.label})
+        first_way = way == saves[0]
+        if not first_way and "airplane" not in only:
+            continue
+        cases.append({"key": key, "n": n, "layout": "flat" if flat else "nested", "label": size.label, "saves": way})
         setup[str(key)] = size.setup
         size.setup["loadavg_at_start"] = loadavg()
         reps = args.slow_reps if n >= args.slow_from else args.reps
         e = lambda op, tool: results.samples[(key, op, tool)]["s"][-1] * 1000
-        if "import" in only:
+        if "import" in only and first_way:
             log(f"N={size.label}: import, {reps} repetitions")
             for r in range(reps):
                 size.import_rep(r, results)
                 log(f"N={size.label} import {r + 1}/{reps}: concord save --all {e('import', 'concord'):.0f} ms "
                     f"vs git add -A + commit {e('import', 'git'):.0f} ms")
-        if "airplane" in only or "save" in only:
+        if "airplane" in only or ("save" in only and first_way):
             log(f"N={size.label}: building containers in {size.root}")
             size.build()
         if "airplane" in only:
@@ -999,7 +1117,7 @@ def measure(args, sizes, merge_sizes, only, everything, write) -> int:
                     f"conflicts {e('conflicts', 'concord'):.1f} vs {e('conflicts', 'git'):.1f}; "
                     f"resolve {e('resolve', 'concord'):.0f} vs {e('resolve', 'git'):.0f}"
                     + (f"; clone {e('clone', 'concord'):.0f} vs {e('clone', 'git'):.0f}" if SERVER else ""))
-        if "save" in only:
+        if "save" in only and first_way:
             size.saves(args.reps, results)
         size.setup["loadavg_at_end"] = loadavg()
         log(f"N={size.label}: done; load average {size.setup['loadavg_at_end']}")
@@ -1026,7 +1144,7 @@ def measure(args, sizes, merge_sizes, only, everything, write) -> int:
         "command": command.strip(),
         "source": args.source,
         "machine": machine(args),
-        "config": {"cloud": args.cloud, "sizes": sizes, "flat": args.flat, "merge_sizes_mb": merge_sizes, "only": only,
+        "config": {"cloud": args.cloud, "sizes": sizes, "flat": flats, "saves": saves, "merge_sizes_mb": merge_sizes, "only": only,
                    "reps": args.reps, "slow_reps": args.slow_reps, "slow_from": args.slow_from,
                    "conflicts_per_rep": args.conflicts_per_rep, "docs_per_folder": DOCS_PER_FOLDER,
                    "edits_per_device": EDITS, "conflicting_edits": SHARED_EDITS},
@@ -1049,15 +1167,22 @@ def measure(args, sizes, merge_sizes, only, everything, write) -> int:
             "a container whose N documents all sit in its root folder (no folders), measured the same way.",
             "Airplane round: device 1 and device 2 share history; each saved 100 documents offline (50 the same, with "
             "different contents); device 1 pushed. Measured: device 2's `concord sync` (fetch + integrate + push, "
-            "exit 0, 50 new conflicts) vs `git fetch` + `git merge` on an equivalent plain clone. git's merge stops "
-            "with 50 conflicts (exit 1), so git's figure has no push and no commit: concord does more work here."
-            + ("" if args.cloud == "local" else
-               f" With --cloud {args.cloud}, git's figure adds `git commit -qam` (the conflict markers, like Concord's "
-               "provisional merge) and `git push` to its own fresh copy of the cloud through the same server; "
-               "clone: `concord clone URL` vs `git clone URL` of the two clouds after the round."),
-            "Concord's devices made one commit per saved document (100 each); git's made one `commit -am` each.",
-            "Each repetition starts from fresh copies (cp -a, untimed) of device 2 and of the cloud; the git copy's "
-            "index is refreshed untimed (`git update-index --refresh`) so that git does not pay for the copy.",
+            "exit 0, 50 new conflicts) vs, on an equivalent plain clone, `git fetch` + `git merge` (which stops with "
+            "50 conflicts, exit 1) + `git commit -qam` (the conflict markers, like Concord's provisional merge) + "
+            "`git push` to its own fresh copy of the cloud"
+            + (" (a local path, as Concord's)." if args.cloud == "local" else
+               f", through the same server (--cloud {args.cloud}); clone: `concord clone URL` vs `git clone URL` of "
+               "the two clouds after the round."),
+            "The devices' offline edits were saved the same way on both sides (--saves "
+            + ",".join(saves) + "): rows \"N\" and \"N flat\" in one batch (the 100 files written, then one "
+            "`concord save --all` / one `git commit -qam` per device: one commit each); rows \"…, one save per "
+            "document\" one document at a time (`concord save DOC --file F` / the file written + `git add DOC` + "
+            "`git commit` per document: 100 commits each). Import and save do not depend on this: they are "
+            "measured once per size, with " + saves[0] + ".",
+            "Each repetition starts from fresh copies (cp -a, untimed) of device 2 and of the cloud, on both sides (git: "
+            "its cloud and two copies of its device 2, one that syncs and pushes, one merged untimed for conflicts and "
+            "resolve); the git copies' indexes are refreshed untimed (`git update-index --refresh`) so that git does "
+            "not pay for the copy.",
             "conflicts: run after the airplane round, on its result (concord: the conflict records; git: the "
             "conflicted merge's index), several times per round.",
             "resolve: concord makes one commit for the 50 documents, as git does for the 50 paths.",
