@@ -7,7 +7,7 @@ internal import Git
 ///
 /// A cloud that is a bare repository on this machine is reached directly: fetch and push copy
 /// exactly the objects of the new commits' changed folders
-/// (``Repository/copyObjects(to:from:hiding:)``) and the cloud's `main` moves by
+/// (``Repository/copyObjects(to:from:hiding:trusted:)``) and the cloud's `main` moves by
 /// compare-and-swap. Any other cloud goes through libgit2's transports, with the credentials
 /// of ``CloudEnvironment`` and the store (``CloudSecrets``), ssh host keys checked against
 /// known_hosts and certificates always verified.
