@@ -70,10 +70,11 @@ extension ContainerCore {
             return Plan(report: report, updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], resolves: [])
         }
         let others = try history.recordedVersions(record.versions, of: document).subtracting([current])
+        let indexed = history.indexedReplaces(of: document, at: head)
         let contenders = try ([current] + others.sorted()).map { id in
             let entry = try history.entry(document.value, in: history.tree(of: id))
             return Contender(
-                id: id, version: try history.describe(id, of: document, current: current, conflicts: others),
+                id: id, version: try history.describe(id, of: document, current: current, conflicts: others, replaces: indexed[id]),
                 entry: entry, content: try history.content(of: entry))
         }
 

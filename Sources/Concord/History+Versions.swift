@@ -134,6 +134,14 @@ extension History {
             replaces: try (replaces ?? previousVersions(of: id, document: document)).map(\.hex))
     }
 
+    /// The versions each version of `document` replaces, as the history index lists them at
+    /// `head` (empty without an index there): describing a version from it reads no history.
+    func indexedReplaces(of document: DocumentPath, at head: OID?) -> [OID: [OID]] {
+        index(at: head).map { index in
+            Dictionary(index.versions(of: document.value).map { ($0.commit, $0.replaces) }, uniquingKeysWith: { a, _ in a })
+        } ?? [:]
+    }
+
     /// The current version of `document` first, then each unresolved conflict version in canonical order.
     func contestedVersions(of document: DocumentPath) throws -> [DocumentVersion] {
         let head = try head()
@@ -146,10 +154,7 @@ extension History {
             throw ConcordError.noSuchDocument(document.value)
         }
         let others = try recordedVersions(record?.versions ?? [], of: document).subtracting([current])
-        let indexed =
-            index(at: head).map { index in
-                Dictionary(index.versions(of: document.value).map { ($0.commit, $0.replaces) }, uniquingKeysWith: { a, _ in a })
-            } ?? [:]
+        let indexed = indexedReplaces(of: document, at: head)
         let described = try others.map { try describe($0, of: document, current: current, conflicts: others, replaces: indexed[$0]) }
         return [try describe(current, of: document, current: current, conflicts: others, replaces: indexed[current])]
             + described.sorted { $0.rank < $1.rank }

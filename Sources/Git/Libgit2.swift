@@ -25,6 +25,11 @@ enum Libgit2 {
         // tree in every commit, and walking such a history must not keep them all.
         _ = concord_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
         _ = concord_git_set_cache_max_size(48 << 20)
+        // Every object is hashed once when it is written or arrives (libgit2's indexer checks
+        // what a cloud sends), and zlib's checksum catches damage on disk when it is read, as
+        // git does; hashing again at every read (SHA-1 with collision detection) was most of the
+        // cost of reading a wide folder's versions.
+        _ = concord_git_enable_strict_hash_verification(0)
         return true
     }()
 

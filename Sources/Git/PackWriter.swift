@@ -27,11 +27,22 @@ struct PackWriter {
     private let recentLimit: Int
     /// Whether a delta may name a base outside the pack (one the receiver already has).
     let thin: Bool
+    /// The packs of the repository the objects come from, whose entries are copied as stored
+    /// when their delta base is in this pack or (thin) with the receiver.
+    private let sources: [StoredPack]
+    /// Whether the receiver has an object (for a thin pack's bases).
+    private let receiverHas: (OID) -> Bool
+    /// How many deltas separate each object from a whole one, for those that are deltas.
+    private var depths: [OID: Int] = [:]
+    /// The longest chain of deltas a new delta may make (git's default).
+    static let deepest = 50
     /// Bases named by id, which a pack that is not thin must hold by the time it is finished.
     private var namedBases: Set<OID> = []
 
-    init(thin: Bool, keepingBases recentLimit: Int = 64 << 20) {
+    init(thin: Bool, copyingFrom sources: [StoredPack] = [], receiverHas: @escaping (OID) -> Bool = { _ in false }, keepingBases recentLimit: Int = 16 << 20) {
         self.thin = thin
+        self.sources = sources
+        self.receiverHas = receiverHas
         self.recentLimit = recentLimit
     }
 
@@ -43,6 +54,7 @@ struct PackWriter {
     /// already, or (in a thin pack) one the receiver has.
     mutating func add(_ id: OID, previous: OID?, read: Reader) throws {
         guard offsets[id] == nil else { return }
+        if try copyStored(id) { return }
         let object = try read(id)
         let start = bytes.count
         let isTree = object.type == GIT_OBJECT_TREE
@@ -50,13 +62,15 @@ struct PackWriter {
         if let previous, isTree || object.type == GIT_OBJECT_BLOB, offsets[previous] != nil || thin {
             let position = (lines[previous]?.position ?? 0) + 1
             let base = baseOf(position: position, previous: previous)
+            let depth = (depths[base] ?? 0) + 1
             let baseBytes = try bytes(of: base, read: read)
             let delta = object.bytes.withUnsafeBytes { target in
                 baseBytes.withUnsafeBytes { Delta.make(from: $0, to: target, tree: isTree) }
             }
-            if let delta {
+            if let delta, depth <= Self.deepest {
                 try appendDelta(delta, base: base)
                 lines[id] = (position, previous)
+                depths[id] = depth
                 stored = true
             }
         }
@@ -65,18 +79,33 @@ struct PackWriter {
         remember(id, object.bytes)
     }
 
+    /// Copies `id` as one of the source packs stores it, when it is whole there or its delta
+    /// base is in this pack or (thin) with the receiver; false when it must be read.
+    private mutating func copyStored(_ id: OID) throws -> Bool {
+        for source in sources {
+            guard let entry = try source.entry(of: id) else { continue }
+            let header = try source.header(of: entry)
+            if let base = header.base, offsets[base] == nil, !(thin && receiverHas(base)) { return false }
+            let depth = try source.depth(of: entry)
+            if depth > 0 { depths[id] = depth }
+            try copy(entry, of: source, header: header)
+            return true
+        }
+        return false
+    }
+
     /// Copies an entry of a stored pack as it is stored (compressed; a delta stays a delta
     /// against the same base, named by its offset here when the base is already in this pack).
-    mutating func copy(_ entry: StoredPack.Entry, of stored: StoredPack) throws {
+    mutating func copy(_ entry: StoredPack.Entry, of stored: StoredPack, header known: StoredPack.Header? = nil) throws {
         guard offsets[entry.id] == nil else { return }
-        let header = try stored.header(of: entry)
+        let header = try known ?? stored.header(of: entry)
         let start = bytes.count
         if let base = header.base {
             appendDeltaHeader(size: header.size, base: base)
         } else {
             appendHeader(type: header.type, size: header.size)
         }
-        bytes.append(contentsOf: stored.bytes[header.data..<entry.end])
+        bytes.append(contentsOf: try stored.bytes(of: entry, from: header.data))
         offsets[entry.id] = start
     }
 

@@ -94,7 +94,7 @@ extension Repository {
         var pack = PackWriter(thin: false)
         for file in packs {
             let stored = try StoredPack(stem: "\(folder)/\(file.name.dropLast(".pack".count))")
-            for entry in stored.entries { try pack.copy(entry, of: stored) }
+            for entry in try stored.entries { try pack.copy(entry, of: stored) }
         }
         try addLooseObjects(loose, to: &pack)
         var database: OpaquePointer?

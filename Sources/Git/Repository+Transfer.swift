@@ -17,12 +17,11 @@ extension Repository {
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, destination.pointer))
         defer { git_odb_free(database) }
-        var (pack, bytes) = try packOfChanges(
-            from: tips, hiding: known, thin: !trusted,
-            skipping: { id in
-                var raw = id.raw
-                return git_odb_exists_ext(database, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
-            })
+        let receiverHas: (OID) -> Bool = { id in
+            var raw = id.raw
+            return git_odb_exists_ext(database, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
+        }
+        var (pack, bytes) = try packOfChanges(from: tips, hiding: known, thin: !trusted, reusing: true, skipping: receiverHas)
         guard pack.count > 0 else { return 0 }
         if trusted {
             _ = try destination.storeOwnPack(bytes, index: pack.index(of: bytes))
@@ -44,7 +43,7 @@ extension Repository {
     /// objects of `known` commits, which the receiver must have.
     /// - Throws: ``GitError`` when an object cannot be read or the pack cannot be built.
     func packOfChanges(
-        from tips: [OID], hiding known: [OID], thin: Bool = false, skipping skip: (OID) -> Bool = { _ in false }
+        from tips: [OID], hiding known: [OID], thin: Bool = false, reusing: Bool = false, skipping skip: @escaping (OID) -> Bool = { _ in false }
     ) throws -> (pack: PackWriter, bytes: [UInt8]) {
         var commits: [OID] = []
         try walk(from: tips, hiding: known.filter(contains)) { id in
@@ -54,7 +53,9 @@ extension Repository {
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, pointer))
         defer { git_odb_free(database) }
-        var pack = PackWriter(thin: thin)
+        let folder = gitDirectory + "objects/pack/"
+        let sources = reusing ? try packs().reversed().map { try StoredPack(stem: folder + $0.name.dropLast(".pack".count)) } : []
+        var pack = PackWriter(thin: thin, copyingFrom: sources, receiverHas: skip)
         try addChanges(of: commits.reversed(), to: &pack, from: database, skipping: skip)
         if !thin { try pack.addMissingBases { try self.readObject($0, from: database) } }
         let bytes = try pack.finish()

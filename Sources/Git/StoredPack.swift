@@ -1,96 +1,188 @@
 internal import Foundation
+internal import Glibc
 
-/// A pack of the object database read as bytes, with its index, so that its entries can be
-/// copied into another pack as they are stored (compressed, deltas included) instead of being
-/// unpacked and searched for deltas again.
-struct StoredPack {
-    /// One stored entry: where it starts and ends in the pack, and its object's id.
+/// A pack of the object database read through its index, so that its entries can be copied
+/// into another pack as they are stored (compressed, deltas included) instead of being unpacked
+/// and searched for deltas again (git's pack reuse). Entries are read from the file as needed.
+final class StoredPack {
+    /// One stored entry: its number in the index, where it starts and ends in the pack, its id.
     struct Entry {
+        var number: Int
         var id: OID
         var start: Int
         var end: Int
     }
 
-    /// The pack file's bytes.
-    let bytes: [UInt8]
-    /// Its entries in the order they are stored.
-    let entries: [Entry]
-    private let idAtOffset: [Int: OID]
-
-    /// Reads `stem.pack` and `stem.idx` (index version 2).
-    /// - Throws: ``GitError`` when either cannot be read or does not hold what the other says.
-    init(stem: String) throws {
-        let ids = try Repository.objectIDs(ofIndex: stem + ".idx")
-        guard let index = FileManager.default.contents(atPath: stem + ".idx").map([UInt8].init),
-            let pack = FileManager.default.contents(atPath: stem + ".pack").map([UInt8].init), pack.count >= 32
-        else { throw Self.damaged(stem) }
-        let count = ids.count
-        let offsetsStart = 8 + 256 * 4 + count * 24
-        let largeStart = offsetsStart + count * 4
-        func word(_ at: Int) -> Int { index[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
-        guard index.count >= largeStart else { throw Self.damaged(stem) }
-        var entries: [Entry] = []
-        entries.reserveCapacity(count)
-        for (number, id) in ids.enumerated() {
-            var offset = word(offsetsStart + number * 4)
-            if offset & 0x8000_0000 != 0 {
-                let at = largeStart + (offset & 0x7FFF_FFFF) * 8
-                guard index.count >= at + 8 else { throw Self.damaged(stem) }
-                offset = word(at) << 32 | word(at + 4)
-            }
-            guard offset >= 12, offset < pack.count - 20 else { throw Self.damaged(stem) }
-            entries.append(Entry(id: id, start: offset, end: 0))
-        }
-        entries.sort { $0.start < $1.start }
-        for number in entries.indices {
-            entries[number].end = number + 1 < entries.count ? entries[number + 1].start : pack.count - 20
-        }
-        bytes = pack
-        self.entries = entries
-        idAtOffset = Dictionary(entries.map { ($0.start, $0.id) }, uniquingKeysWith: { first, _ in first })
+    /// What an entry's header says.
+    struct Header {
+        /// git's pack numbering: 1–4 whole objects, 6 and 7 deltas.
+        var type: UInt8
+        /// The size of the entry's unpacked data (for a delta, of the delta).
+        var size: Int
+        /// A delta's base.
+        var base: OID?
+        /// Where the compressed data starts.
+        var data: Int
     }
 
-    /// What an entry's header says: its type (git's pack numbering: 1–4 objects, 6 and 7
-    /// deltas), the size of its unpacked data, its delta base's id (deltas only) and where its
-    /// compressed data starts.
-    func header(of entry: Entry) throws -> (type: UInt8, size: Int, base: OID?, data: Int) {
-        var at = entry.start
-        var byte = bytes[at]
+    private let path: String
+    private let descriptor: Int32
+    private let index: [UInt8]
+    private let packSize: Int
+    /// The number of objects.
+    let count: Int
+    /// Entry numbers in the order the entries are stored, with their offsets.
+    private lazy var stored: [(offset: Int, number: Int)] = (0..<count).map { (offset(of: $0), $0) }.sorted { $0.offset < $1.offset }
+    /// For each entry number, its place in `stored`.
+    private lazy var positions: [Int] = {
+        var positions = [Int](repeating: 0, count: count)
+        for (position, entry) in stored.enumerated() { positions[entry.number] = position }
+        return positions
+    }()
+    private var depths: [Int: Int] = [:]
+
+    /// Opens `stem.pack` through `stem.idx` (index version 2).
+    /// - Throws: ``GitError`` when either cannot be read or does not hold what the other says.
+    init(stem: String) throws {
+        path = stem + ".pack"
+        guard let index = FileManager.default.contents(atPath: stem + ".idx").map([UInt8].init),
+            let count = Repository.objectCount(ofIndex: stem + ".idx"), index.count >= 8 + 256 * 4 + count * 28 + 40
+        else { throw Self.damaged(stem + ".idx") }
+        self.index = index
+        self.count = count
+        descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        var status = stat()
+        guard descriptor >= 0, fstat(descriptor, &status) == 0, status.st_size >= 32 else {
+            if descriptor >= 0 { close(descriptor) }
+            throw Self.damaged(path)
+        }
+        packSize = Int(status.st_size)
+    }
+
+    deinit { close(descriptor) }
+
+    /// Every entry, in the order they are stored.
+    var entries: [Entry] {
+        get throws { try stored.indices.map(entry(storedAt:)) }
+    }
+
+    /// The entry of `id`, nil when the pack does not hold it.
+    func entry(of id: OID) throws -> Entry? {
+        let first = Int(id.bytes[0])
+        var low = first == 0 ? 0 : word(8 + (first - 1) * 4), high = word(8 + first * 4)
+        while low < high {
+            let middle = (low + high) / 2
+            let at = 8 + 256 * 4 + middle * 20
+            let order = id.bytes.withUnsafeBytes { key in index.withUnsafeBytes { memcmp(key.baseAddress!, $0.baseAddress! + at, 20) } }
+            if order == 0 { return try entry(storedAt: positions[middle]) }
+            if order < 0 { high = middle } else { low = middle + 1 }
+        }
+        return nil
+    }
+
+    /// The entry's stored bytes from `start` to its end.
+    func bytes(of entry: Entry, from start: Int) throws -> [UInt8] {
+        try read(start, entry.end - start)
+    }
+
+    /// What `entry`'s header says.
+    func header(of entry: Entry) throws -> Header {
+        let head = try read(entry.start, min(entry.end - entry.start, 32))
+        var at = 0
+        func next() throws -> UInt8 {
+            guard at < head.count else { throw Self.damaged(path) }
+            defer { at += 1 }
+            return head[at]
+        }
+        var byte = try next()
         let type = (byte >> 4) & 7
         var size = Int(byte & 0x0F)
         var shift = 4
-        while byte & 0x80 != 0 {
-            at += 1
-            guard at < entry.end, shift < 57 else { throw Self.damaged("an entry") }
-            byte = bytes[at]
+        while byte & 0x80 != 0, shift < 57 {
+            byte = try next()
             size |= Int(byte & 0x7F) << shift
             shift += 7
         }
-        at += 1
         switch type {
         case 6:
-            guard at < entry.end else { throw Self.damaged("an entry") }
-            byte = bytes[at]
+            byte = try next()
             var distance = Int(byte & 0x7F)
-            while byte & 0x80 != 0 {
-                at += 1
-                guard at < entry.end, distance < 1 << 50 else { throw Self.damaged("an entry") }
-                byte = bytes[at]
+            while byte & 0x80 != 0, distance < 1 << 50 {
+                byte = try next()
                 distance = ((distance + 1) << 7) | Int(byte & 0x7F)
             }
-            guard let base = idAtOffset[entry.start - distance] else { throw Self.damaged("a delta's base") }
-            return (type, size, base, at + 1)
+            guard let base = try idOfEntry(at: entry.start - distance) else { throw Self.damaged(path) }
+            return Header(type: type, size: size, base: base, data: entry.start + at)
         case 7:
-            guard at + 20 <= entry.end, let base = OID(bytes: bytes[at..<(at + 20)]) else { throw Self.damaged("a delta's base") }
-            return (type, size, base, at + 20)
+            guard at + 20 <= head.count, let base = OID(bytes: head[at..<(at + 20)]) else { throw Self.damaged(path) }
+            return Header(type: type, size: size, base: base, data: entry.start + at + 20)
         case 1...4:
-            return (type, size, nil, at)
+            return Header(type: type, size: size, base: nil, data: entry.start + at)
         default:
-            throw Self.damaged("an entry of type \(type)")
+            throw Self.damaged(path)
         }
     }
 
+    /// How many deltas separate `entry` from a whole object (0 for a whole one).
+    func depth(of entry: Entry) throws -> Int {
+        if let known = depths[entry.start] { return known }
+        var depth = 0
+        if let base = try header(of: entry).base {
+            depth = 1 + (try self.entry(of: base).map(depth(of:)) ?? 0)
+        }
+        depths[entry.start] = depth
+        return depth
+    }
+
+    // MARK: Pieces
+
+    private func entry(storedAt position: Int) throws -> Entry {
+        let (start, number) = stored[position]
+        let end = position + 1 < stored.count ? stored[position + 1].offset : packSize - 20
+        guard start >= 12, start < end else { throw Self.damaged(path) }
+        return Entry(number: number, id: id(of: number), start: start, end: end)
+    }
+
+    private func idOfEntry(at offset: Int) throws -> OID? {
+        var low = 0, high = stored.count
+        while low < high {
+            let middle = (low + high) / 2
+            if stored[middle].offset == offset { return id(of: stored[middle].number) }
+            if stored[middle].offset < offset { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
+    private func id(of number: Int) -> OID {
+        let at = 8 + 256 * 4 + number * 20
+        return OID(bytes: index[at..<(at + 20)])!
+    }
+
+    private func offset(of number: Int) -> Int {
+        let offsets = 8 + 256 * 4 + count * 24
+        let value = word(offsets + number * 4)
+        guard value & 0x8000_0000 != 0 else { return value }
+        let at = offsets + count * 4 + (value & 0x7FFF_FFFF) * 8
+        guard index.count >= at + 8 else { return -1 }
+        return word(at) << 32 | word(at + 4)
+    }
+
+    private func word(_ at: Int) -> Int { index[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+
+    private func read(_ start: Int, _ count: Int) throws -> [UInt8] {
+        guard start >= 0, count >= 0, start + count <= packSize else { throw Self.damaged(path) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(start + done)) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { throw Self.damaged(path) }
+            done += got
+        }
+        return buffer
+    }
+
     private static func damaged(_ what: String) -> GitError {
-        GitError(message: "cannot copy \(what) of a pack: it is damaged", function: "StoredPack")
+        GitError(message: "cannot copy from \(what): it is damaged", function: "StoredPack")
     }
 }

@@ -86,6 +86,20 @@ import Testing
         #expect(added < 300_000, "40 versions of a 2,000-file folder took \(added) bytes")
         try expectContents(files, in: Repository.open(at: folder + "/destination"), "copied")
         #expect(try fsck(folder + "/destination") == 0)
+        // From packs, entries are copied as stored: from the destination (its packs) to a third
+        // repository, then the same through a pack that is not thin (a push to a local cloud).
+        let third = try Repository.create(at: folder + "/third", bare: true)
+        try destination.copyObjects(to: third, from: [first], hiding: [])
+        try destination.copyObjects(to: third, from: [commits.last!], hiding: [first])
+        try expectContents(files, in: Repository.open(at: folder + "/third"), "copied from packs")
+        #expect(try fsck(folder + "/third") == 0)
+        let fourth = try Repository.create(at: folder + "/fourth", bare: true)
+        try destination.copyObjects(to: fourth, from: [first], hiding: [], trusted: true)
+        let start = packBytes(fourth)
+        try destination.copyObjects(to: fourth, from: [commits.last!], hiding: [first], trusted: true)
+        #expect(packBytes(fourth) - start < 300_000)
+        try expectContents(files, in: Repository.open(at: folder + "/fourth"), "copied from packs, not thin")
+        #expect(try fsck(folder + "/fourth") == 0)
     }
 
     @Test func rollingUpLooseObjectsAndPacksKeepsTheDeltas() throws {
