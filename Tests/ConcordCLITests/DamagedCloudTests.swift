@@ -62,6 +62,31 @@ import Testing
         #expect(away.status == 1 && away.stderr.hasPrefix("concord: offline ("), "\(away.stderr)")
     }
 
+    /// An object whose content is not what its id says (a file swapped in the cloud) is refused
+    /// when it arrives, although objects are not hashed again at each later read.
+    @Test func anObjectWhoseContentIsNotItsIdIsRefused() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+        let cloud = HostileCloud(path: "\(cli.folder)/cloud.git")
+        let genuine = try cloud.blob("genuine\n"), forged = try cloud.blob("forged!\n")
+        let file = { (id: String) in "\(cloud.path)/objects/\(id.prefix(2))/\(id.dropFirst(2))" }
+        try FileManager.default.removeItem(atPath: file(genuine))
+        try FileManager.default.copyItem(atPath: file(forged), toPath: file(genuine))
+        try cloud.push(adding: [.init("100644", "note.txt", genuine)])
+        let main = try cli.git(["rev-parse", "main"], in: "b")
+
+        let sync = try cli.run(["-C", "b", "sync"])
+        let line = sync.stderr.trimmingCharacters(in: .newlines)
+        #expect(sync.status == 1 && !line.contains("\n") && line.contains("refused what the cloud"), "\(line)")
+        #expect(try cli.git(["rev-parse", "main"], in: "b") == main)
+        #expect(try cli.ok(["-C", "b", "show", "note.txt"]) == "hello\n")
+        #expect(try String(contentsOfFile: "\(cli.folder)/b/note.txt", encoding: .utf8) == "hello\n")
+    }
+
     @Test func aMalformedCommitOverGitDaemonIsRefusedNotOffline() throws {
         let cli = try CLI()
         defer { cli.remove() }
