@@ -8,9 +8,13 @@ extension History {
     /// document) is left out with one warning: a broken record never blocks listing or resolving.
     func recordedVersions(_ ids: Set<OID>, of document: DocumentPath) throws -> Set<OID> {
         var kept = Set<OID>()
+        // Versions the history index lists need no reading of the history.
+        let indexed = Set(index(at: try head())?.versions(of: document.value).map(\.commit) ?? [])
         for id in ids.sorted() {
             let problem: String?
-            if !repository.contains(id) {
+            if indexed.contains(id) {
+                problem = nil
+            } else if !repository.contains(id) {
                 problem = "no such commit in this container"
             } else if (try? known(id)) == nil {
                 problem = "not a commit"

@@ -35,10 +35,15 @@ extension Repository {
         return first == second
     }
 
+    /// The entry `name` of the folder `tree`. Kept (``ChildMemo``): the same document is looked
+    /// up in the same folders again and again, and reading a wide folder costs far more.
     func child(_ name: Substring, of tree: OID) throws -> TreeEntry? {
+        if let known = children[tree, name] { return known }
         let treePointer = try lookupTree(tree)
         defer { git_tree_free(treePointer) }
-        return git_tree_entry_byname(treePointer, String(name)).map(TreeEntry.init(copying:))
+        let entry = git_tree_entry_byname(treePointer, String(name)).map(TreeEntry.init(copying:))
+        children[tree, name] = .some(entry)
+        return entry
     }
 
     /// Looks a tree up after checking its object is readable; the caller frees it.
@@ -174,5 +179,25 @@ extension Signature {
             git_signature_new(
                 &signature, name, email, git_time_t(seconds), Int32(timeZoneOffsetMinutes)))
         return signature
+    }
+}
+
+/// Entries of folders already looked up by name, emptied when it holds too many.
+struct ChildMemo {
+    private struct Key: Hashable {
+        var tree: OID
+        var name: Substring
+    }
+    /// The most entries kept.
+    static let limit = 100_000
+    private var kept: [Key: TreeEntry?] = [:]
+
+    subscript(tree: OID, name: Substring) -> TreeEntry?? {
+        get { kept[Key(tree: tree, name: name)] }
+        set {
+            guard let newValue else { return }
+            if kept.count >= Self.limit { kept = [:] }
+            kept[Key(tree: tree, name: name)] = newValue
+        }
     }
 }

@@ -20,6 +20,8 @@ public final class Repository {
     var pendingPack: PendingPack?
     /// Small differences between two trees, computed once (``forEachDifference(_:_:_:)``).
     var differences = DifferenceMemo()
+    /// Entries of folders already looked up by name (``child(_:of:)``).
+    var children = ChildMemo()
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer
