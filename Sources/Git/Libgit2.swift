@@ -19,12 +19,14 @@ enum Libgit2 {
         // once (its buffer), not again for the pack pages that held it.
         _ = concord_git_set_mwindow_size(32 << 20)
         _ = concord_git_set_mwindow_mapped_limit(64 << 20)
-        // Keep folders of any size in libgit2's object cache (by default only those under 4 KB,
+        // Keep folders up to 1 MB in libgit2's object cache (by default only those under 4 KB,
         // about 100 entries): walking history reads the same folders again and again. But bound
-        // the whole cache (256 MB by default): a flat folder of 10,000 documents is a 400 KB
-        // tree in every commit, and walking such a history must not keep them all.
+        // the whole cache small (256 MB by default): it drops objects in no useful order, so a
+        // large one helps little once the folders are wide (a flat folder of 10,000 documents is
+        // a 400 KB tree in every commit); the folders read last are kept by the repository
+        // itself (RecentTrees), and small differences and entries by name (the memos).
         _ = concord_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
-        _ = concord_git_set_cache_max_size(48 << 20)
+        _ = concord_git_set_cache_max_size(8 << 20)
         // Every object is hashed once when it is written or arrives (libgit2's indexer checks
         // what a cloud sends), and zlib's checksum catches damage on disk when it is read, as
         // git does; hashing again at every read (SHA-1 with collision detection) was most of the

@@ -48,10 +48,12 @@ extension Repository {
 
     /// Looks a tree up after checking its object is readable; the caller frees it.
     func lookupTree(_ id: OID) throws -> OpaquePointer? {
+        if let kept = recentTrees.tree(id) { return kept }
         try ensureReadable(id, "git_tree_lookup")
         var raw = id.raw
         var tree: OpaquePointer?
         try check("git_tree_lookup", git_tree_lookup(&tree, pointer, &raw))
+        if let tree { recentTrees.keep(id, tree) }
         return tree
     }
 

@@ -22,6 +22,8 @@ public final class Repository {
     var differences = DifferenceMemo()
     /// Entries of folders already looked up by name (``child(_:of:)``).
     var children = ChildMemo()
+    /// The folders read last, kept parsed (``lookupTree(_:)``).
+    let recentTrees = RecentTrees(limit: 4 << 20)
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer
@@ -29,7 +31,10 @@ public final class Repository {
         workDirectory = git_repository_workdir(pointer).map { String(cString: $0) }
     }
 
-    deinit { git_repository_free(pointer) }
+    deinit {
+        recentTrees.removeAll()
+        git_repository_free(pointer)
+    }
 
     /// Creates a repository whose HEAD names `refs/heads/<initialBranch>`.
     /// - Throws: ``GitError`` when the folder cannot be made or already holds a repository
