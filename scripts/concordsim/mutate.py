@@ -43,24 +43,22 @@ MUTATIONS = [
              "            try checkout.recoverPending()\n",
              "",
              "a writer does not finish the work-tree update an interrupted command left in its journal"),
-    Mutation("reverse-latest-wins-integration", "Sources/Concord/Integration.swift",
-             "return (stampA.clock, stampA.deviceID, a.hex) > (stampB.clock, stampB.deviceID, b.hex)",
-             "return (stampA.clock, stampA.deviceID, a.hex) < (stampB.clock, stampB.deviceID, b.hex)",
-             "an integration's provisional current version is the earliest of two concurrent ones"),
-    Mutation("reverse-latest-wins-resolve", "Sources/Concord/ContainerCore+Resolve.swift",
-             "let winner = survivors.max { ($0.version.clock, $0.version.deviceID, $0.id.hex) < "
-             "($1.version.clock, $1.version.deviceID, $1.id.hex) }!",
-             "let winner = survivors.max { ($0.version.clock, $0.version.deviceID, $0.id.hex) > "
-             "($1.version.clock, $1.version.deviceID, $1.id.hex) }!",
-             "resolve --latest keeps the earliest of the concurrent versions"),
-    Mutation("reverse-canonical-order", "Sources/ConcordMerge/MergePolicy.swift",
+    Mutation("reverse-latest-wins", "Sources/ConcordMerge/LatestWins.swift",
              "(lhs.clock, lhs.deviceID, lhs.id) < (rhs.clock, rhs.deviceID, rhs.id)",
              "(lhs.clock, lhs.deviceID, lhs.id) > (rhs.clock, rhs.deviceID, rhs.id)",
-             "merge policies see the versions latest first (the latest policy keeps the earliest)"),
+             "the latest-wins rule (LatestWins.Rank) is reversed: between concurrent versions, integration's "
+             "provisional current version, resolve --latest, the latest policy and the merge policies' canonical "
+             "order all take the earliest as the latest"),
+    Mutation("reverse-canonical-order", "Sources/ConcordMerge/MergePolicy.swift",
+             "        lhs.rank < rhs.rank\n",
+             "        lhs.rank > rhs.rank\n",
+             "merge policies (text, union, JSON, package) see the versions latest first "
+             "(MergeVersion.canonicalOrder reversed; the latest-wins rule itself is unchanged)"),
     Mutation("skip-fsync-work-file", "Sources/Concord/WorkTree.swift",
-             "if (GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {",
+             "if (syncing && GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {",
              "if close(descriptor) != 0 {",
-             "a work-tree file is renamed into place without being synced first"),
+             "a work-tree file is renamed into place without being synced first (writes that sync each file: "
+             "all but a new clone's first checkout, which flushes once with sync(2))"),
     Mutation("skip-fsync-folder", "Sources/Concord/WorkTree.swift",
              "        func sync() {\n            guard GitLibrary.durable else { return }\n",
              "        func sync() {\n            guard !GitLibrary.durable else { return }\n",
@@ -73,14 +71,24 @@ MUTATIONS = [
              "        if let problem = PathRules.problem(withName: Substring(entry.name)) { return problem }\n",
              "",
              "names arriving from the cloud ('..', '.git', control characters...) are not checked"),
-    Mutation("push-without-cas", "Sources/Concord/ContainerCore+Sync.swift",
-             'try cloud.setReference(Self.branch, to: main, expected: fetched, message: "concord: push")',
-             'try cloud.forceReference(Self.branch, to: main, message: "concord: push")',
-             "a push moves the cloud's main whatever it points at (no compare-and-swap)"),
+    Mutation("push-without-cas", "Sources/Concord/CloudLink.swift",
+             'try cloud.setReference(ContainerCore.branch, to: main, expected: fetched, message: "concord: push")',
+             'try cloud.forceReference(ContainerCore.branch, to: main, message: "concord: push")',
+             "a push to a local cloud (CloudLink.push) moves its main whatever it points at (no compare-and-swap)"),
     Mutation("gc-packs-the-tip-only", "Sources/Git/Repository+Maintenance.swift",
              "        for commit in commits.reversed() {\n",
              "        for commit in commits.prefix(1) {\n",
              "gc (repackAll) packs only the newest commit and drops the older history"),
+    Mutation("delta-copies-wrong-range", "Sources/Git/Delta.swift",
+             "                    pendingCopy = (i, length)\n",
+             "                    pendingCopy = (i + 1, length)\n",
+             "a folder's delta (Delta.matchEntries) copies each unchanged entry from one byte too far in the base: "
+             "the delta rebuilds a wrong folder, or reads past the base's end"),
+    Mutation("skip-fsync-own-pack", "Sources/Git/Repository+Pack.swift",
+             "return GitLibrary.durable && fsync(descriptor) != 0 ? errno : nil",
+             "return false ? errno : nil",
+             "a pack Concord writes itself (a push to a local cloud, a roll-up) and its index are renamed into place "
+             "without being synced first (Repository.writeDurably)"),
 ]
 
 
