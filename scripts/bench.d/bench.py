@@ -995,7 +995,7 @@ def main() -> int:
     p.add_argument("--sizes", default="1000,10000,100000", help="comma-separated container sizes (folders of 100 documents)")
     p.add_argument("--flat", default=None, metavar="N,...",
                    help="also measure flat containers of N documents, all in their root folder, reported as "
-                        "'N flat' (comma list, e.g. 10000,100000; default 10000; 0: none; --quick: none)")
+                        "'N flat' (comma list; default 10000,100000; 0: none; --quick: none)")
     p.add_argument("--saves", default=",".join(SAVES), metavar="WAYS",
                    help="comma list of the ways the devices save their 100 offline edits before the airplane round, "
                         "each container built and measured once per way: batch (the files written, then one "
@@ -1041,7 +1041,7 @@ def main() -> int:
     if args.quick:
         args.sizes, args.reps, args.slow_reps = "1000", 3, 3
     if args.flat is None:
-        args.flat = "0" if args.quick else "10000"
+        args.flat = "0" if args.quick else "10000,100000"
     if args.merge_sizes is None:
         args.merge_sizes = "1" if args.quick else "1,10"
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s]
