@@ -61,7 +61,7 @@ extension Repository {
             var request = PacketLine.encode("\(expected?.hex ?? zero) \(target.hex) \(reference)\0report-status agent=concord\n")
             request += PacketLine.flush
             try write(request, to: stream)
-            let pack = try packOfChanges(from: [target], hiding: [expected].compactMap { $0 }).bytes
+            let pack = try packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes
             try pack.withUnsafeBytes { bytes in
                 try check(
                     "git_smart_subtransport_stream write",
