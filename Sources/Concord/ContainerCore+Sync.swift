@@ -12,7 +12,8 @@ extension ContainerCore {
                 throw ConcordError.offline(reason: "airplane mode", waiting: try waitingVersionCount())
             }
             var report = SyncReport(outcome: .upToDate, updatedDocuments: [], newConflicts: [], conflicts: [], pushedCommits: 0, attempts: 0)
-            var updated = Set<DocumentPath>(), fresh = Set<DocumentPath>()
+            var updated = Set<DocumentPath>()
+            let start = try history.head()
             let cloud = try cloudLink()
             while true {
                 guard report.attempts < Self.maximumSyncAttempts else {
@@ -28,7 +29,6 @@ extension ContainerCore {
                 var toPush = local
                 if let remote, remote != local {
                     if try repository.isDescendant(remote, of: local) {
-                        fresh.formUnion(try arrivingConflicts(from: local, to: remote))
                         updated.formUnion(try moveMain(from: local, to: remote, message: "concord: fast-forward"))
                         if report.outcome == .upToDate { report.outcome = .fastForwarded }
                         break
@@ -36,10 +36,9 @@ extension ContainerCore {
                     if try !repository.isDescendant(local, of: remote) {
                         let integrated = try inOnePack { try integration.integrate(local: local, remote: remote) }
                         CrashPoint.reach("sync:integrated")
-                        updated.formUnion(try moveMain(from: local, to: integrated.commit, message: "concord: integrate"))
-                        fresh.formUnion(integrated.newConflicts)
+                        updated.formUnion(try moveMain(from: local, to: integrated, message: "concord: integrate"))
                         report.outcome = .integrated
-                        toPush = integrated.commit
+                        toPush = integrated
                     }
                 } else if remote == local {
                     break
@@ -55,7 +54,7 @@ extension ContainerCore {
                 }
             }
             report.updatedDocuments = updated.sorted()
-            report.newConflicts = fresh.sorted()
+            if let start, let end = try history.head() { report.newConflicts = try arrivingConflicts(from: start, to: end) }
             report.conflicts = try history.conflicts().map(\.document)
             return report
         }
@@ -73,11 +72,16 @@ extension ContainerCore {
         return Set(changed.compactMap { history.document(containing: $0.path, patterns: patterns)?.document })
     }
 
-    /// Documents whose conflict record gains a version between two commits.
+    /// The documents in conflict at `new` whose conflict record gains a version since `old`:
+    /// a sync's ``SyncReport/newConflicts``, from the main it started at to the one it ends at,
+    /// whether it fast-forwarded or integrated (a conflict the integration found and one that
+    /// arrived already in conflict on the cloud's side alike). Reads only the records that differ.
     private func arrivingConflicts(from old: OID, to new: OID) throws -> [DocumentPath] {
-        let before = Dictionary(try history.conflictRecords(in: history.tree(of: old)).map { ($0.document, $0.versions) }, uniquingKeysWith: { a, _ in a })
-        return try history.conflictRecords(in: history.tree(of: new)).filter { record in
-            try !history.recordedVersions(record.versions.subtracting(before[record.document] ?? []), of: record.document).isEmpty
-        }.map(\.document)
+        let oldTree = try history.tree(of: old), newTree = try history.tree(of: new)
+        return try history.changedConflictRecords(from: oldTree, to: newTree).filter { document in
+            guard let after = try history.conflictRecord(of: document, in: newTree) else { return false }
+            let before = try history.conflictRecord(of: document, in: oldTree)?.versions ?? []
+            return try !history.recordedVersions(after.versions.subtracting(before), of: document).isEmpty
+        }.sorted()
     }
 }

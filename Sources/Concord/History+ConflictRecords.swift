@@ -49,6 +49,20 @@ extension History {
         }
     }
 
+    /// The documents whose conflict record differs between two trees (added, removed or
+    /// rewritten): compares the records folders entry by entry and reads no record, so the cost
+    /// follows the records that changed, not the documents in conflict.
+    func changedConflictRecords(from old: OID?, to new: OID?) throws -> [DocumentPath] {
+        func folder(in tree: OID?) throws -> OID? {
+            guard let folder = try entry(ConflictRecord.folder, in: tree), folder.kind == .tree else { return nil }
+            return folder.id
+        }
+        let changes = try ConcordError.wrap("cannot compare the conflict records") {
+            try repository.diff(folder(in: old), folder(in: new))
+        }
+        return changes.compactMap { $0.path.contains("/") ? nil : ConflictRecord.document(fromName: $0.path) }
+    }
+
     func conflicts() throws -> [Conflict] {
         try conflictRecords(in: tree(of: head())).map { record in
             Conflict(

@@ -14,14 +14,6 @@ struct Integration {
     /// Writes the integration's commit as this device.
     let commitMaker: CommitMaker
 
-    /// What an integration wrote.
-    struct Outcome {
-        /// The integration commit (its parents: the local head, then the remote one); `main` has not moved.
-        var commit: OID
-        /// The documents that entered the in-conflict state in it.
-        var newConflicts: [DocumentPath]
-    }
-
     private struct Side {
         var head: OID
         var tree: OID?
@@ -31,8 +23,11 @@ struct Integration {
     }
 
     /// Merges the histories of `local` and `remote` into one commit whose parents are both.
+    /// - Returns: the integration commit (its parents: the local head, then the remote one); `main`
+    ///   has not moved. The documents it found changed concurrently are in its `Concord-Conflict`
+    ///   trailers; what a sync reports as new conflicts comes from the conflict records it changed.
     /// - Throws: ``ConcordError/failed(_:)`` when they share no commit (another container's cloud).
-    func integrate(local: OID, remote: OID) throws -> Outcome {
+    func integrate(local: OID, remote: OID) throws -> OID {
         guard let base = try ConcordError.wrap("cannot find the merge base", { try repository.mergeBase(local, remote) }) else {
             throw ConcordError.failed("the cloud holds an unrelated history: it is not this container's cloud")
         }
@@ -146,8 +141,7 @@ struct Integration {
             newConflicts.isEmpty
             ? "Integrate \(remote.short) into \(local.short)"
             : "Integrate \(remote.short) into \(local.short): \(newConflicts.count) in conflict"
-        let commit = try commitMaker.commit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
-        return Outcome(commit: commit, newConflicts: newConflicts)
+        return try commitMaker.commit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
     }
 
     /// The documents that commits after `base` on `head`'s side saved, deleted or resolved (their

@@ -201,4 +201,42 @@ import Testing
             #expect(try device.conflicts().first?.versionCount == 2)
         }
     }
+
+    /// Issue 17: a conflict that arrives through the cloud's side of an integration (already in
+    /// conflict there), or gains a version that way, is in the integrating device's `newConflicts`,
+    /// as it is in a fast-forward's; a conflict the sync leaves as it was is not.
+    @Test func anIntegratingSyncReportsTheConflictsArrivingFromTheCloud() async throws {
+        let fixture = try Fixture(devices: 4)
+        try fixture[1].save(doc("note.txt"), content: text("base\n"))
+        try await fixture.syncAll(rounds: 1)
+        for index in [1, 2, 4] { try fixture[index].save(doc("note.txt"), content: text("from device \(index)\n")) }
+        try await fixture[2].sync()
+        let first = try await fixture[1].sync()
+        #expect(first.outcome == .integrated && first.newConflicts == [doc("note.txt")])
+
+        // Device 3 has its own change, so its sync integrates: the conflict arrives whole.
+        try fixture[3].save(doc("other.txt"), content: text("3a\n"))
+        let arrived = try await fixture[3].sync()
+        #expect(arrived.outcome == .integrated)
+        #expect(arrived.conflicts == [doc("note.txt")])
+        #expect(arrived.newConflicts == [doc("note.txt")])
+
+        // Device 4's concurrent version joins the conflict; device 3 integrates it.
+        let joined = try await fixture[4].sync()
+        #expect(joined.outcome == .integrated && joined.newConflicts == [doc("note.txt")])
+        try fixture[3].save(doc("other.txt"), content: text("3b\n"))
+        let gained = try await fixture[3].sync()
+        #expect(gained.outcome == .integrated)
+        #expect(gained.newConflicts == [doc("note.txt")])
+        #expect(try fixture[3].conflicts().first?.versionCount == 3)
+
+        // The cloud moves without touching the conflict: nothing new to report.
+        try fixture[2].save(doc("two.txt"), content: text("2\n"))
+        try await fixture[2].sync()
+        try fixture[3].save(doc("other.txt"), content: text("3c\n"))
+        let unchanged = try await fixture[3].sync()
+        #expect(unchanged.outcome == .integrated)
+        #expect(unchanged.conflicts == [doc("note.txt")])
+        #expect(unchanged.newConflicts.isEmpty)
+    }
 }

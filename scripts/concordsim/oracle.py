@@ -442,18 +442,8 @@ class Checker:
             mismatches.append(f"outcome {report['outcome']} (model {prediction.outcome})")
         if sorted(report["updated"]) != prediction.updated:
             mismatches.append(f"updated {report['updated']} (model {prediction.updated})")
-        real_new, should = set(report["newConflicts"]), set(prediction.new_conflicts)
-        if real_new != should:
-            if not self.strict and prediction.outcome == "integrated" and real_new <= should:
-                # Known bug: an integration reports only the documents it found changed concurrently on
-                # both sides since the merge base, not the conflicts (or conflict versions) that arrive
-                # with the cloud's side, which a fast-forward does report. Counted and printed at the
-                # end of the run; --strict fails on it. (The conflicts themselves are compared exactly.)
-                example = (f"{dev.name}: an integrating sync left {sorted(should - real_new)} out of newConflicts, "
-                           f"whose conflict versions it changed")
-                self.known.setdefault("newConflicts leaves out conflicts arriving through an integration", [example, 0])[1] += 1
-            else:
-                mismatches.append(f"newConflicts {report['newConflicts']} (model {prediction.new_conflicts})")
+        if sorted(report["newConflicts"]) != prediction.new_conflicts:
+            mismatches.append(f"newConflicts {report['newConflicts']} (model {prediction.new_conflicts})")
         if sorted(report["conflicts"]) != prediction.conflicts:
             mismatches.append(f"conflicts {report['conflicts']} (model {prediction.conflicts})")
         if report.get("attempts", 1) != 1:
