@@ -13,8 +13,9 @@ final class RecentTrees {
     /// The most bytes (estimated from entry counts) kept, beyond the newest few folders, which
     /// are kept whatever their size.
     let limit: Int
-    /// How many of the newest folders are always kept (a comparison's two sides and the head's).
-    static let alwaysKept = 3
+    /// How many of the newest folders are always kept: a comparison's two sides, and the head's,
+    /// the merge's and each contending version's when a resolve looks its documents up in them.
+    static let alwaysKept = 6
 
     init(limit: Int) { self.limit = limit }
 
