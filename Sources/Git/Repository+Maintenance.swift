@@ -122,7 +122,10 @@ extension Repository {
         let before = packs()
         let loose = looseObjects()
         var commits: [OID] = []
-        try walk(fromEveryReference: true, from: []) { id in
+        // What a reference's log names stays too (as git gc keeps it): a log entry naming a
+        // dropped commit is an error to git fsck, and a cloud that moved its main back would
+        // otherwise leave origin/main's log naming commits no longer here.
+        try walk(fromEveryReference: true, from: loggedCommits()) { id in
             commits.append(id)
             return true
         }
@@ -151,6 +154,38 @@ extension Repository {
     }
 
     // MARK: Pieces
+
+    /// The commits the logs of every reference name (old and new values) that this repository holds.
+    private func loggedCommits() throws -> [OID] {
+        var names = git_strarray()
+        try check("git_reference_list", git_reference_list(&names, pointer))
+        defer { git_strarray_dispose(&names) }
+        var found = Set<OID>()
+        for index in 0..<names.count {
+            guard let name = names.strings[index] else { continue }
+            var log: OpaquePointer?
+            guard git_reflog_read(&log, pointer, name) == 0 else {
+                git_error_clear()
+                continue
+            }
+            defer { git_reflog_free(log) }
+            for number in 0..<git_reflog_entrycount(log) {
+                guard let entry = git_reflog_entry_byindex(log, number) else { continue }
+                for raw in [git_reflog_entry_id_old(entry), git_reflog_entry_id_new(entry)] {
+                    guard let raw else { continue }
+                    let id = OID(raw.pointee)
+                    var object: OpaquePointer?
+                    if id.bytes.contains(where: { $0 != 0 }), git_object_lookup(&object, pointer, raw, GIT_OBJECT_COMMIT) == 0 {
+                        found.insert(id)
+                    } else {
+                        git_error_clear()
+                    }
+                    git_object_free(object)
+                }
+            }
+        }
+        return found.sorted { $0.hex < $1.hex }
+    }
 
     /// Adds loose objects to `pack`: the changes of loose commits as deltas against their
     /// parents' versions of the same paths, then whatever else is loose, whole.

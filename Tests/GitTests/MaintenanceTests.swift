@@ -15,6 +15,37 @@ import Testing
         #expect(Repository.packsToMerge([pack(7)]).isEmpty)
     }
 
+    /// A commit that only a reference's log still names (the cloud moved its main back) stays
+    /// through a full repack, as git gc keeps it: dropping it leaves the log naming a missing
+    /// commit, which git fsck reports as an error.
+    @Test func aFullRepackKeepsWhatReferenceLogsName() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: false)
+        let signature = Signature(name: "t", email: "t@example.invalid", time: Date())
+        func commit(_ text: String, parents: [OID]) throws -> OID {
+            let blob = try repository.writeBlob(Data(text.utf8))
+            let tree = try repository.updateTree(nil, [.upsert(path: "note.txt", id: blob, mode: TreeEntry.fileMode)])
+            return try repository.createCommit(tree: tree, parents: parents, author: signature, committer: signature, message: text)
+        }
+        let first = try commit("first\n", parents: [])
+        let second = try commit("second\n", parents: [first])
+        let away = try commit("moved away\n", parents: [first])
+        try repository.setReference("refs/heads/main", to: second, expected: nil, message: "main")
+        try repository.forceReference("refs/remotes/origin/main", to: first, message: "fetch")
+        try repository.forceReference("refs/remotes/origin/main", to: away, message: "fetch")
+        try repository.forceReference("refs/remotes/origin/main", to: first, message: "fetch: the cloud moved back")
+        try repository.repackAll()
+        #expect(repository.contains(away))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", folder, "fsck", "--no-dangling"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
     /// Three commits stored as three packs plus loose objects: one merge leaves one pack holding
     /// every object, and nothing else.
     @Test func mergingPacksKeepsEveryObjectInOnePack() throws {
