@@ -164,9 +164,10 @@ import Testing
         let cli = try CLI()
         defer { cli.remove() }
         try cli.git(["init", "--quiet", "--bare", "--initial-branch=main", "cloud.git"], in: ".")
-        let port = try {
-            let daemon = try GitDaemon(base: cli.folder); daemon.stop(); return daemon.port
-        }()
+        // The port stays bound (not listening) until the daemon starts: a test running at the same
+        // time cannot start a server on it meanwhile.
+        let reserved = try ReservedPort()
+        let port = reserved.port
         let url = "git://127.0.0.1:\(port)/cloud.git"
         let created = try cli.run(["init", "phone", "--device", "iPhone", "--remote", url])
         #expect(created.status == 0)
@@ -180,6 +181,7 @@ import Testing
         try cli.ok(["init", "laptop", "--device", "Laptop", "--remote", url])
         try cli.ok(["-C", "laptop", "save", "other.txt"], input: "another container\n")
 
+        reserved.release()
         let daemon = try GitDaemon(base: cli.folder, port: port)
         defer { daemon.stop() }
         #expect(try cli.ok(["-C", "phone", "sync"]).contains("Sent"))

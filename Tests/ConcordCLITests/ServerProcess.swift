@@ -48,20 +48,7 @@ final class ServerProcess {
     }
 
     /// A TCP port of 127.0.0.1 that nothing listens on now.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = socketAddress(0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw ServerError("cannot find a free port: errno \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    static func freePort() throws -> Int { try ReservedPort().port }
 
     /// True when something accepts connections on `port` of 127.0.0.1.
     static func canConnect(_ port: Int) -> Bool {
@@ -107,4 +94,40 @@ func runTool(_ executable: String, _ arguments: [String], environment: [String: 
         throw ServerError("\(executable) \(arguments.joined(separator: " ")): \(text)")
     }
     return text
+}
+
+/// A port of 127.0.0.1 held bound but not listening: a connection to it is refused, and no other
+/// server (another test's, running at the same time) can take it until it is released.
+final class ReservedPort {
+    /// The port.
+    let port: Int
+    private var descriptor: Int32
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard descriptor >= 0, bound == 0 else {
+            if descriptor >= 0 { close(descriptor) }
+            throw ServerError("cannot find a free port: errno \(errno)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.descriptor = descriptor
+    }
+
+    /// Lets a server bind the port.
+    func release() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+
+    deinit { release() }
 }
