@@ -78,7 +78,20 @@ extension History {
                 return true
             }
         }
-        return result
+        guard !covered.isEmpty else { return result }
+        // A walk hiding commits trusts commit dates (as `git rev-list` does): after a clock went
+        // back, it also returns commits the hidden ones reach (a whole history came back once, and
+        // every version in it was indexed twice). Keep only those none of them reaches: a commit
+        // with a kept parent is kept; the others (where the arrivals start) ask the graph.
+        var kept = Set<OID>()
+        for commit in result.reversed() {
+            if try known(commit).commit.parents.contains(where: kept.contains) {
+                kept.insert(commit)
+            } else if try !covered.contains(where: { try $0 == commit || repository.isDescendant($0, of: commit) }) {
+                kept.insert(commit)
+            }
+        }
+        return result.filter(kept.contains)
     }
 
     /// One step: the versions the arriving commits make, each with the path's entry and the

@@ -75,8 +75,12 @@ final class HistoryIndex {
     private struct PathVersions {
         var all: [Version] = []
         var byEntry: [OID?: (count: Int, commit: OID)] = [:]
+        var commits: Set<OID> = []
 
+        /// Adds `version`, unless its commit is already one of the path's versions (an index
+        /// that recorded a commit twice must not list it twice).
         mutating func append(_ version: Version) {
+            guard commits.insert(version.commit).inserted else { return }
             all.append(version)
             let known = byEntry[version.entry]
             byEntry[version.entry] = ((known?.count ?? 0) + 1, known?.commit ?? version.commit)

@@ -131,4 +131,64 @@ import Testing
         #expect(indexed == walked)
         #expect(walked["a.txt"]?.all.first { $0.deviceName == "device2" }?.replaces == [])
     }
+
+    /// A device whose clock went back an hour integrates a commit made with the right time: git's
+    /// walk from the merge hiding the device's tip trusts dates and returns the whole history
+    /// below the tip too (5 devices, seed 2); the index must record each version once.
+    @Test func aClockThatWentBackDoesNotIndexTheHistoryTwice() async throws {
+        let back = ClockOffset()
+        let fixture = try Fixture(devices: 2) { index in { Date().addingTimeInterval(index == 1 ? back.seconds : 0) } }
+        try fixture[1].save(doc("a.txt"), content: text("a0"))
+        try fixture[1].save(doc("a.txt"), content: text("a1"))
+        try fixture[1].save(doc("b.txt"), content: text("b0"))
+        try await fixture.syncAll(rounds: 1)
+        back.seconds = -3600
+        try fixture[1].setAirplaneMode(true)
+        for round in 0..<8 { try fixture[1].save(doc("b.txt"), content: text("b\(round + 1), an hour earlier")) }
+        try fixture[2].save(doc("c.txt"), content: text("c0"))
+        try await fixture[2].sync()
+        try fixture[1].setAirplaneMode(false)
+        try await fixture[1].sync()
+        let device = fixture[1]
+        let history = "\(device.root)/.git/concord/history"
+        for name in try FileManager.default.contentsOfDirectory(atPath: history) where name.hasPrefix("log-") {
+            let records = try Self.logRecords(Data(contentsOf: URL(fileURLWithPath: "\(history)/\(name)")))
+            #expect(Set(records).count == records.count, "each version logged once: \(records)")
+        }
+        let indexed = try answers(Container.open(at: device.root), ["a.txt", "b.txt", "c.txt"])
+        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
+        let walked = try answers(Container.open(at: device.root), ["a.txt", "b.txt", "c.txt"])
+        try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+        #expect(indexed == walked)
+        #expect(indexed["a.txt"]?.all.count == 2)
+    }
+
+    /// The (path, commit) of each record of an index log: a path's length (2 bytes) and bytes,
+    /// the commit, the entry (a flag, then the id when 1), the count of replaced commits and them.
+    static func logRecords(_ data: Data) -> [String] {
+        let bytes = [UInt8](data)
+        var records: [String] = []
+        var offset = 0
+        while offset + 2 <= bytes.count {
+            let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
+            let path = String(decoding: bytes[(offset + 2)..<(offset + 2 + length)], as: UTF8.self)
+            offset += 2 + length
+            let commit = bytes[offset..<(offset + 20)].map { String(format: "%02x", $0) }.joined()
+            offset += 20
+            offset += bytes[offset] == 1 ? 21 : 1
+            offset += 1 + Int(bytes[offset]) * 20
+            records.append("\(path)@\(commit)")
+        }
+        return records
+    }
+}
+
+/// A clock offset a test changes while devices run.
+private final class ClockOffset: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: TimeInterval = 0
+    var seconds: TimeInterval {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
 }
