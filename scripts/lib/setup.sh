@@ -3,7 +3,7 @@
 # scripts need, installed with apt-get when missing.
 #
 #   source scripts/lib/setup.sh
-#   concord_setup [PACKAGE...]     # libgit2-dev, pkg-config, git, python3, and the packages named
+#   concord_setup [PACKAGE...]     # libgit2-dev, libmbedtls-dev, pkg-config, git, python3, and the packages named
 #
 # A package named is installed when `dpkg -s` does not know it. Installing needs root or sudo; without
 # either, the step says what to install and fails.
@@ -20,6 +20,9 @@ concord_setup() {
     if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists libgit2; then
         missing+=(libgit2-dev pkg-config)
     fi
+    # The Git wrapper also calls mbedTLS (a pack's SHA-1 checksum): libgit2-dev brings it on
+    # Debian, named here for systems where it does not.
+    [ -e /usr/include/mbedtls/sha1.h ] || missing+=(libmbedtls-dev)
     command -v git >/dev/null 2>&1 || missing+=(git)
     command -v python3 >/dev/null 2>&1 || missing+=(python3)
     local package
