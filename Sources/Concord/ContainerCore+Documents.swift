@@ -25,7 +25,7 @@ extension ContainerCore {
         try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
-            let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
+            let isPackage = try history.checkDocument(document, in: headTree)
             if case let .file(data)? = content { try checkSize(data.count, of: document.value) }
             if case let .package(files)? = content {
                 for (file, data) in files { try checkSize(data.count, of: "\(document.value)/\(file)") }
@@ -59,7 +59,7 @@ extension ContainerCore {
         try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
-            let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
+            let isPackage = try history.checkDocument(document, in: headTree)
             guard let oldEntry = try history.entry(document.value, in: headTree) else {
                 throw ConcordError.noSuchDocument(document.value)
             }

@@ -53,15 +53,4 @@ final class ContainerCore {
     func inOnePack<T>(_ body: () throws -> T) throws -> T {
         try ConcordError.wrap("cannot store the new objects") { try repository.writingOnePack(body) }
     }
-
-    /// Checks that a document path names a document, not a file inside a package.
-    func checkDocument(_ document: DocumentPath, patterns: [String]) throws -> Bool {
-        guard let (owner, isPackage) = history.document(containing: document.value, patterns: patterns) else {
-            throw ConcordError.invalidPath(document.value, reason: "'.concord' holds Concord's own records")
-        }
-        if owner != document {
-            throw ConcordError.invalidPath(document.value, reason: "it is inside the package '\(owner)': save or resolve the package as one document")
-        }
-        return isPackage
-    }
 }
