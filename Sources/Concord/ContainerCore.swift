@@ -5,9 +5,9 @@ internal import Git
 /// ``Container`` hands it out one caller at a time.
 ///
 /// Its operations are facets (`ContainerCore+Topic.swift`); what they share are the types it
-/// holds: the ``Writer`` every write goes through, the ``Checkout`` of the work tree, the
-/// ``CommitMaker`` of this device's commits, the ``Integration`` of two histories and the
-/// read-only ``History``.
+/// holds: the ``Writer`` every write goes through, the ``WorkTree`` of files people edit, the
+/// ``Checkout`` of the work tree, the ``CommitMaker`` of this device's commits, the
+/// ``Integration`` of two histories and the read-only ``History``.
 final class ContainerCore {
     static let branch = "refs/heads/main"
     static let remoteBranch = "refs/remotes/origin/main"
