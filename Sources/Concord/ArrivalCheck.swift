@@ -54,6 +54,19 @@ struct ArrivalCheck {
             else { return nil }
             return number << shift
         }
+
+        /// Refuses a file of `size` bytes that other devices would refuse from the cloud, so that
+        /// no device saves what the others refuse.
+        /// - Throws: ``ConcordError/io(_:reason:)`` naming the limit and the settings that raise it.
+        func checkSize(_ size: Int, of path: String) throws {
+            if size > objectSize {
+                throw ConcordError.io(
+                    path,
+                    reason:
+                        "\(ArrivalCheck.format(size)) is over the limit of \(ArrivalCheck.format(objectSize)) for one file that devices accept (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it, on every device)"
+                )
+            }
+        }
     }
 
     let limits: Limits

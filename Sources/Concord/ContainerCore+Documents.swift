@@ -25,13 +25,13 @@ extension ContainerCore {
         try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
-            let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
-            if case let .file(data)? = content { try checkSize(data.count, of: document.value) }
+            let isPackage = try history.checkDocument(document, in: headTree)
+            if case let .file(data)? = content { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: document.value) }
             if case let .package(files)? = content {
-                for (file, data) in files { try checkSize(data.count, of: "\(document.value)/\(file)") }
+                for (file, data) in files { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: "\(document.value)/\(file)") }
             }
             if let content { try writeWorkContent(document, content, isPackage: isPackage) }
-            let newEntry = try entryFromWorkTree(document, isPackage: isPackage)
+            let newEntry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository)
             CrashPoint.reach("save:objects-written")
             guard let newEntry else {
                 if try history.entry(document.value, in: headTree) != nil {
@@ -59,7 +59,7 @@ extension ContainerCore {
         try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
-            let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
+            let isPackage = try history.checkDocument(document, in: headTree)
             guard let oldEntry = try history.entry(document.value, in: headTree) else {
                 throw ConcordError.noSuchDocument(document.value)
             }
@@ -77,64 +77,6 @@ extension ContainerCore {
             if isPackage, workTree.kind(document.value) == .directory { try workTree.removeTree(document.value) }
             return SaveResult(document: document, version: id.hex, isDeletion: true)
         }
-    }
-
-    /// The tree entry the work tree's copy of `document` would have, writing its objects; nil when absent.
-    func entryFromWorkTree(_ document: DocumentPath, isPackage: Bool) throws -> TreeEntry? {
-        let path = document.value
-        switch workTree.kind(path) {
-        case .missing:
-            return nil
-        case .symlink:
-            throw ConcordError.invalidPath(path, reason: "it is a symbolic link in the work tree; links are never followed")
-        case .behindLink:
-            throw ConcordError.invalidPath(path, reason: "a folder on its path is a symbolic link in the work tree; links are never followed")
-        case .other:
-            throw ConcordError.invalidPath(path, reason: "it is not a regular file")
-        case .directory:
-            guard isPackage else {
-                throw ConcordError.invalidPath(path, reason: "it is a folder; save the files in it, or make folders like it packages (package patterns in .concord/packages)")
-            }
-            return TreeEntry(name: document.name, id: try writePackageTree(path), mode: TreeEntry.treeMode)
-        case .file:
-            if isPackage { throw ConcordError.invalidPackage(path, reason: "it is a file, but its name matches a package pattern") }
-            let id = try writeBlob(fromWorkFile: path)
-            let mode = workTree.isExecutable(path) ? TreeEntry.executableMode : TreeEntry.fileMode
-            return TreeEntry(name: document.name, id: id, mode: mode)
-        }
-    }
-
-    /// Refuses a file larger than other devices accept from the cloud.
-    func checkSize(_ size: Int, of path: String) throws {
-        let limit = try ArrivalCheck.Limits.current(in: repository).objectSize
-        if size > limit {
-            throw ConcordError.io(
-                path,
-                reason:
-                    "\(ArrivalCheck.format(size)) is over the limit of \(ArrivalCheck.format(limit)) for one file that devices accept (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it, on every device)"
-            )
-        }
-    }
-
-    /// Stores a work-tree file as a blob; a file larger than other devices accept
-    /// (``ArrivalCheck/Limits``) is refused here, so that no device saves what the others refuse.
-    private func writeBlob(fromWorkFile path: String) throws -> OID {
-        try workTree.withOpenFile(path) { descriptor in
-            var info = stat()
-            if fstat(descriptor, &info) == 0 { try checkSize(Int(info.st_size), of: path) }
-            return try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromDescriptor: descriptor, name: path) }
-        }
-    }
-
-    private func writePackageTree(_ package: String) throws -> OID {
-        let files = try workTree.packageFiles(package)
-        var updates: [TreeUpdate] = []
-        for file in files {
-            let full = "\(package)/\(file)"
-            let id = try writeBlob(fromWorkFile: full)
-            updates.append(.upsert(path: file, id: id, mode: workTree.isExecutable(full) ? TreeEntry.executableMode : TreeEntry.fileMode))
-        }
-        return try ConcordError.wrap("cannot write the package tree") { try repository.updateTree(nil, updates) }
     }
 
     /// Writes a content into the work tree (a package: its files, removing files it does not hold).

@@ -137,7 +137,7 @@ extension ContainerCore {
             isDeletion: result == nil, version: nil, clockWarnings: warnings)
         if dryRun { return Plan(report: report, updates: [], resolves: []) }
 
-        let isPackage = try checkDocument(document, patterns: history.packagePatterns(in: headTree))
+        let isPackage = try history.checkDocument(document, in: headTree)
         let currentEntry = try history.entry(document.value, in: headTree)
         var updates: [TreeUpdate] = [.remove(path: ConflictRecord.path(of: document))]
         if let newEntry = try writeEntry(result, isPackage: isPackage, document: document, mode: currentEntry?.mode) {

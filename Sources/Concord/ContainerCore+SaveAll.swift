@@ -72,7 +72,7 @@ extension ContainerCore {
             case .directory, .file:
                 let entry: TreeEntry?
                 do {
-                    entry = try entryFromWorkTree(document, isPackage: isPackage)
+                    entry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository)
                 } catch let error as ConcordError {
                     scan.skipped.append(.init(path: path, reason: error.description))
                     continue

@@ -5,9 +5,9 @@ internal import Git
 /// ``Container`` hands it out one caller at a time.
 ///
 /// Its operations are facets (`ContainerCore+Topic.swift`); what they share are the types it
-/// holds: the ``Writer`` every write goes through, the ``Checkout`` of the work tree, the
-/// ``CommitMaker`` of this device's commits, the ``Integration`` of two histories and the
-/// read-only ``History``.
+/// holds: the ``Writer`` every write goes through, the ``WorkTree`` of files people edit, the
+/// ``Checkout`` of the work tree, the ``CommitMaker`` of this device's commits, the
+/// ``Integration`` of two histories and the read-only ``History``.
 final class ContainerCore {
     static let branch = "refs/heads/main"
     static let remoteBranch = "refs/remotes/origin/main"
@@ -52,16 +52,5 @@ final class ContainerCore {
     /// reference names them (for operations that write many objects).
     func inOnePack<T>(_ body: () throws -> T) throws -> T {
         try ConcordError.wrap("cannot store the new objects") { try repository.writingOnePack(body) }
-    }
-
-    /// Checks that a document path names a document, not a file inside a package.
-    func checkDocument(_ document: DocumentPath, patterns: [String]) throws -> Bool {
-        guard let (owner, isPackage) = history.document(containing: document.value, patterns: patterns) else {
-            throw ConcordError.invalidPath(document.value, reason: "'.concord' holds Concord's own records")
-        }
-        if owner != document {
-            throw ConcordError.invalidPath(document.value, reason: "it is inside the package '\(owner)': save or resolve the package as one document")
-        }
-        return isPackage
     }
 }

@@ -83,6 +83,20 @@ final class History {
         return (DocumentPath(unchecked: path), false)
     }
 
+    /// Checks that `document` names a document under the package patterns of `tree`, not a file
+    /// inside a package or Concord's own records.
+    /// - Returns: true when it is a package.
+    /// - Throws: ``ConcordError/invalidPath(_:reason:)`` saying why it is not a document.
+    func checkDocument(_ document: DocumentPath, in tree: OID?) throws -> Bool {
+        guard let (owner, isPackage) = self.document(containing: document.value, patterns: try packagePatterns(in: tree)) else {
+            throw ConcordError.invalidPath(document.value, reason: "'.concord' holds Concord's own records")
+        }
+        if owner != document {
+            throw ConcordError.invalidPath(document.value, reason: "it is inside the package '\(owner)': save or resolve the package as one document")
+        }
+        return isPackage
+    }
+
     // MARK: Reading
 
     /// The content a tree entry holds: a file's bytes, or a package's files.

@@ -39,7 +39,7 @@ public struct ConcordCommand: AsyncParsableCommand {
             Foundation.exit(1)
         }
         do {
-            var command = try parseAsRoot(reorderingGlobalOptions(arguments))
+            var command = try parseCommandLine(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -51,14 +51,29 @@ public struct ConcordCommand: AsyncParsableCommand {
         }
     }
 
+    /// Parses a command line. A refused document path comes back as its ``PathRefusal``, which
+    /// says why, in place of argument-parser's usage error, which only says that it failed.
+    static func parseCommandLine(_ arguments: [String]) throws -> any ParsableCommand {
+        let collector = PathRefusal.Collector()
+        do {
+            return try PathRefusal.$collector.withValue(collector) { try parseAsRoot(reorderingGlobalOptions(arguments)) }
+        } catch {
+            if let refusal = collector.refusal, exitCode(for: error) == .validationFailure { throw refusal }
+            throw error
+        }
+    }
+
     /// The one place where a failure becomes its exit status: a Concord error is one line on
-    /// stderr and exit 1 (3 when a merge needs a person), bad usage exits 2 with
-    /// argument-parser's message, help and version exit 0.
+    /// stderr and exit 1 (3 when a merge needs a person), a refused document path one line and
+    /// exit 2, other bad usage exits 2 with argument-parser's message, help and version exit 0.
     private static func fail(_ error: any Error) -> Never {
         switch error {
         case let error as ConcordError:
             Output.printError("concord: \(error.commandLineMessage)")
             Foundation.exit(1)
+        case let refusal as PathRefusal:
+            Output.printError("concord: \(refusal.reason)")
+            Foundation.exit(2)
         case let error as NeedsPersonError:
             Output.printError("concord: \(error.description)")
             Foundation.exit(3)

@@ -53,8 +53,6 @@ enum Output {
     }
 
     static func date(_ date: Date) -> String { date.formatted(.iso8601) }
-
-    static func document(_ text: String) throws -> DocumentPath { try DocumentPath(text) }
 }
 
 /// A version as `versions --json` prints it.

@@ -15,12 +15,11 @@ struct AdoptCommand: AsyncParsableCommand {
     var path: String
 
     @Argument(help: "The document's path, relative to the container root.")
-    var document: String
+    var document: DocumentPath
 
     func run() async throws {
-        let target = try Output.document(document)
         let container = try global.openContainer()
-        let result = try container.adopt(fileAt: global.resolvePath(path), as: target)
-        Output.line("Adopted \(path) as \(target)\(result.version.map { ", version \($0.prefix(7))" } ?? "")")
+        let result = try container.adopt(fileAt: global.resolvePath(path), as: document)
+        Output.line("Adopted \(path) as \(document)\(result.version.map { ", version \($0.prefix(7))" } ?? "")")
     }
 }

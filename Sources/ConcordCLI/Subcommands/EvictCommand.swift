@@ -12,15 +12,14 @@ struct EvictCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The document's path, relative to the container root.")
-    var document: String
+    var document: DocumentPath
 
     @Argument(help: "The local path to move it to, outside the container.")
     var path: String
 
     func run() async throws {
-        let source = try Output.document(document)
         let container = try global.openContainer()
-        try container.evict(source, to: global.resolvePath(path))
-        Output.line("Evicted \(source) to \(path); the container records its deletion")
+        try container.evict(document, to: global.resolvePath(path))
+        Output.line("Evicted \(document) to \(path); the container records its deletion")
     }
 }

@@ -12,11 +12,10 @@ struct LogCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The document's path, relative to the container root.")
-    var document: String
+    var document: DocumentPath
 
     func run() async throws {
-        let path = try Output.document(document)
-        for version in try global.openContainer().versions(of: path) {
+        for version in try global.openContainer().versions(of: document) {
             var tags: [String] = []
             if version.isCurrent { tags.append("current") }
             if version.isConflict { tags.append("conflict") }

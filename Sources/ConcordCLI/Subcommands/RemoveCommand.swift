@@ -11,12 +11,11 @@ struct RemoveCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The document's path, relative to the container root.")
-    var document: String
+    var document: DocumentPath
 
     func run() async throws {
-        let path = try Output.document(document)
         let container = try global.openContainer()
-        let result = try container.remove(path)
-        Output.line("Deleted \(path) as version \(result.version?.prefix(7) ?? "?") on \(container.device.name)")
+        let result = try container.remove(document)
+        Output.line("Deleted \(document) as version \(result.version?.prefix(7) ?? "?") on \(container.device.name)")
     }
 }

@@ -18,7 +18,7 @@ struct ResolveCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The document's path, relative to the container root.")
-    var document: String?
+    var document: DocumentPath?
 
     @Flag(help: "Resolve every document in conflict (with --latest or --merge), in one commit: all or, when one needs a person, none.")
     var all = false
@@ -74,7 +74,7 @@ struct ResolveCommand: AsyncParsableCommand {
     func run() async throws {
         let container = try global.openContainer()
         let resolution = try makeResolution()
-        let documents = all ? try container.conflicts().map(\.document) : [try Output.document(document!)]
+        let documents = all ? try container.conflicts().map(\.document) : [document!]
         let reports: [ResolveReport]
         do {
             reports = try container.resolve(documents, using: resolution, dryRun: dryRun)

@@ -18,7 +18,7 @@ struct SaveCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The document's path, relative to the container root.")
-    var document: String?
+    var document: DocumentPath?
 
     @Flag(help: "Save every document added, changed or removed in the work tree, in one commit.")
     var all = false
@@ -35,21 +35,20 @@ struct SaveCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if all { return try saveAll() }
-        let path = try Output.document(document!)
+        guard let document, !all else { return try saveAll() }
         let container = try global.openContainer()
         let result: SaveResult
         if let file {
-            result = try container.save(path, content: .file(try Output.read(file, relativeTo: global)))
+            result = try container.save(document, content: .file(try Output.read(file, relativeTo: global)))
         } else if Self.standardInputHasData {
-            result = try container.save(path, content: .file(FileHandle.standardInput.readDataToEndOfFile()))
+            result = try container.save(document, content: .file(FileHandle.standardInput.readDataToEndOfFile()))
         } else {
-            result = try container.save(path)
+            result = try container.save(document)
         }
         if let version = result.version {
-            Output.line("Saved \(path) as version \(version.prefix(7)) on \(container.device.name)")
+            Output.line("Saved \(document) as version \(version.prefix(7)) on \(container.device.name)")
         } else {
-            Output.line("\(path) is unchanged")
+            Output.line("\(document) is unchanged")
         }
     }
 

@@ -13,15 +13,14 @@ struct ShowCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The document's path, relative to the container root.")
-    var document: String
+    var document: DocumentPath
 
     @Option(help: ArgumentHelp("The version's id, full or abbreviated (default: the current version).", valueName: "ID"))
     var version: String?
 
     func run() async throws {
-        let path = try Output.document(document)
         let container = try global.openContainer()
-        let streamed = try container.withFileContent(of: path, version: version) { bytes in
+        let streamed = try container.withFileContent(of: document, version: version) { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = write(1, bytes.baseAddress! + offset, bytes.count - offset)
@@ -33,9 +32,9 @@ struct ShowCommand: AsyncParsableCommand {
             }
         }
         if streamed { return }
-        switch try container.content(of: path, version: version) {
+        switch try container.content(of: document, version: version) {
         case nil:
-            throw ConcordError.failed("that version of '\(path)' is a deletion: it has no content")
+            throw ConcordError.failed("that version of '\(document)' is a deletion: it has no content")
         case let .file(data)?:
             FileHandle.standardOutput.write(data)
         case let .package(files)?:

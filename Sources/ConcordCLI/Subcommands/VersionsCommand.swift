@@ -14,7 +14,7 @@ struct VersionsCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: "The document's path, relative to the container root.")
-    var document: String
+    var document: DocumentPath
 
     @Flag(help: "List every version the document ever had.")
     var all = false
@@ -23,14 +23,13 @@ struct VersionsCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let path = try Output.document(document)
         let container = try global.openContainer()
-        let versions = all ? try container.versions(of: path) : try container.unresolvedVersions(of: path)
+        let versions = all ? try container.versions(of: document) : try container.unresolvedVersions(of: document)
         if json {
             try Output.json(versions.map(VersionJSON.init))
             return
         }
-        let current = try container.content(of: path)
+        let current = try container.content(of: document)
         for version in versions {
             let role = version.isCurrent ? "current " : version.isConflict ? "conflict" : "        "
             var line = "\(role)  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)"
@@ -38,7 +37,7 @@ struct VersionsCommand: AsyncParsableCommand {
                 line += "  deleted"
             } else {
                 line += "  \(version.size) bytes"
-                if !version.isCurrent, let summary = try Self.summary(try container.content(of: path, version: version.id), against: current) {
+                if !version.isCurrent, let summary = try Self.summary(try container.content(of: document, version: version.id), against: current) {
                     line += "  \(summary)"
                 }
             }

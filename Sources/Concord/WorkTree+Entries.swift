@@ -1,0 +1,56 @@
+internal import Foundation
+internal import Git
+
+/// What a save reads from the work tree: a document's file, or a package's folder, stored in the
+/// repository as the tree entry the new version records.
+extension WorkTree {
+    /// The tree entry the work tree's copy of `document` would have, its objects written to
+    /// `repository`; nil when the work tree does not hold it.
+    /// - Throws: ``ConcordError/invalidPath(_:reason:)`` for a symbolic link (or a path behind
+    ///   one), a folder that is not a package, or anything but a regular file;
+    ///   ``ConcordError/invalidPackage(_:reason:)`` for a file whose name matches a package pattern
+    ///   or a package holding a link; ``ConcordError/io(_:reason:)`` for a file larger than other
+    ///   devices accept (``ArrivalCheck/Limits``).
+    func entry(of document: DocumentPath, isPackage: Bool, storingIn repository: Repository) throws -> TreeEntry? {
+        let path = document.value
+        switch kind(path) {
+        case .missing:
+            return nil
+        case .symlink:
+            throw ConcordError.invalidPath(path, reason: "it is a symbolic link in the work tree; links are never followed")
+        case .behindLink:
+            throw ConcordError.invalidPath(path, reason: "a folder on its path is a symbolic link in the work tree; links are never followed")
+        case .other:
+            throw ConcordError.invalidPath(path, reason: "it is not a regular file")
+        case .directory:
+            guard isPackage else {
+                throw ConcordError.invalidPath(path, reason: "it is a folder; save the files in it, or make folders like it packages (package patterns in .concord/packages)")
+            }
+            return TreeEntry(name: document.name, id: try storePackageTree(path, in: repository), mode: TreeEntry.treeMode)
+        case .file:
+            if isPackage { throw ConcordError.invalidPackage(path, reason: "it is a file, but its name matches a package pattern") }
+            let id = try storeBlob(path, in: repository)
+            return TreeEntry(name: document.name, id: id, mode: isExecutable(path) ? TreeEntry.executableMode : TreeEntry.fileMode)
+        }
+    }
+
+    /// Stores a work-tree file as a blob; a file larger than other devices accept is refused
+    /// here, so that no device saves what the others refuse.
+    private func storeBlob(_ path: String, in repository: Repository) throws -> OID {
+        try withOpenFile(path) { descriptor in
+            var info = stat()
+            if fstat(descriptor, &info) == 0 { try ArrivalCheck.Limits.current(in: repository).checkSize(Int(info.st_size), of: path) }
+            return try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromDescriptor: descriptor, name: path) }
+        }
+    }
+
+    private func storePackageTree(_ package: String, in repository: Repository) throws -> OID {
+        var updates: [TreeUpdate] = []
+        for file in try packageFiles(package) {
+            let full = "\(package)/\(file)"
+            let id = try storeBlob(full, in: repository)
+            updates.append(.upsert(path: file, id: id, mode: isExecutable(full) ? TreeEntry.executableMode : TreeEntry.fileMode))
+        }
+        return try ConcordError.wrap("cannot write the package tree") { try repository.updateTree(nil, updates) }
+    }
+}
