@@ -11,7 +11,8 @@ extension Repository {
     /// object before the pack is stored; when it is this device's own (`trusted`), the pack is
     /// stored with the index Concord writes for it, unpacking nothing again.
     /// - Returns: the number of objects copied.
-    /// - Throws: ``GitError`` when an object cannot be read or the pack cannot be stored.
+    /// - Throws: ``GitError`` when the pack cannot be stored, or when an object of this
+    ///   repository cannot be read (then always ``GitError/isBadObject``: it is damaged).
     @discardableResult
     public func copyObjects(to destination: Repository, from tips: [OID], hiding known: [OID], trusted: Bool = false) throws -> Int {
         var database: OpaquePointer?
@@ -21,7 +22,14 @@ extension Repository {
             var raw = id.raw
             return git_odb_exists_ext(database, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
         }
-        var (pack, bytes) = try packOfChanges(from: tips, hiding: known, thin: !trusted, reusing: true, skipping: receiverHas)
+        var (pack, bytes): (PackWriter, [UInt8])
+        do {
+            (pack, bytes) = try packOfChanges(from: tips, hiding: known, thin: !trusted, reusing: true, skipping: receiverHas)
+        } catch let error as GitError {
+            // This repository was opened and its tips found: what cannot be read of it now is
+            // damaged (an index pointing past its pack, a file cut short), not out of reach.
+            throw error.isBadObject ? error : GitError(code: error.code, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: error.function)
+        }
         guard pack.count > 0 else { return 0 }
         if trusted {
             _ = try destination.storeOwnPack(bytes, index: pack.index(of: bytes))

@@ -1,3 +1,4 @@
+internal import CGit2
 internal import Foundation
 internal import Glibc
 
@@ -183,6 +184,6 @@ final class StoredPack {
     }
 
     private static func damaged(_ what: String) -> GitError {
-        GitError(message: "cannot copy from \(what): it is damaged", function: "StoredPack")
+        GitError(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "cannot copy from \(what): it is damaged", function: "StoredPack")
     }
 }

@@ -107,4 +107,54 @@ import Testing
         let clone = try cli.run(["clone", url, "c"])
         #expect(clone.status == 1 && !clone.stderr.contains("offline") && !FileManager.default.fileExists(atPath: "\(cli.folder)/c"), "\(clone.stderr)")
     }
+
+    /// A pack index in the cloud that points past the end of its pack (a cloud folder copied
+    /// halfway, a disk that lost a write) is refused like a damaged commit, not taken for offline.
+    @Test func aPackIndexPointingPastItsPackIsRefusedNotOffline() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+        let main = try cli.git(["rev-parse", "main"], in: "b")
+        let before = Set(try packIndexes(in: "\(cli.folder)/cloud.git"))
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello again\n")
+        try cli.ok(["-C", "a", "sync"])
+        let sent = try #require(try packIndexes(in: "\(cli.folder)/cloud.git").first { !before.contains($0) })
+        let genuine = try Data(contentsOf: URL(fileURLWithPath: sent))
+        try replace(sent, with: Self.pointingPastThePack(genuine))
+
+        let sync = try cli.run(["-C", "b", "sync"])
+        let line = sync.stderr.trimmingCharacters(in: .newlines)
+        #expect(sync.status == 1 && !line.contains("\n") && line.contains("refused what the cloud") && !line.contains("offline"), "\(line)")
+        #expect(try cli.git(["rev-parse", "main"], in: "b") == main)
+        #expect(try cli.ok(["-C", "b", "show", "note.txt"]) == "hello\n")
+
+        try replace(sent, with: genuine)
+        try cli.ok(["-C", "b", "sync"])
+        #expect(try cli.ok(["-C", "b", "show", "note.txt"]) == "hello again\n")
+    }
+
+    /// The cloud's pack indexes (`.idx` files), by path.
+    private func packIndexes(in cloud: String) throws -> [String] {
+        let folder = "\(cloud)/objects/pack"
+        return try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".idx") }.map { "\(folder)/\($0)" }
+    }
+
+    /// Writes a new file in place of `path`: a device cloned from a local cloud shares its pack
+    /// files through hard links, so writing into the file would damage the device's copy too.
+    private func replace(_ path: String, with data: Data) throws {
+        try data.write(to: URL(fileURLWithPath: path + ".new"))
+        #expect(rename(path + ".new", path) == 0)
+    }
+
+    /// A version 2 pack index whose every object offset is past the end of any pack.
+    private static func pointingPastThePack(_ index: Data) -> Data {
+        var bytes = [UInt8](index)
+        let count = bytes[8 + 255 * 4..<8 + 256 * 4].reduce(0) { $0 << 8 | Int($1) }
+        let offsets = 8 + 256 * 4 + count * (20 + 4)
+        for entry in 0..<count { bytes.replaceSubrange(offsets + entry * 4..<offsets + entry * 4 + 4, with: [0x70, 0, 0, 0]) }
+        return Data(bytes)
+    }
 }
