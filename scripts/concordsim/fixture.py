@@ -10,11 +10,13 @@ crash harness (`crash.py`), the mutation runner and the benchmarks build their c
     fx.sync(fx.devices[1])
     fx.snapshot("/tmp/copy"); ...; fx.restore("/tmp/copy")
 
-The benchmarks' layout (devices "one" and "two" in folders dev1 and dev2, no package pattern):
-    Fixture(concord, root, names=["one", "two"], folders=["dev1", "dev2"]).setup(packages=())
+The benchmarks' containers of up to 100,000 documents are filled by git plumbing instead of
+`concord save`: `BulkFixture` in bulk_fixture.py, a Fixture with devices "one" and "two" in
+folders dev1 and dev2 and no package pattern.
 
 `git` is used only to read (tree ids, `fsck`, object contents) and, for a git-daemon cloud, to
-create the empty bare repository and serve it. Python 3.11 standard library only.
+create the empty bare repository and serve it (the bulk fixture also writes with it). Python 3.11
+standard library only.
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def run_git(*args, check=True, input: bytes | None = None) -> str:
-    p = subprocess.run(["git", *args], capture_output=True, input=input,
-                       stdin=None if input is not None else subprocess.DEVNULL)
+def run_git(*args, check=True, input: bytes | None = None, env: dict | None = None) -> str:
+    p = subprocess.run(["git", *map(str, args)], capture_output=True, input=input,
+                       stdin=None if input is not None else subprocess.DEVNULL, env=env)
     if check and p.returncode != 0:
         raise RuntimeError(f"git {' '.join(map(str, args))} failed: {p.stderr.decode(errors='replace').strip()}")
     return p.stdout.decode("utf-8", "replace").strip() if p.returncode == 0 else ""
@@ -295,13 +297,17 @@ class Fixture:
 
     def setup(self, packages=("*.note",)):
         """Starts the cloud, `concord init`s the first device with it, clones the others."""
+        self.init(packages)
+        for dev in self.devices[1:]:
+            self.clone(dev)
+
+    def init(self, packages=("*.note",)) -> Result:
+        """Starts the cloud and `concord init`s the first device with it (`packages`: the package patterns)."""
         self.cloud.start()
         first = self.devices[0]
         package_args = [a for p in packages for a in ("--package", p)]
-        self.must(self.run(None, "init", first.path, "--device", first.name, "--remote", self.cloud.url,
-                           *package_args, env_extra={"CONCORD_DEVICE_ID": first.id, **self.join_env()}), "init")
-        for dev in self.devices[1:]:
-            self.clone(dev)
+        return self.must(self.run(None, "init", first.path, "--device", first.name, "--remote", self.cloud.url,
+                                  *package_args, env_extra={"CONCORD_DEVICE_ID": first.id, **self.join_env()}), "init")
 
     def clone(self, dev: Device, env_extra=None) -> Result:
         return self.must(self.run(None, "clone", self.cloud.url, dev.path, "--device", dev.name,
