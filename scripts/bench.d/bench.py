@@ -56,9 +56,6 @@ each repetition's fresh cloud copies are served by it (git's fetch and push go t
                       clone      concord clone URL       | git clone URL   (after resolve, of the clouds as they then are)
 Results then go to benchmarks/results-CLOUD.json and .md.
 
-The import and the airplane round run --reps times below --slow-from documents, --slow-reps times
-from there; save runs --reps times.
-
 Text merge (--merge-sizes, default 1 and 10 MB; not tied to a container): generated BASE, OURS
 and OTHER files of 57-byte lines; OURS changes every 100th line and inserts a line before every
 1000th, OTHER changes the lines halfway between and deletes every 1000th+525th, so that every edit
@@ -70,7 +67,8 @@ both writing the merged text into their copy CUR (both must exit 0; the two resu
 Throughput = BASE's size / median wall time. --reps repetitions. (scripts/bench-merge runs only
 this part.)
 
---only import,airplane,save,merge runs part of the bench (a partial run writes no results unless --write).
+Process start (not tied to a container): `concord --version` vs `git --version`, and the smallest
+read, `concord conflicts` in a container of one document vs `git ls-files -u`.
 
 Wall time is measured around each process (spawn to wait4), run under GNU time, whose %M is its
 peak RSS (a process forked straight from this Python process would report Python's own peak: the
