@@ -1156,9 +1156,15 @@ def measure(args, sizes, flats, saves, merge_sizes, only, everything, write) -> 
     return 0
 
 
-if __name__ == "__main__":
+def exit_with(main) -> None:
+    """Runs a bench's `main()` and exits with its status; a failure (Failed, or a fixture's command
+    that failed) ends it with one line on stderr and exit 1."""
     try:
         sys.exit(main())
-    except RuntimeError as e:  # Failed, or a fixture's command that failed
+    except RuntimeError as e:
         print(f"bench: {e}", file=sys.stderr)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    exit_with(main)

@@ -365,8 +365,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except RuntimeError as e:  # Failed, or a fixture's command that failed
-        print(f"bench: {e}", file=sys.stderr)
-        sys.exit(1)
+    bench.exit_with(main)
