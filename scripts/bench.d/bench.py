@@ -21,7 +21,8 @@ folders; reported as "10,000 flat"), and for each way of saving the devices' off
                     `git read-tree -u --reset main` (index removed after) + `git push`; device 2 =
                     `concord clone` of the still-empty container, then the same plumbing
                     (`--concord-clone`: a real clone of the full container, minutes at 100,000);
-                    the git pair = two `git clone`s of a copy of that cloud.
+                    the git pair = two `git clone`s of a copy of that cloud (all made by the
+                    shared fixture, scripts/concordsim/bulk_fixture.py).
                     Device 1 saves 100 documents and syncs (pushes); device 2 saves 100 documents,
                     50 of them the same as device 1's with different contents, and stays offline.
                     The git pair does the same and device 1 pushes. The 100 edits are saved
@@ -55,9 +56,6 @@ each repetition's fresh cloud copies are served by it (git's fetch and push go t
                       clone      concord clone URL       | git clone URL   (after resolve, of the clouds as they then are)
 Results then go to benchmarks/results-CLOUD.json and .md.
 
-The import and the airplane round run --reps times below --slow-from documents, --slow-reps times
-from there; save runs --reps times.
-
 Text merge (--merge-sizes, default 1 and 10 MB; not tied to a container): generated BASE, OURS
 and OTHER files of 57-byte lines; OURS changes every 100th line and inserts a line before every
 1000th, OTHER changes the lines halfway between and deletes every 1000th+525th, so that every edit
@@ -69,7 +67,8 @@ both writing the merged text into their copy CUR (both must exit 0; the two resu
 Throughput = BASE's size / median wall time. --reps repetitions. (scripts/bench-merge runs only
 this part.)
 
---only import,airplane,save,merge runs part of the bench (a partial run writes no results unless --write).
+Process start (not tied to a container): `concord --version` vs `git --version`, and the smallest
+read, `concord conflicts` in a container of one document vs `git ls-files -u`.
 
 Wall time is measured around each process (spawn to wait4), run under GNU time, whose %M is its
 peak RSS (a process forked straight from this Python process would report Python's own peak: the
@@ -92,10 +91,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import servers  # noqa: E402  (scripts/bench.d/servers.py: git daemon, sshd, HTTPS git server)
+from concordsim.bulk_fixture import DOCS_PER_FOLDER, BulkFixture, doc_path, write_docs  # noqa: E402  (the containers)
 
 REPO = Path(__file__).resolve().parents[2]
-DOCS_PER_FOLDER = 100
 EDITS = 100          # documents each device changes offline
 SHARED_EDITS = 50    # of which changed on both devices (the conflicts)
 PARTS = ("import", "airplane", "save", "merge", "start")   # what --only chooses from
@@ -140,9 +140,9 @@ def run(argv, cwd=None, input: bytes | None = None, ok=(0,)) -> str:
     return p.stdout.decode(errors="replace")
 
 
-def timed(argv, cwd=None, ok=(0,)) -> tuple[float, int, str]:
+def timed(argv, cwd=None, ok=(0,), env: dict | None = None) -> tuple[float, int, str]:
     """One process: (seconds from spawn to reaped, peak RSS in KiB, stdout). Its CPU time
-    (user + system, its waited-for children included) goes to LAST_CPU."""
+    (user + system, its waited-for children included) goes to LAST_CPU. `env`: ENV unless given."""
     global LAST_CPU
     with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile() as peak:
         # A process forked from this (large) Python process inherits its peak RSS: the kernel
@@ -150,7 +150,7 @@ def timed(argv, cwd=None, ok=(0,)) -> tuple[float, int, str]:
         # own small process and reports the command's true peak.
         start = time.perf_counter()
         p = subprocess.Popen([TIME, "-q", "-f", "%M", "-o", peak.name, *map(str, argv)], cwd=cwd, stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=err, env=ENV)
+                             stdout=subprocess.PIPE, stderr=err, env=ENV if env is None else env)
         out = p.stdout.read()
         p.stdout.close()
         _, status, usage = os.wait4(p.pid, 0)
@@ -183,45 +183,8 @@ def timed_chain(steps) -> tuple[float, int, list[float], list[str]]:
 # Containers
 
 
-def doc_path(i: int, flat: bool = False) -> str:
-    """Document i's path: 100 per folder, 3 levels (f00/g00/doc000000.txt), or with flat all in the root."""
-    if flat:
-        return f"doc{i:06d}.txt"
-    return f"f{i // 10000:02d}/g{(i // DOCS_PER_FOLDER) % 100:02d}/doc{i:06d}.txt"
-
-
-def doc_content(i: int) -> bytes:
-    return f"Document {i}\nThis is the second line of document {i}.\nA third line.\n".encode()
-
-
 def edited_content(i: int, device: str) -> bytes:
     return f"Document {i}\nEdited offline on device {device}.\nA third line.\nAnd a fourth, from {device}.\n".encode()
-
-
-def checkout(container: Path, n: int) -> None:
-    """Writes main's tree to the work tree with `git read-tree -u`, then removes the index that
-    this leaves: Concord never writes one, and libgit2 reads an existing index whole each time it
-    looks up attributes (every work-tree write), which would charge Concord for our setup."""
-    run(["git", "-C", container, "read-tree", "-u", "--reset", "main"])
-    (container / ".git" / "index").unlink()
-    files = 0
-    for folder, dirs, names in os.walk(container):
-        if folder == str(container):
-            dirs.remove(".git")
-        files += len(names)
-    if files != n + 1:
-        raise Failed(f"{container.name}'s work tree holds {files} files, expected {n + 1} (N documents + .concord/packages)")
-
-
-def write_docs(root: Path, n: int, flat: bool) -> None:
-    """Writes the N documents into a work tree with plain file writes (untimed setup)."""
-    made = set()
-    for i in range(n):
-        path = root / doc_path(i, flat)
-        if path.parent not in made:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            made.add(path.parent)
-        path.write_bytes(doc_content(i))
 
 
 SAVES = ("batch", "single")   # how the devices save their offline edits (--saves): one commit, or one per document
@@ -277,50 +240,29 @@ class Size:
         self.tmp.mkdir(parents=True)
         started = time.perf_counter()
 
-        # Device 1 and its cloud; N documents in one commit on top of Concord's first commit.
-        run(self.concord("init", self.dev1, "--device", "one", "--remote", self.cloud))
-        if not a.concord_clone:
-            # Device 2 joins while the container is still empty; it receives the N documents below
-            # with git plumbing, as device 1 did (a `concord clone` of 100,000 documents takes minutes).
-            run(self.concord("clone", self.cloud, self.dev2, "--device", "two"))
-        parent = run(["git", "-C", self.dev1, "rev-parse", "refs/heads/main"]).strip()
-        stream = bytearray()
-        message = f"Add {n} documents\n".encode()
-        stream += b"commit refs/heads/main\n"
-        stream += b"author one <one@bench.invalid> 1795000000 +0000\n"
-        stream += b"committer one <one@bench.invalid> 1795000000 +0000\n"
-        stream += b"data %d\n%s" % (len(message), message)
-        stream += b"from %s\n" % parent.encode()
-        for i in range(n):
-            content = doc_content(i)
-            stream += b"M 100644 inline %s\ndata %d\n%s\n" % (self.path(i).encode(), len(content), content)
-        stream += b"\n"
-        t = time.perf_counter()
-        run(["git", "-C", self.dev1, "fast-import", "--quiet", "--date-format=raw"], input=bytes(stream))
-        checkout(self.dev1, n)
-        self.setup["fast_import_and_checkout_s"] = round(time.perf_counter() - t, 3)
-        run(["git", "-C", self.dev1, "push", "-q", "origin", "main"])
+        # Device 1 and its cloud; N documents in one commit on top of Concord's first commit, which
+        # device 2, joined while the container was still empty, receives with git plumbing too (a
+        # `concord clone` of 100,000 documents takes minutes).
+        fx = BulkFixture(a.concord, self.root, env=ENV)
+        times = fx.setup_filled(n, self.flat, join=[] if a.concord_clone else None)
+        self.setup["fast_import_and_checkout_s"] = round(times["fill"], 3)
 
         # The git pair shares the same history through its own copy of the cloud.
-        run(["cp", "-a", self.cloud, self.gcloud])
+        fx.copy_cloud(self.gcloud.name)
         t = time.perf_counter()
         for g in (self.g1, self.g2):
-            run(["git", "clone", "-q", self.gcloud, g])
-            run(["git", "-C", g, "config", "user.name", g.name])
-            run(["git", "-C", g, "config", "user.email", f"{g.name}@bench.invalid"])
+            fx.git_clone(self.gcloud, g.name)
         self.setup["git_clone_s"] = round((time.perf_counter() - t) / 2, 3)
 
         # Device 2 gets the N documents.
         if a.concord_clone:
-            s, rss, _ = timed(self.concord("clone", self.cloud, self.dev2, "--device", "two"))
+            two = fx.devices[1]
+            s, rss, _ = timed(fx.argv(None, "clone", fx.cloud.url, two.path, "--device", two.name),
+                              env={**ENV, "CONCORD_DEVICE_ID": two.id})
             self.setup["concord_clone_s"] = round(s, 3)
             self.setup["concord_clone_peak_rss_kb"] = rss
         else:
-            t = time.perf_counter()
-            run(["git", "-C", self.dev2, "fetch", "-q", "origin"])
-            run(["git", "-C", self.dev2, "update-ref", "refs/heads/main", "refs/remotes/origin/main"])
-            checkout(self.dev2, n)
-            self.setup["device2_fetch_and_checkout_s"] = round(time.perf_counter() - t, 3)
+            self.setup["device2_fetch_and_checkout_s"] = round(times["receive two"], 3)
 
         # Offline edits: 100 documents on each device, 50 of them the same, saved the same way on
         # both sides: all in one commit (batch), or one commit per document (single), which gives
@@ -1214,9 +1156,15 @@ def measure(args, sizes, flats, saves, merge_sizes, only, everything, write) -> 
     return 0
 
 
-if __name__ == "__main__":
+def exit_with(main) -> None:
+    """Runs a bench's `main()` and exits with its status; a failure (Failed, or a fixture's command
+    that failed) ends it with one line on stderr and exit 1."""
     try:
         sys.exit(main())
-    except Failed as e:
+    except RuntimeError as e:
         print(f"bench: {e}", file=sys.stderr)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    exit_with(main)

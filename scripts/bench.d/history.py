@@ -42,14 +42,14 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench  # noqa: E402  (run, timed, checkout, git_env, doc_path, doc_content, machine, loadavg)
-from bench import Failed, doc_content, doc_path, log, run, timed  # noqa: E402
+import bench  # noqa: E402  (run, timed, git_env, loadavg, REPO; it puts scripts/ on the path)
+from bench import Failed, log, run, timed  # noqa: E402
+from concordsim.bulk_fixture import BulkFixture, doc_content, doc_path, fast_import_commit, write_docs  # noqa: E402
 
 DOCUMENTS = 1000
 DOC = 7             # the document whose history is read
@@ -74,25 +74,16 @@ def loose(git_dir: Path) -> int:
                if len(Path(folder).name) == 2 and Path(folder).parent == git_dir / "objects")
 
 
-def history_stream(parent: str, device_id: str, n: int) -> bytes:
+def history_stream(device_id: str, n: int) -> bytes:
     """Commits 2...n of main for fast-import: the documents, then one save a commit."""
-    out = bytearray()
+    ident = f"one <{device_id}@concord.invalid>"
 
-    def commit(i: int, message: str, files: list[tuple[str, bytes]], first: bool, document: str | None = None) -> None:
+    def commit(i: int, message: str, files: list[tuple[str, bytes]], first: bool, document: str | None = None) -> bytes:
         t = START + i
         trailers = (f"Concord-Document: {document}\n" if document else "") + f"Concord-Device: {device_id}\nConcord-Clock: {t * 1000}.0\n"
-        body = f"{message}\n\n{trailers}".encode()
-        out.extend(b"commit refs/heads/main\n")
-        out.extend(f"author one <{device_id}@concord.invalid> {t} +0000\n".encode())
-        out.extend(f"committer one <{device_id}@concord.invalid> {t} +0000\n".encode())
-        out.extend(b"data %d\n%s" % (len(body), body))
-        if first:
-            out.extend(b"from %s\n" % parent.encode())
-        for path, content in files:
-            out.extend(b"M 100644 inline %s\ndata %d\n%s\n" % (path.encode(), len(content), content))
-        out.extend(b"\n")
+        return fast_import_commit(ident, t, f"{message}\n\n{trailers}", files, first=first)
 
-    commit(0, f"Add {DOCUMENTS} documents", [(doc_path(i), doc_content(i)) for i in range(DOCUMENTS)], True)
+    out = [commit(0, f"Add {DOCUMENTS} documents", [(doc_path(i), doc_content(i)) for i in range(DOCUMENTS)], True)]
     # DOC gets DOC_VERSIONS - 1 saves spread over the history, whatever its length, so that its
     # figures show what the length of the history costs; the other saves go round the rest.
     doc_saves = {1 + (k * (n - 3)) // (DOC_VERSIONS - 1) for k in range(DOC_VERSIONS - 1)}
@@ -100,8 +91,8 @@ def history_stream(parent: str, device_id: str, n: int) -> bytes:
     for i in range(1, n - 1):
         d = DOC if i in doc_saves else others[i % len(others)]
         path = doc_path(d)
-        commit(i, f"Save {path}", [(path, doc_content(d) + f"Revision {i}.\n".encode())], False, document=path)
-    return bytes(out)
+        out.append(commit(i, f"Save {path}", [(path, doc_content(d) + f"Revision {i}.\n".encode())], False, document=path))
+    return b"".join(out)
 
 
 class History:
@@ -120,27 +111,15 @@ class History:
         a = self.args
         run(["rm", "-rf", self.root])
         self.tmp.mkdir(parents=True)
-        run(concord(a, "init", self.dev1, "--device", "one", "--remote", self.cloud))
-        run(concord(a, "clone", self.cloud, self.dev2, "--device", "two"))
-        device_id = run(["git", "-C", self.dev1, "config", "concord.deviceId"]).strip()
-        parent = run(["git", "-C", self.dev1, "rev-parse", "refs/heads/main"]).strip()
-        t = time.perf_counter()
-        run(["git", "-C", self.dev1, "fast-import", "--quiet", "--date-format=raw"],
-            input=history_stream(parent, device_id, self.n))
-        bench.checkout(self.dev1, DOCUMENTS)
-        run(["git", "-C", self.dev1, "push", "-q", "origin", "main"])
-        run(["git", "-C", self.dev2, "fetch", "-q", "origin"])
-        run(["git", "-C", self.dev2, "update-ref", "refs/heads/main", "refs/remotes/origin/main"])
-        bench.checkout(self.dev2, DOCUMENTS)
-        self.setup["fast_import_s"] = round(time.perf_counter() - t, 2)
+        fx = BulkFixture(a.concord, self.root, env=bench.ENV)
+        times = fx.setup_filled(DOCUMENTS, stream=history_stream(fx.devices[0].id, self.n))
+        self.setup["fast_import_s"] = round(sum(times.values()), 2)
         count = int(run(["git", "-C", self.dev1, "rev-list", "--count", "main"]))
         if count != self.n:
             raise Failed(f"main has {count} commits, expected {self.n}")
-        run(["cp", "-a", self.cloud, self.gcloud])
+        fx.copy_cloud(self.gcloud.name)
         for g in (self.g1, self.g2):
-            run(["git", "clone", "-q", self.gcloud, g])
-            run(["git", "-C", g, "config", "user.name", g.name])
-            run(["git", "-C", g, "config", "user.email", f"{g.name}@bench.invalid"])
+            fx.git_clone(self.gcloud, g.name)
         for dev in (self.dev1, self.dev2):
             s, rss, _ = timed(concord(a, "-C", dev, "kv", "set", "bench", "\"ready\""))
             self.setup[f"first_write_{dev.name}_s"] = round(s, 3)
@@ -225,10 +204,7 @@ def run_rounds(args) -> list[dict]:
     tmp.mkdir(parents=True)
     cloud, dev1, dev2 = root / "cloud.git", root / "dev1", root / "dev2"
     run(concord(a, "init", dev1, "--device", "one", "--remote", cloud))
-    for i in range(DOCUMENTS):
-        path = dev1 / doc_path(i)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(doc_content(i))
+    write_docs(dev1, DOCUMENTS)
     run(concord(a, "-C", dev1, "save", "--all"))
     run(concord(a, "-C", dev1, "sync"))
     run(concord(a, "clone", cloud, dev2, "--device", "two"))
@@ -389,8 +365,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except Failed as e:
-        print(f"bench: {e}", file=sys.stderr)
-        sys.exit(1)
+    bench.exit_with(main)

@@ -1,6 +1,7 @@
 """Concord's scripts that drive the `concord` binary from outside, as a user would.
 
 - `fixture`    a cloud and N devices, and running `concord` on them (shared by every script)
+- `bulk_fixture` the same pre-filled with many documents by git plumbing (the benchmarks')
 - `content`    document contents (bytes or packages), their keys, the work tree as documents
 - `world`      the simulation's world: the fixture plus a virtual clock, skews, outages, checks
 - `oracle`     the model of what every device must hold, and the comparison with the real ones

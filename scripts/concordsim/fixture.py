@@ -10,11 +10,13 @@ crash harness (`crash.py`), the mutation runner and the benchmarks build their c
     fx.sync(fx.devices[1])
     fx.snapshot("/tmp/copy"); ...; fx.restore("/tmp/copy")
 
-The benchmarks' layout (devices "one" and "two" in folders dev1 and dev2, no package pattern):
-    Fixture(concord, root, names=["one", "two"], folders=["dev1", "dev2"]).setup(packages=())
+The benchmarks' containers of up to 100,000 documents are filled by git plumbing instead of
+`concord save`: `BulkFixture` in bulk_fixture.py, a Fixture with devices "one" and "two" in
+folders dev1 and dev2 and no package pattern.
 
 `git` is used only to read (tree ids, `fsck`, object contents) and, for a git-daemon cloud, to
-create the empty bare repository and serve it. Python 3.11 standard library only.
+create the empty bare repository and serve it (the bulk fixture also writes with it). Python 3.11
+standard library only.
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ import json
 import os
 import sys
 import shutil
-import signal
-import socket
 import subprocess
 import time
 
@@ -39,9 +39,9 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def run_git(*args, check=True, input: bytes | None = None) -> str:
-    p = subprocess.run(["git", *args], capture_output=True, input=input,
-                       stdin=None if input is not None else subprocess.DEVNULL)
+def run_git(*args, check=True, input: bytes | None = None, env: dict | None = None) -> str:
+    p = subprocess.run(["git", *map(str, args)], capture_output=True, input=input,
+                       stdin=None if input is not None else subprocess.DEVNULL, env=env)
     if check and p.returncode != 0:
         raise RuntimeError(f"git {' '.join(map(str, args))} failed: {p.stderr.decode(errors='replace').strip()}")
     return p.stdout.decode("utf-8", "replace").strip() if p.returncode == 0 else ""
@@ -111,58 +111,14 @@ class LocalCloud:
         pass
 
 
-class DaemonCloud:
-    """A real `git daemon` on 127.0.0.1 serving an empty bare repository."""
-
-    kind = "git-daemon"
-
-    def __init__(self, root: str):
-        self.base = os.path.join(root, "daemon")
-        self.dir = os.path.join(self.base, "cloud.git")
-        self.proc = None
-        self.port = None
-        self.url = None
-
-    def start(self):
-        os.makedirs(self.base, exist_ok=True)
-        run_git("init", "--quiet", "--bare", "--initial-branch=main", self.dir)
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.proc = subprocess.Popen(
-            ["git", "daemon", "--export-all", "--enable=receive-pack", f"--base-path={self.base}",
-             "--reuseaddr", "--listen=127.0.0.1", f"--port={self.port}", self.base],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
-        self.url = f"git://127.0.0.1:{self.port}/cloud.git"
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"git daemon exited with {self.proc.returncode}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("git daemon did not start listening")
-
-    def stop(self):
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=3)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
 class ServerCloud:
-    """A real sshd or HTTPS git server on 127.0.0.1 (scripts/bench.d/servers.py) serving an empty
-    bare repository. Every command runs with `env()` (ssh: a HOME holding the key made for the run
-    and its known_hosts, no agent; https: the test authority in SSL_CERT_FILE); init and clone also
-    get `join_env()` (https: the user name and password, which Concord stores in its 0600 file, so
-    that later syncs run without them)."""
+    """A real `git daemon`, sshd or HTTPS git server on 127.0.0.1 (scripts/bench.d/servers.py)
+    serving an empty bare repository. Every command runs with `env()` (ssh: a HOME holding the key
+    made for the run and its known_hosts, no agent; https: the test authority in SSL_CERT_FILE);
+    init and clone also get `join_env()` (https: the user name and password, which Concord stores
+    in its 0600 file, so that later syncs run without them)."""
+
+    SERVERS = {"git-daemon": "daemon", "ssh": "ssh", "https": "https"}  # kind -> servers.start's
 
     def __init__(self, root: str, kind: str):
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench.d"))
@@ -178,7 +134,7 @@ class ServerCloud:
     def start(self):
         os.makedirs(self.base, exist_ok=True)
         self.servers.make_bare(self.dir)
-        self.server = self.servers.start(self.kind, self.base, self.folder)
+        self.server = self.servers.start(self.SERVERS[self.kind], self.base, self.folder)
         self.url = self.server.url("cloud.git")
 
     def stop(self):
@@ -190,7 +146,9 @@ class ServerCloud:
             return {}
         if self.kind == "ssh":
             return self.server.concord_env()
-        return {"SSL_CERT_FILE": str(self.server.authority), "CONCORD_CLOUD_USERNAME": "", "CONCORD_CLOUD_PASSWORD": ""}
+        if self.kind == "https":
+            return {"SSL_CERT_FILE": str(self.server.authority), "CONCORD_CLOUD_USERNAME": "", "CONCORD_CLOUD_PASSWORD": ""}
+        return {}
 
     def join_env(self) -> dict:
         return self.server.concord_env() if self.kind == "https" else {}
@@ -198,9 +156,7 @@ class ServerCloud:
 
 def make_cloud(root: str, kind: str):
     """The cloud of `kind`: local (a bare repository on a path), git-daemon, ssh or https."""
-    if kind == "git-daemon":
-        return DaemonCloud(root)
-    if kind in ("ssh", "https"):
+    if kind in ServerCloud.SERVERS:
         return ServerCloud(root, kind)
     return LocalCloud(root)
 
@@ -295,13 +251,17 @@ class Fixture:
 
     def setup(self, packages=("*.note",)):
         """Starts the cloud, `concord init`s the first device with it, clones the others."""
+        self.init(packages)
+        for dev in self.devices[1:]:
+            self.clone(dev)
+
+    def init(self, packages=("*.note",)) -> Result:
+        """Starts the cloud and `concord init`s the first device with it (`packages`: the package patterns)."""
         self.cloud.start()
         first = self.devices[0]
         package_args = [a for p in packages for a in ("--package", p)]
-        self.must(self.run(None, "init", first.path, "--device", first.name, "--remote", self.cloud.url,
-                           *package_args, env_extra={"CONCORD_DEVICE_ID": first.id, **self.join_env()}), "init")
-        for dev in self.devices[1:]:
-            self.clone(dev)
+        return self.must(self.run(None, "init", first.path, "--device", first.name, "--remote", self.cloud.url,
+                                  *package_args, env_extra={"CONCORD_DEVICE_ID": first.id, **self.join_env()}), "init")
 
     def clone(self, dev: Device, env_extra=None) -> Result:
         return self.must(self.run(None, "clone", self.cloud.url, dev.path, "--device", dev.name,
