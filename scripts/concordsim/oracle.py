@@ -277,6 +277,15 @@ class Oracle:
             return cr, remote.contenders[doc], False
         if cr is None:
             return cl, local.contenders[doc], False
+        # A side whose versions of `doc` the other side has all seen, when the other has not seen
+        # all of its own, changed nothing the other does not account for: Concord merges from the
+        # merge base, and that side yields. A version an earlier integration dropped because its
+        # content equals the one kept does not come back through the side that still has it.
+        seen_by_remote, seen_by_local = local.contenders[doc] <= remote.hist, remote.contenders[doc] <= local.hist
+        if seen_by_remote and not seen_by_local:
+            return cr, remote.contenders[doc], False
+        if seen_by_local and not seen_by_remote:
+            return cl, local.contenders[doc], False
         records = local.conflict_versions(doc) | remote.conflict_versions(doc)
         conflict = False
         if cl == cr:

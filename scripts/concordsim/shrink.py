@@ -10,7 +10,7 @@ from .simulation import run_steps
 
 
 def shrink(args, steps, ndev, seed, failure, deadline):
-    """The shortest list of steps found in time that fails the same way (the same kind).
+    """The shortest list of steps found in time that fails the same way (the same signature).
 
     Each candidate is replayed in a fresh folder, with the oracle. First whole kinds of steps are
     dropped (clock skews, airplane toggles, ...), then chunks of steps, then single steps."""
@@ -25,7 +25,7 @@ def shrink(args, steps, ndev, seed, failure, deadline):
         root = tempfile.mkdtemp(prefix="concord-shrink-")
         try:
             got, _ = run_steps(args, candidate, ndev, seed, root, twins=(failure.kind == "determinism"), light=light)
-            return got is not None and got.kind == failure.kind
+            return got is not None and got.signature() == failure.signature()
         finally:
             shutil.rmtree(root, ignore_errors=True)
 

@@ -635,7 +635,7 @@ class Simulation:
             args += ["--output", output]
         head = world.head(dev) if o else None
         result = world.run(dev, *args)
-        if result.rc == 1 and ("is not in conflict" in result.err or ("no document" in result.err and how == "--file <person>")):
+        if result.rc == 1 and ("is not in conflict" in result.err or "no document" in result.err):
             if o and in_conflict:
                 raise OracleFailure("conflicts", f"{dev.name}: resolve {doc} says '{result.first_error_line()}'; "
                                     f"the model has it in conflict")

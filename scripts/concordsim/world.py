@@ -6,6 +6,7 @@ Everything here drives the `concord` command line exactly as a user would; `git`
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -23,6 +24,13 @@ class InvariantFailure(Exception):
         super().__init__(f"{kind}: {message}")
         self.kind = kind
         self.message = message
+
+    def signature(self):
+        """The failure without what changes from run to run (ids, numbers, lists): a shortened run
+        fails the same way when its signature is the same."""
+        shape = re.sub(r"\[[^\]]*\]", "[...]", self.message)
+        shape = re.sub(r"\b[0-9a-f]{7,40}\b", "#", shape)
+        return self.kind, re.sub(r"\d+", "#", shape)
 
 
 class SimDevice(Device):
