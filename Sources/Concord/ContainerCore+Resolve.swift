@@ -70,11 +70,11 @@ extension ContainerCore {
             return Plan(report: report, updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], resolves: [])
         }
         let others = try history.recordedVersions(record.versions, of: document).subtracting([current])
-        let indexed = history.indexedReplaces(of: document, at: head)
+        let indexed = history.indexedVersions(of: document, at: head)
         let contenders = try ([current] + others.sorted()).map { id in
-            let entry = try history.entry(document.value, in: history.tree(of: id))
+            let entry = try history.entry(of: document, at: id, indexed: indexed[id])
             return Contender(
-                id: id, version: try history.describe(id, of: document, current: current, conflicts: others, replaces: indexed[id]),
+                id: id, version: try history.describe(id, of: document, current: current, conflicts: others, indexed: indexed[id]),
                 entry: entry, content: try history.content(of: entry))
         }
 

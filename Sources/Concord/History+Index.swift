@@ -116,9 +116,9 @@ extension History {
             }
             for path in versionPaths.sorted() where !Self.isConcordPath(path) {
                 let document = DocumentPath(unchecked: path)
+                let entry = try entry(path, in: commitTree)
                 let version = HistoryIndex.Version(
-                    commit: commit, entry: try entry(path, in: commitTree)?.id,
-                    replaces: try previousVersions(of: commit, document: document))
+                    commit: commit, entry: entry?.id, mode: entry?.mode ?? 0, replaces: try previousVersions(of: commit, document: document))
                 additions.append((path, version))
             }
         }

@@ -119,27 +119,33 @@ extension History {
         return result
     }
 
-    /// Describes the version `id` of `document`; `replaces` is its previous versions when known
-    /// (from the history index), else they are found by walking the history.
-    func describe(_ id: OID, of document: DocumentPath, current: OID?, conflicts: Set<OID>, replaces: [OID]? = nil) throws -> DocumentVersion {
-        let commit = try commit(id)
+    /// Describes the version `id` of `document`; `indexed` is what the history index says of it
+    /// (its entry and previous versions) when it lists it, else they are read from the history.
+    func describe(_ id: OID, of document: DocumentPath, current: OID?, conflicts: Set<OID>, indexed: HistoryIndex.Version? = nil) throws -> DocumentVersion {
         let stamp = try stamp(id)
-        let entry = try entry(document.value, in: commit.tree)
+        let entry = try entry(of: document, at: id, indexed: indexed)
         return DocumentVersion(
             id: id.hex, document: document, deviceName: stamp.deviceName, deviceID: stamp.deviceID,
             modified: stamp.date, clock: stamp.clock, contentID: entry?.id.hex, isDeleted: entry == nil,
             size: try size(of: entry), isPackage: entry?.kind == .tree, isCurrent: id == current,
             isConflict: conflicts.contains(id),
             resolves: stamp.trailers.resolved(document),
-            replaces: try (replaces ?? previousVersions(of: id, document: document)).map(\.hex))
+            replaces: try (indexed?.replaces ?? previousVersions(of: id, document: document)).map(\.hex))
     }
 
-    /// The versions each version of `document` replaces, as the history index lists them at
-    /// `head` (empty without an index there): describing a version from it reads no history.
-    func indexedReplaces(of document: DocumentPath, at head: OID?) -> [OID: [OID]] {
+    /// The versions of `document` the history index lists at `head`, by commit (empty without
+    /// an index there): describing a version from it reads no history and no folder.
+    func indexedVersions(of document: DocumentPath, at head: OID?) -> [OID: HistoryIndex.Version] {
         index(at: head).map { index in
-            Dictionary(index.versions(of: document.value).map { ($0.commit, $0.replaces) }, uniquingKeysWith: { a, _ in a })
+            Dictionary(index.versions(of: document.value).map { ($0.commit, $0) }, uniquingKeysWith: { a, _ in a })
         } ?? [:]
+    }
+
+    /// `document`'s entry in version `id`: from the history index when it lists the version,
+    /// else read from the version's folder (in a wide folder, a tree of thousands of entries).
+    func entry(of document: DocumentPath, at id: OID, indexed: HistoryIndex.Version?) throws -> TreeEntry? {
+        guard let indexed else { return try entry(document.value, in: tree(of: id)) }
+        return indexed.entry.map { TreeEntry(name: document.name, id: $0, mode: indexed.mode) }
     }
 
     /// The current version of `document` first, then each unresolved conflict version in canonical order.
@@ -154,9 +160,9 @@ extension History {
             throw ConcordError.noSuchDocument(document.value)
         }
         let others = try recordedVersions(record?.versions ?? [], of: document).subtracting([current])
-        let indexed = indexedReplaces(of: document, at: head)
-        let described = try others.map { try describe($0, of: document, current: current, conflicts: others, replaces: indexed[$0]) }
-        return [try describe(current, of: document, current: current, conflicts: others, replaces: indexed[current])]
+        let indexed = indexedVersions(of: document, at: head)
+        let described = try others.map { try describe($0, of: document, current: current, conflicts: others, indexed: indexed[$0]) }
+        return [try describe(current, of: document, current: current, conflicts: others, indexed: indexed[current])]
             + described.sorted { $0.rank < $1.rank }
     }
 
@@ -171,7 +177,7 @@ extension History {
         var described: [DocumentVersion] = []
         if let index = index(at: head) {
             described = try index.versions(of: document.value).map { version in
-                try describe(version.commit, of: document, current: current, conflicts: conflicts, replaces: version.replaces)
+                try describe(version.commit, of: document, current: current, conflicts: conflicts, indexed: version)
             }
         } else {
             try ConcordError.wrap("cannot walk the history") {

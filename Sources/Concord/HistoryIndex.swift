@@ -17,11 +17,12 @@ internal import Git
 /// the package patterns (an index built with other patterns is rebuilt).
 /// Only writers (holding the container lock) change it; readers read the files `tip` names.
 final class HistoryIndex {
-    /// One version of a path: the commit, the path's entry there (nil for a deletion), and the
-    /// versions it replaced (its previous versions).
+    /// One version of a path: the commit, the path's entry there (nil for a deletion) with its
+    /// mode, and the versions it replaced (its previous versions).
     struct Version: Equatable {
         var commit: OID
         var entry: OID?
+        var mode: UInt32 = 0
         var replaces: [OID]
     }
 
@@ -61,7 +62,7 @@ final class HistoryIndex {
         let folder = gitDirectory + "concord/history"
         guard let text = try? String(contentsOfFile: "\(folder)/tip", encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n").map(String.init)
-        guard lines.count >= 4, lines[0] == "concord-history 3", let tip = OID(hex: lines[1]),
+        guard lines.count >= 4, lines[0] == "concord-history 4", let tip = OID(hex: lines[1]),
             let generation = Int(lines[2]), let logBytes = Int(lines[3])
         else { return nil }
         guard let base = BaseTable(path: "\(folder)/base-\(generation)") else { return nil }
@@ -200,7 +201,7 @@ final class HistoryIndex {
 
     private func writeTip() throws {
         guard let tip else { return }
-        let text = "concord-history 3\n\(tip.hex)\n\(generation)\n\(logBytes)\n" + patterns.map { "\($0)\n" }.joined()
+        let text = "concord-history 4\n\(tip.hex)\n\(generation)\n\(logBytes)\n" + patterns.map { "\($0)\n" }.joined()
         try Data(text.utf8).write(to: URL(fileURLWithPath: "\(folder)/tip"), options: .atomic)
     }
 
@@ -229,6 +230,7 @@ final class HistoryIndex {
     static func encode(_ version: Version, into data: inout Data) {
         data.append(contentsOf: version.commit.bytes)
         encodeOptional(version.entry, into: &data)
+        if version.entry != nil { appendInteger(version.mode, to: &data) }
         data.append(UInt8(min(version.replaces.count, 255)))
         for replaced in version.replaces.prefix(255) { data.append(contentsOf: replaced.bytes) }
     }
@@ -243,13 +245,19 @@ final class HistoryIndex {
     }
 
     static func decodeVersion(_ reader: inout Reader) -> Version? {
-        guard let commit = reader.oid(), let entry = decodeOptional(&reader), let count = reader.byte() else { return nil }
+        guard let commit = reader.oid(), let entry = decodeOptional(&reader) else { return nil }
+        var mode: UInt32 = 0
+        if entry != nil {
+            guard let given = reader.integer(UInt32.self) else { return nil }
+            mode = given
+        }
+        guard let count = reader.byte() else { return nil }
         var replaces: [OID] = []
         for _ in 0..<count {
             guard let id = reader.oid() else { return nil }
             replaces.append(id)
         }
-        return Version(commit: commit, entry: entry, replaces: replaces)
+        return Version(commit: commit, entry: entry, mode: mode, replaces: replaces)
     }
 
     /// `.some(id)` or `.some(nil)`; nil when the bytes are damaged.

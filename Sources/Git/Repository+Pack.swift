@@ -87,20 +87,18 @@ extension Repository {
     /// The memory backend cannot list what it holds, so the pack is made from what the wrapper
     /// wrote (every blob, each tree update's root, each commit), following commits and trees
     /// into the folders not already on disk: its cost follows what was written, not the size
-    /// of the trees.
+    /// of the trees. Concord writes the pack and its index (``PackWriter``): these objects were
+    /// made here, so nothing searches for deltas or hashes them again.
     func storePendingPack() throws {
         guard let pack = pendingPack, !pack.written.isEmpty else { return }
-        var builder: OpaquePointer?
-        try check("git_packbuilder_new", git_packbuilder_new(&builder, pointer))
-        defer { git_packbuilder_free(builder) }
-        git_packbuilder_set_threads(builder, 0)
+        var objects: [OID] = []
         var seen = Set<OID>()
-        for id in pack.written { try insertIfNew(id, into: builder, pack: pack, seen: &seen) }
-        if git_packbuilder_object_count(builder) > 0 {
-            var buffer = git_buf()
-            defer { git_buf_dispose(&buffer) }
-            try check("git_packbuilder_write_buf", git_packbuilder_write_buf(&buffer, builder))
-            try check("git_odb_write_pack", concord_odb_write_pack(pack.original, buffer.ptr, buffer.size))
+        for id in pack.written { try collectIfNew(id, into: &objects, pack: pack, seen: &seen) }
+        if !objects.isEmpty {
+            var writer = PackWriter(thin: false)
+            for id in objects { try writer.add(id, previous: nil) { try self.readObject($0, from: pack.database) } }
+            let bytes = try writer.finish()
+            _ = try storeOwnPack(bytes, index: writer.index(of: bytes))
             CrashPoint.reach("pack:stored")
             try check("git_odb_refresh", git_odb_refresh(pack.original))
         }
@@ -109,23 +107,24 @@ extension Repository {
         pack.bytes = 0
     }
 
-    private func insertIfNew(_ id: OID, into builder: OpaquePointer?, pack: PendingPack, seen: inout Set<OID>) throws {
+    /// Adds `id` to `objects` unless it is on disk already, then what it names that is not.
+    private func collectIfNew(_ id: OID, into objects: inout [OID], pack: PendingPack, seen: inout Set<OID>) throws {
         guard seen.insert(id).inserted else { return }
         var raw = id.raw
         if git_odb_exists_ext(pack.original, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1 { return }
         var size = 0
         var type = GIT_OBJECT_ANY
         try check("git_odb_read_header", git_odb_read_header(&size, &type, pack.database, &raw))
-        try check("git_packbuilder_insert", git_packbuilder_insert(builder, &raw, nil))
+        objects.append(id)
         switch type {
         case GIT_OBJECT_TREE:
             // Blobs this batch wrote are in `written`; any other blob a tree names is on disk.
             for entry in try entries(ofTree: id) where entry.kind == .tree {
-                try insertIfNew(entry.id, into: builder, pack: pack, seen: &seen)
+                try collectIfNew(entry.id, into: &objects, pack: pack, seen: &seen)
             }
         case GIT_OBJECT_COMMIT:
-            try insertIfNew(treeID(ofCommit: id), into: builder, pack: pack, seen: &seen)
-            for parent in try parents(ofCommit: id) { try insertIfNew(parent, into: builder, pack: pack, seen: &seen) }
+            try collectIfNew(treeID(ofCommit: id), into: &objects, pack: pack, seen: &seen)
+            for parent in try parents(ofCommit: id) { try collectIfNew(parent, into: &objects, pack: pack, seen: &seen) }
         default:
             break
         }
