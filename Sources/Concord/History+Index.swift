@@ -105,9 +105,13 @@ extension History {
             let known = try known(commit)
             let commitTree = known.commit.tree
             var perParent: [Set<String>] = []
+            // A file's entries before and after, from the first parent's differences (a missing
+            // one may also be a folder there: then it is read from the folder).
+            var firstChanges: [String: TreeChange] = [:]
             for parent in known.commit.parents.isEmpty ? [nil] : known.commit.parents.map(Optional.some) {
                 let parentTree = try tree(of: parent)
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(parentTree, commitTree) }
+                if perParent.isEmpty { firstChanges = Dictionary(changes.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }) }
                 perParent.append(Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document.value }))
             }
             var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
@@ -116,9 +120,11 @@ extension History {
             }
             for path in versionPaths.sorted() where !Self.isConcordPath(path) {
                 let document = DocumentPath(unchecked: path)
-                let entry = try entry(path, in: commitTree)
+                let change = firstChanges[path]
+                let entry = try change?.new ?? entry(path, in: commitTree)
                 let version = HistoryIndex.Version(
-                    commit: commit, entry: entry?.id, mode: entry?.mode ?? 0, replaces: try previousVersions(of: commit, document: document))
+                    commit: commit, entry: entry?.id, mode: entry?.mode ?? 0,
+                    replaces: try previousVersions(of: commit, document: document, parentEntry: change?.old.map { .some($0.id) }))
                 additions.append((path, version))
             }
         }

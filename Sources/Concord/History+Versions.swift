@@ -17,8 +17,9 @@ extension History {
 
     /// The version whose content `document` has at `head`, found by following, at each merge,
     /// a parent with the same content (git's history simplification). Nil when the document
-    /// never existed there.
-    func currentVersion(of document: DocumentPath, at head: OID?) throws -> OID? {
+    /// never existed there. `entry`, when the caller knows it, is `document`'s entry at `head`
+    /// (the walk only follows commits that kept it, so no folder needs reading for it).
+    func currentVersion(of document: DocumentPath, at head: OID?, entry known: OID?? = nil) throws -> OID? {
         guard var id = head else { return nil }
         var walked: [OID] = []
         let found: OID?
@@ -33,12 +34,12 @@ extension History {
             if let index {
                 covered = covered || id == index.tip || index.arriving.map { !$0.contains(id) } == true
             }
-            if covered, let index, let known = index.current(of: document.value, entry: try entry(document.value, in: tree(of: id))?.id) {
-                found = known
+            if covered, let index, let indexed = index.current(of: document.value, entry: try known ?? entry(document.value, in: tree(of: id))?.id) {
+                found = indexed
                 break
             }
             walked.append(id)
-            let known = try known(id), commit = known.commit, trailers = known.trailers
+            let stamp = try self.known(id), commit = stamp.commit, trailers = stamp.trailers
             if !trailers.resolved(document).isEmpty {
                 found = id
                 break
@@ -108,12 +109,15 @@ extension History {
     }
 
     /// The versions a version replaced: the one its first parent held, and, for a resolution,
-    /// every version it resolved.
-    func previousVersions(of id: OID, document: DocumentPath) throws -> [OID] {
+    /// every version it resolved. `parentEntry`, when known, is the document's entry in the
+    /// first parent.
+    func previousVersions(of id: OID, document: DocumentPath, parentEntry: OID?? = nil) throws -> [OID] {
         var result: [OID] = []
         let known = try known(id), commit = known.commit, trailers = known.trailers
         result += trailers.resolved(document).compactMap(OID.init(hex:))
-        if let parent = commit.parents.first, let previous = try currentVersion(of: document, at: parent), !result.contains(previous) {
+        if let parent = commit.parents.first, let previous = try currentVersion(of: document, at: parent, entry: parentEntry),
+            !result.contains(previous)
+        {
             result.append(previous)
         }
         return result
