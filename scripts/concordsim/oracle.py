@@ -298,7 +298,10 @@ class Oracle:
         elif self.follows(doc, cl, cr):
             current, others = cl, set()
         elif self.key(doc, cl) == self.key(doc, cr):
-            current, others = cl, set()      # both reached the same content: the local version stays
+            # Both reached the same content: the local version stays, and what the other side's
+            # version replaced is replaced (its resolution removed a version the local side kept).
+            contenders = self.maximal(doc, records | {cl, cr})
+            return cl, (contenders - {cr}) | {cl}, False
         else:
             current = self.later(doc, cl, cr)
             others = {cl, cr} - {current}
