@@ -70,7 +70,9 @@ extension History {
         }
     }
 
-    private func commits(reachableFrom head: OID, hiding covered: [OID]) throws -> [OID] {
+    /// The commits `head` reaches and none of `covered` does, newest first (checked against the
+    /// graph, whatever the commit dates say).
+    func commits(reachableFrom head: OID, hiding covered: [OID]) throws -> [OID] {
         var result: [OID] = []
         try ConcordError.wrap("cannot walk the history") {
             try repository.walk(from: [head], hiding: covered) { id in

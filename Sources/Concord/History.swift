@@ -161,13 +161,17 @@ final class History {
     /// `current`'s previous versions (a save's is the version it replaced; a resolution's, every
     /// version it resolved) reaches it. Such a version was replaced, not made concurrently, so it
     /// is no conflict version. Graph ancestry alone cannot tell: after an integration every later
-    /// commit descends from both sides.
-    func isSuperseded(_ version: OID, byLineageOf current: OID, document: DocumentPath) throws -> Bool {
+    /// commit descends from both sides. `follows(later, earlier)` answers graph ancestry when
+    /// the caller knows a shorter way; else the graph is walked.
+    func isSuperseded(
+        _ version: OID, byLineageOf current: OID, document: DocumentPath, follows: ((OID, OID) throws -> Bool)? = nil
+    ) throws -> Bool {
+        let follows = follows ?? { try self.repository.isDescendant($0, of: $1) }
         var frontier = [current]
         var seen = Set<OID>()
         while let next = frontier.popLast() {
             if next == version { return true }
-            guard seen.insert(next).inserted, try repository.isDescendant(next, of: version) else { continue }
+            guard seen.insert(next).inserted, try follows(next, version) else { continue }
             frontier += try previousVersions(of: next, document: document)
         }
         return false

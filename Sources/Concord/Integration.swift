@@ -50,6 +50,23 @@ struct Integration {
         let savedRemote = try documentsSaved(from: base, to: remote)
         let candidates = localSide.documents.union(remoteSide.documents).union(resolvedLocal).union(resolvedRemote)
             .union(savedLocal).union(savedRemote)
+        // The commits only one side has, read at the first question: a commit only one side has
+        // is followed by nothing only the other side has, which answers most questions below
+        // without a walk of the graph each.
+        var onlyOneSide: (local: Set<OID>, remote: Set<OID>)?
+        func follows(_ later: OID, _ earlier: OID) throws -> Bool {
+            if onlyOneSide == nil {
+                onlyOneSide = (
+                    Set(try history.commits(reachableFrom: local, hiding: [remote])), Set(try history.commits(reachableFrom: remote, hiding: [local]))
+                )
+            }
+            if let sides = onlyOneSide,
+                sides.local.contains(earlier) && sides.remote.contains(later) || sides.remote.contains(earlier) && sides.local.contains(later)
+            {
+                return false
+            }
+            return try repository.isDescendant(later, of: earlier)
+        }
         for document in candidates.sorted() {
             let baseEntry = try history.entry(document.value, in: baseTree)
             let localEntry = try history.entry(document.value, in: localSide.tree)
@@ -74,12 +91,12 @@ struct Integration {
             guard let localVersion = try history.currentVersion(of: document, at: local),
                 let remoteVersion = try history.currentVersion(of: document, at: remote)
             else { continue }
-            if try repository.isDescendant(remoteVersion, of: localVersion) {
+            if try follows(remoteVersion, localVersion) {
                 updates.append(update(document, remoteEntry))
                 currents[document] = remoteVersion
                 continue
             }
-            if try repository.isDescendant(localVersion, of: remoteVersion) { continue }
+            if try follows(localVersion, remoteVersion) { continue }
             let remoteWins = try history.isLater(remoteVersion, than: localVersion)
             if remoteWins { updates.append(update(document, remoteEntry)) }
             currents[document] = remoteWins ? remoteVersion : localVersion
@@ -99,7 +116,7 @@ struct Integration {
                 versions.remove(current)
                 let contenders = versions.union([current])
                 versions = try versions.filter { version in
-                    try !contenders.contains { try $0 != version && history.isSuperseded(version, byLineageOf: $0, document: document) }
+                    try !contenders.contains { try $0 != version && history.isSuperseded(version, byLineageOf: $0, document: document, follows: follows) }
                 }
             }
             if versions.isEmpty {
