@@ -283,9 +283,10 @@ class Oracle:
         # content equals the one kept does not come back through the side that still has it.
         seen_by_remote, seen_by_local = local.contenders[doc] <= remote.hist, remote.contenders[doc] <= local.hist
         if seen_by_remote and not seen_by_local:
-            if self.key(doc, cl) == self.key(doc, cr) and local.conflict_versions(doc) == remote.conflict_versions(doc):
-                # Both sides' folders hold the same: nothing to take, the local version stays.
-                return cl, local.contenders[doc], False
+            if cl != cr and self.key(doc, cl) == self.key(doc, cr) and not self.follows(doc, cr, cl):
+                # The same content reached concurrently: the local version stays current (with
+                # the other side's conflict versions), as Concord's integration decides.
+                return cl, (remote.contenders[doc] - {cr}) | {cl}, False
             return cr, remote.contenders[doc], False
         if seen_by_local and not seen_by_remote:
             return cl, local.contenders[doc], False
