@@ -25,6 +25,21 @@ import Testing
         }
     }
 
+    /// Devices `a` and `b` of a local cloud `cloud.git`, both holding `note.txt` ("hello").
+    private func twoDevices() throws -> CLI {
+        let cli = try CLI()
+        do {
+            try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+            try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+            try cli.ok(["-C", "a", "sync"])
+            try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+            return cli
+        } catch {
+            cli.remove()
+            throw error
+        }
+    }
+
     /// Checks a refusal: exit 1, one line naming the refusal, not "offline".
     private func expectRefused(_ result: CLI.Result, _ damage: Damage, _ what: String) {
         let line = result.stderr.trimmingCharacters(in: .newlines)
@@ -34,12 +49,8 @@ import Testing
 
     @Test(arguments: Damage.allCases)
     func aDamagedCommitFromALocalCloudIsRefusedNotOffline(_ damage: Damage) throws {
-        let cli = try CLI()
+        let cli = try twoDevices()
         defer { cli.remove() }
-        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
-        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
-        try cli.ok(["-C", "a", "sync"])
-        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
         let cloud = HostileCloud(path: "\(cli.folder)/cloud.git")
         let good = try cloud.main()
         let main = try cli.git(["rev-parse", "main"], in: "b"), fetched = try cli.git(["rev-parse", "origin/main"], in: "b")
@@ -65,12 +76,8 @@ import Testing
     /// An object whose content is not what its id says (a file swapped in the cloud) is refused
     /// when it arrives, although objects are not hashed again at each later read.
     @Test func anObjectWhoseContentIsNotItsIdIsRefused() throws {
-        let cli = try CLI()
+        let cli = try twoDevices()
         defer { cli.remove() }
-        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
-        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
-        try cli.ok(["-C", "a", "sync"])
-        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
         let cloud = HostileCloud(path: "\(cli.folder)/cloud.git")
         let genuine = try cloud.blob("genuine\n"), forged = try cloud.blob("forged!\n")
         let file = { (id: String) in "\(cloud.path)/objects/\(id.prefix(2))/\(id.dropFirst(2))" }
@@ -111,12 +118,8 @@ import Testing
     /// A pack index in the cloud that points past the end of its pack (a cloud folder copied
     /// halfway, a disk that lost a write) is refused like a damaged commit, not taken for offline.
     @Test func aPackIndexPointingPastItsPackIsRefusedNotOffline() throws {
-        let cli = try CLI()
+        let cli = try twoDevices()
         defer { cli.remove() }
-        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
-        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
-        try cli.ok(["-C", "a", "sync"])
-        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
         let main = try cli.git(["rev-parse", "main"], in: "b")
         let before = Set(try packIndexes(in: "\(cli.folder)/cloud.git"))
         try cli.ok(["-C", "a", "save", "note.txt"], input: "hello again\n")
