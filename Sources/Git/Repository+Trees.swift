@@ -99,36 +99,111 @@ extension Repository {
         return OID(oid)
     }
 
-    /// Writes a new tree: `base` (or the empty tree) with `updates` applied, creating and
-    /// pruning intermediate folders. Cost follows the number of updates, not the tree's size.
-    /// - Throws: ``GitError`` when a path is invalid or an object cannot be read or written.
+    /// Writes a new tree: `base` (or the empty tree) with `updates` applied in the order of
+    /// their paths (a later update of the same path wins), creating and pruning intermediate
+    /// folders. Only the folders on the updated paths are rewritten, each by copying its
+    /// unchanged entries as stored (``RawTree``): the cost follows the number of updates and the
+    /// bytes of those folders, with nothing parsed, sorted or compared per entry of a wide folder.
+    /// - Throws: ``GitError`` when a path is invalid, an upsert names an object that is missing
+    ///   or of another kind than its mode says, a path goes through a file, or an object cannot
+    ///   be read or written.
     public func updateTree(_ base: OID?, _ updates: [TreeUpdate]) throws -> OID {
-        let baseID = try base ?? writeTree([])
-        if updates.isEmpty { return baseID }
-        let baseTree = try lookupTree(baseID)
-        defer { git_tree_free(baseTree) }
-        // Keep every path's C string alive for the whole call.
-        let paths = updates.map { strdup($0.path) }
-        defer { paths.forEach { free($0) } }
-        var cUpdates: [git_tree_update] = updates.enumerated().map { index, update in
-            var item = git_tree_update()
-            item.path = UnsafePointer(paths[index])
-            switch update {
-            case let .upsert(_, id, mode):
-                item.action = GIT_TREE_UPDATE_UPSERT
-                item.id = id.raw
-                item.filemode = git_filemode_t(mode)
-            case .remove:
-                item.action = GIT_TREE_UPDATE_REMOVE
+        if updates.isEmpty, let base { return base }
+        // By path, component by component, so that each folder's changes are together, a
+        // path's before those below it, and the same path's in the order given.
+        let changes = updates.enumerated().map { (path: $0.element.path.split(separator: "/", omittingEmptySubsequences: false)[...], update: $0.element, order: $0.offset) }
+            .sorted { a, b in
+                a.path == b.path ? a.order < b.order : a.path.lexicographicallyPrecedes(b.path) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            }.map { (path: $0.path, update: $0.update) }
+        let root = try splice(base, changes) ?? write(tree: [])
+        notePendingObject(root)
+        return root
+    }
+
+    /// `folder` with `changes` (paths relative to it, in order) applied; nil when it ends empty.
+    private func splice(_ folder: OID?, _ changes: [(path: ArraySlice<Substring>, update: TreeUpdate)]) throws -> OID? {
+        let tree = try folder.map(lookupTree) ?? nil
+        defer { git_tree_free(tree) }
+        var removing: [RawTree.Key] = [], inserting: [TreeEntry] = []
+        var start = changes.startIndex
+        while start < changes.endIndex {
+            let name = changes[start].path.first!
+            var end = start + 1
+            while end < changes.endIndex, changes[end].path.first! == name { end += 1 }
+            try Self.checkName(name, of: changes[start].update.path)
+            let existing = tree.flatMap { git_tree_entry_byname($0, String(name)) }.map(TreeEntry.init(copying:))
+            var entry = existing
+            var below: [(path: ArraySlice<Substring>, update: TreeUpdate)] = []
+            for change in changes[start..<end] {
+                if change.path.count > 1 {
+                    below.append((change.path.dropFirst(), change.update))
+                    continue
+                }
+                // Direct changes sort before the paths below them, so none is pending here.
+                switch change.update {
+                case let .upsert(_, id, mode):
+                    try checkObject(id, mode: mode, path: change.update.path)
+                    entry = TreeEntry(name: String(name), id: id, mode: mode)
+                case .remove:
+                    entry = nil
+                }
             }
-            return item
+            if !below.isEmpty {
+                if let entry, entry.kind != .tree {
+                    throw GitError(message: "cannot update \(below[0].update.path): \(name) is not a folder", function: "updateTree")
+                }
+                entry = try splice(entry?.id, below).map { TreeEntry(name: String(name), id: $0, mode: TreeEntry.treeMode) }
+            }
+            if entry != existing {
+                if let existing { removing.append(RawTree.Key(name: existing.name, isTree: existing.kind == .tree)) }
+                if let entry { inserting.append(entry) }
+            }
+            start = end
         }
+        if removing.isEmpty, inserting.isEmpty { return folder }
+        var database: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&database, pointer))
+        defer { git_odb_free(database) }
+        let bytes = try RawTree.splice(folder.map { try readObject($0, from: database).bytes } ?? [], removing: removing, inserting: inserting)
+        return bytes.isEmpty ? nil : try write(tree: bytes)
+    }
+
+    /// Writes a folder's bytes as a tree object.
+    private func write(tree bytes: [UInt8]) throws -> OID {
+        var database: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&database, pointer))
+        defer { git_odb_free(database) }
         var oid = git_oid()
-        try check(
-            "git_tree_create_updated",
-            git_tree_create_updated(&oid, pointer, baseTree, cUpdates.count, &cUpdates))
-        notePendingObject(OID(oid))
+        try check("git_odb_write", bytes.withUnsafeBytes { git_odb_write(&oid, database, $0.baseAddress, $0.count, GIT_OBJECT_TREE) })
         return OID(oid)
+    }
+
+    /// Refuses a name libgit2's tree builder refuses: empty, `.`, `..`, `.git` in any case, or
+    /// holding a NUL.
+    private static func checkName(_ name: Substring, of path: String) throws {
+        guard !name.isEmpty, name != ".", name != "..", name.lowercased() != ".git", !name.utf8.contains(0) else {
+            throw GitError(message: "invalid path '\(path)' for a tree entry", function: "updateTree")
+        }
+    }
+
+    /// Refuses an upsert whose object is missing or not of the kind its mode names.
+    private func checkObject(_ id: OID, mode: UInt32, path: String) throws {
+        let wanted: git_object_t
+        switch mode {
+        case TreeEntry.treeMode: wanted = GIT_OBJECT_TREE
+        case TreeEntry.fileMode, TreeEntry.executableMode, 0o120000: wanted = GIT_OBJECT_BLOB
+        case 0o160000: return
+        default: throw GitError(message: "invalid mode \(String(mode, radix: 8)) for '\(path)'", function: "updateTree")
+        }
+        var database: OpaquePointer?
+        try check("git_repository_odb", git_repository_odb(&database, pointer))
+        defer { git_odb_free(database) }
+        var raw = id.raw
+        var size = 0
+        var type = GIT_OBJECT_ANY
+        guard git_odb_read_header(&size, &type, database, &raw) == 0, type == wanted else {
+            throw GitError(message: "cannot put \(id.short) at '\(path)': no such \(wanted == GIT_OBJECT_TREE ? "folder" : "file") object", function: "updateTree")
+        }
     }
 }
 
