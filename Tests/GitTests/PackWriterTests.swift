@@ -126,4 +126,41 @@ import Testing
         try expectContents(all, in: Repository.open(at: folder), "rolled up")
         #expect(try fsck(folder) == 0)
     }
+
+    /// A folder of a megabyte or more is packed uncompressed, whole or as deltas against its
+    /// previous versions, and reads back the same from every copy (git checks each copy).
+    @Test func aFolderOfAMegabyteIsStoredUncompressedAndReadsBack() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try Repository.create(at: folder + "/source", bare: true)
+        let blob = try source.writeBlob(Data("a note\n".utf8))
+        var tree = try source.updateTree(nil, (0..<30_000).map { .upsert(path: String(format: "note%05d.txt", $0), id: blob, mode: TreeEntry.fileMode) })
+        let folderBytes = try source.entries(ofTree: tree).count * (12 + 8 + 20)
+        #expect(folderBytes > 1 << 20)
+        var commits = [try source.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "first\n")]
+        var contents: [OID: String] = [:]
+        for step in 0..<6 {
+            let changed = try source.writeBlob(Data("step \(step)\n".utf8))
+            tree = try source.updateTree(tree, [.upsert(path: String(format: "note%05d.txt", step * 4_999), id: changed, mode: TreeEntry.fileMode)])
+            commits.append(try source.createCommit(tree: tree, parents: [commits.last!], author: signature, committer: signature, message: "step \(step)\n"))
+            contents[commits.last!] = "step \(step)\n"
+        }
+        let destination = try Repository.create(at: folder + "/destination", bare: true)
+        try source.copyObjects(to: destination, from: [commits.last!], hiding: [])
+        #expect(packBytes(destination) > folderBytes, "the folder is stored whole at least once, uncompressed")
+        #expect(packBytes(destination) < 2 * folderBytes, "its other versions are deltas")
+        let trusted = try Repository.create(at: folder + "/trusted", bare: true)
+        try destination.copyObjects(to: trusted, from: [commits[3]], hiding: [], trusted: true)
+        try destination.copyObjects(to: trusted, from: [commits.last!], hiding: [commits[3]], trusted: true)
+        try trusted.merge(packs: trusted.packs(), andLooseObjects: trusted.looseObjects())
+        for copy in [folder + "/destination", folder + "/trusted"] {
+            let repository = try Repository.open(at: copy)
+            for (step, commit) in commits.dropFirst().enumerated() {
+                let entry = try repository.entry(at: String(format: "note%05d.txt", step * 4_999), in: repository.treeID(ofCommit: commit))
+                #expect(try entry.map { String(decoding: try repository.blob($0.id), as: UTF8.self) } == contents[commit], "\(copy)")
+                #expect(try repository.entries(ofTree: repository.treeID(ofCommit: commit)).count == 30_000)
+            }
+            try repository.setReference("refs/heads/main", to: commits.last!, expected: nil, message: "test")
+            #expect(try fsck(copy) == 0, "\(copy)")
+        }
+    }
 }
