@@ -118,10 +118,12 @@ struct PackWriter {
         while let base = missingBases.first { try add(base, previous: nil, read: read) }
     }
 
-    /// The pack's bytes: the count in the header, and the SHA-1 of everything before it at the end.
+    /// The pack's bytes: the count in the header, and the SHA-1 of everything before it at the
+    /// end. Call it once, when every object is in.
     mutating func finish() throws -> [UInt8] {
         for index in 0..<4 { bytes[8 + index] = UInt8((count >> (8 * (3 - index))) & 0xFF) }
-        return bytes + (try Self.sha1(bytes))
+        bytes += try Self.sha1(bytes)
+        return bytes
     }
 
     /// The index (version 2) of `pack`, the bytes ``finish()`` returned: the ids in order, the

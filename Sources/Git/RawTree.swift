@@ -57,6 +57,22 @@ struct RawTree {
         return output
     }
 
+    /// The ids of the folders `bytes` names, read without parsing its other entries further
+    /// than their mode and the end of their name.
+    /// - Throws: ``GitError`` when `bytes` is not a well-formed folder.
+    static func folders(in bytes: [UInt8]) throws -> [OID] {
+        var found: [OID] = []
+        try bytes.withUnsafeBufferPointer { bytes in
+            var position = 0
+            while position < bytes.count {
+                let entry = try Self.entry(in: bytes, at: position)
+                if entry.isTree, let id = OID(bytes: bytes[(entry.end - 20)..<entry.end]) { found.append(id) }
+                position = entry.end
+            }
+        }
+        return found
+    }
+
     private static func append(_ entry: TreeEntry, to output: inout [UInt8]) {
         output += Array(String(entry.mode, radix: 8).utf8)
         output.append(UInt8(ascii: " "))

@@ -119,8 +119,8 @@ extension Repository {
         switch type {
         case GIT_OBJECT_TREE:
             // Blobs this batch wrote are in `written`; any other blob a tree names is on disk.
-            for entry in try entries(ofTree: id) where entry.kind == .tree {
-                try collectIfNew(entry.id, into: &objects, pack: pack, seen: &seen)
+            for folder in try RawTree.folders(in: readObject(id, from: pack.database).bytes) {
+                try collectIfNew(folder, into: &objects, pack: pack, seen: &seen)
             }
         case GIT_OBJECT_COMMIT:
             try collectIfNew(treeID(ofCommit: id), into: &objects, pack: pack, seen: &seen)
