@@ -125,6 +125,7 @@ extension Repository {
         let tree = try folder.map(lookupTree) ?? nil
         defer { git_tree_free(tree) }
         var removing: [RawTree.Key] = [], inserting: [TreeEntry] = []
+        var differences: [(key: RawTree.Key, old: TreeEntry?, new: TreeEntry?)] = []
         var start = changes.startIndex
         while start < changes.endIndex {
             let name = changes[start].path.first!
@@ -155,8 +156,18 @@ extension Repository {
                 entry = try splice(entry?.id, below).map { TreeEntry(name: String(name), id: $0, mode: TreeEntry.treeMode) }
             }
             if entry != existing {
-                if let existing { removing.append(RawTree.Key(name: existing.name, isTree: existing.kind == .tree)) }
-                if let entry { inserting.append(entry) }
+                let old = existing.map { (key: RawTree.Key(name: $0.name, isTree: $0.kind == .tree), entry: $0) }
+                let new = entry.map { (key: RawTree.Key(name: $0.name, isTree: $0.kind == .tree), entry: $0) }
+                if let old { removing.append(old.key) }
+                if let new { inserting.append(new.entry) }
+                // As forEachDifference pairs them: one pair when the name keeps its place in
+                // git's order (a file stays a file, a folder a folder), else two.
+                if let old, let new, old.key == new.key {
+                    differences.append((old.key, old.entry, new.entry))
+                } else {
+                    if let old { differences.append((old.key, old.entry, nil)) }
+                    if let new { differences.append((new.key, nil, new.entry)) }
+                }
             }
             start = end
         }
@@ -165,7 +176,11 @@ extension Repository {
         try check("git_repository_odb", git_repository_odb(&database, pointer))
         defer { git_odb_free(database) }
         let bytes = try RawTree.splice(folder.map { try readObject($0, from: database).bytes } ?? [], removing: removing, inserting: inserting)
-        return bytes.isEmpty ? nil : try write(tree: bytes)
+        guard !bytes.isEmpty else { return nil }
+        let written = try write(tree: bytes)
+        // What a checkout or a sync asks next is how this folder differs from its base.
+        self.differences[folder, written] = differences.sorted { $0.key < $1.key }.map { ($0.old, $0.new) }
+        return written
     }
 
     /// Writes a folder's bytes as a tree object.

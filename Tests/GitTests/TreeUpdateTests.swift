@@ -75,9 +75,12 @@ import Testing
                 refused += 1
                 continue
             }
+            let before = tree
             tree = try repository.updateTree(tree, updates)
             files = model
             #expect(tree == (try built(files, in: repository)), "\(updates)")
+            // The differences updateTree remembers are those a fresh comparison finds.
+            #expect(try repository.diff(before, tree) == Repository.open(at: folder).diff(before, tree), "\(updates)")
         }
         #expect(refused > 10 && files.count > 2_000, "\(refused) refused, \(files.count) files")
         try repository.setReference(
