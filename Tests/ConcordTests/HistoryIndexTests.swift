@@ -154,6 +154,7 @@ import Testing
         for name in try FileManager.default.contentsOfDirectory(atPath: history) where name.hasPrefix("log-") {
             let records = try Self.logRecords(Data(contentsOf: URL(fileURLWithPath: "\(history)/\(name)")))
             #expect(Set(records).count == records.count, "each version logged once: \(records)")
+            #expect(!records.contains { $0.hasPrefix("a record cut short") }, "\(records)")
         }
         let indexed = try answers(Container.open(at: device.root), ["a.txt", "b.txt", "c.txt"])
         try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
@@ -163,21 +164,28 @@ import Testing
         #expect(indexed["a.txt"]?.all.count == 2)
     }
 
-    /// The (path, commit) of each record of an index log: a path's length (2 bytes) and bytes,
-    /// the commit, the entry (a flag, then the id when 1), the count of replaced commits and them.
+    /// The (path, commit) of each record of an index log (format 4): a path's length (2 bytes)
+    /// and bytes, the commit, the entry (a flag, then the id and the 4-byte mode when 1), the
+    /// count of replaced commits and them. A record cut short ends the list with a marker that
+    /// fails the caller's expectation (never a read past the end).
     static func logRecords(_ data: Data) -> [String] {
         let bytes = [UInt8](data)
         var records: [String] = []
         var offset = 0
-        while offset + 2 <= bytes.count {
-            let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
-            let path = String(decoding: bytes[(offset + 2)..<(offset + 2 + length)], as: UTF8.self)
-            offset += 2 + length
-            let commit = bytes[offset..<(offset + 20)].map { String(format: "%02x", $0) }.joined()
-            offset += 20
-            offset += bytes[offset] == 1 ? 21 : 1
-            offset += 1 + Int(bytes[offset]) * 20
-            records.append("\(path)@\(commit)")
+        func take(_ count: Int) -> ArraySlice<UInt8>? {
+            guard count >= 0, offset + count <= bytes.count else { return nil }
+            defer { offset += count }
+            return bytes[offset..<(offset + count)]
+        }
+        while offset < bytes.count {
+            guard let length = take(2).map({ Int($0.first!) << 8 | Int($0.last!) }), let path = take(length),
+                let commit = take(20), let flag = take(1)?.first, flag <= 1, take(flag == 1 ? 24 : 0) != nil,
+                let count = take(1)?.first, take(Int(count) * 20) != nil
+            else {
+                records.append("a record cut short at byte \(offset)")
+                break
+            }
+            records.append("\(String(decoding: path, as: UTF8.self))@\(commit.map { String(format: "%02x", $0) }.joined())")
         }
         return records
     }

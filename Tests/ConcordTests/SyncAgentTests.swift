@@ -47,7 +47,7 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         let events = (AgentEvents(one), AgentEvents(two))
         defer { one.stop(); two.stop() }
         try Data("from the app\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/note.txt"))
-        #expect(await events.0.waitFor(.saved, "note.txt"))
+        #expect(await events.0.waitFor(.saved, "note.txt"), "\(events.0.all)")
         #expect(await events.0.waitFor(.sent, "note.txt"))
         #expect(await events.1.waitFor(.received, "note.txt"))
         #expect(try String(contentsOfFile: "\(fixture[2].root)/note.txt", encoding: .utf8) == "from the app\n")

@@ -269,6 +269,12 @@ class Oracle:
         fresh = {doc for doc in after.in_conflict() if after.conflict_versions(doc) - records_before.get(doc, frozenset())}
         return SyncPrediction(outcome, updated, fresh, after.in_conflict())
 
+    def dropped_since(self, doc, vid, side: Replica, other: Replica) -> bool:
+        """True when `side` has a version of `doc` that `other` has not seen and that replaced
+        `vid` (a resolution or a save over it)."""
+        return any(w in side.hist and w not in other.hist and vid in self.versions[(doc, w)].replaces
+                   for w in self.by_doc.get(doc, []))
+
     def integrate(self, doc, local: Replica, remote: Replica):
         """One document's current version and versions in contention after integrating two sides;
         the third value is True when the two sides' current versions make a new conflict."""
@@ -290,7 +296,11 @@ class Oracle:
             return cr, remote.contenders[doc], False
         if seen_by_local and not seen_by_remote:
             return cl, local.contenders[doc], False
-        records = local.conflict_versions(doc) | remote.conflict_versions(doc)
+        # Conflict records merge from the merge base too: a version one side still lists only
+        # because it was in contention before, and that the other side has since resolved or
+        # replaced, is not in contention any more (soak seed 77).
+        records = {v for v in local.conflict_versions(doc) if not self.dropped_since(doc, v, remote, local)} | \
+                  {v for v in remote.conflict_versions(doc) if not self.dropped_since(doc, v, local, remote)}
         conflict = False
         if cl == cr:
             current, others = cl, set()
