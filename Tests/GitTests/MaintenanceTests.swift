@@ -36,14 +36,7 @@ import Testing
         try repository.forceReference("refs/remotes/origin/main", to: first, message: "fetch: the cloud moved back")
         try repository.repackAll()
         #expect(repository.contains(away))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", folder, "fsck", "--no-dangling"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(try gitFsck(folder, strict: false) == 0)
     }
 
     /// Three commits stored as three packs plus loose objects: one merge leaves one pack holding

@@ -63,16 +63,6 @@ import Testing
 
     func packBytes(_ repository: Repository) -> Int { repository.packs().reduce(0) { $0 + $1.bytes } }
 
-    func fsck(_ path: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", path, "fsck", "--strict", "--no-dangling"]
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
     @Test func aWideFolderChangedOneFileAtATimeTravelsAsDeltas() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let source = try Repository.create(at: folder + "/source", bare: true)
@@ -85,21 +75,21 @@ import Testing
         let added = packBytes(destination) - before
         #expect(added < 300_000, "40 versions of a 2,000-file folder took \(added) bytes")
         try expectContents(files, in: Repository.open(at: folder + "/destination"), "copied")
-        #expect(try fsck(folder + "/destination") == 0)
+        #expect(try gitFsck(folder + "/destination") == 0)
         // From packs, entries are copied as stored: from the destination (its packs) to a third
         // repository, then the same through a pack that is not thin (a push to a local cloud).
         let third = try Repository.create(at: folder + "/third", bare: true)
         try destination.copyObjects(to: third, from: [first], hiding: [])
         try destination.copyObjects(to: third, from: [commits.last!], hiding: [first])
         try expectContents(files, in: Repository.open(at: folder + "/third"), "copied from packs")
-        #expect(try fsck(folder + "/third") == 0)
+        #expect(try gitFsck(folder + "/third") == 0)
         let fourth = try Repository.create(at: folder + "/fourth", bare: true)
         try destination.copyObjects(to: fourth, from: [first], hiding: [], trusted: true)
         let start = packBytes(fourth)
         try destination.copyObjects(to: fourth, from: [commits.last!], hiding: [first], trusted: true)
         #expect(packBytes(fourth) - start < 300_000)
         try expectContents(files, in: Repository.open(at: folder + "/fourth"), "copied from packs, not thin")
-        #expect(try fsck(folder + "/fourth") == 0)
+        #expect(try gitFsck(folder + "/fourth") == 0)
     }
 
     @Test func rollingUpLooseObjectsAndPacksKeepsTheDeltas() throws {
@@ -124,7 +114,7 @@ import Testing
         var all = files
         all[extra] = files[commits.last!]!.filter { $0.key != "note00001.txt" }
         try expectContents(all, in: Repository.open(at: folder), "rolled up")
-        #expect(try fsck(folder) == 0)
+        #expect(try gitFsck(folder) == 0)
     }
 
     /// A folder of a megabyte or more is packed uncompressed, whole or as deltas against its
@@ -160,7 +150,7 @@ import Testing
                 #expect(try repository.entries(ofTree: repository.treeID(ofCommit: commit)).count == 30_000)
             }
             try repository.setReference("refs/heads/main", to: commits.last!, expected: nil, message: "test")
-            #expect(try fsck(copy) == 0, "\(copy)")
+            #expect(try gitFsck(copy) == 0, "\(copy)")
         }
     }
 }
