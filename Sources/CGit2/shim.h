@@ -33,22 +33,6 @@ static inline int concord_git_set_ssl_cert_locations(const char *file, const cha
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
 }
 
-#include <string.h>
-
-/* Stores a complete pack (as git_mempack_dump writes one) in the object database: the pack
- * and its index are written and synced once, whatever the number of objects. */
-static inline int concord_odb_write_pack(git_odb *odb, const void *data, size_t size) {
-    git_odb_writepack *writer = NULL;
-    git_indexer_progress stats;
-    memset(&stats, 0, sizeof stats);
-    int error = git_odb_write_pack(&writer, odb, NULL, NULL);
-    if (error < 0) return error;
-    error = writer->append(writer, data, size, &stats);
-    if (error >= 0) error = writer->commit(writer, &stats);
-    writer->free(writer);
-    return error;
-}
-
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>

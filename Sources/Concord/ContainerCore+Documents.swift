@@ -22,7 +22,7 @@ extension ContainerCore {
     /// Saves a version of `document`: `content` when given (also written to the work tree),
     /// else what the work tree holds. Only that document's path is read and written.
     func save(_ document: DocumentPath, content: DocumentContent?) throws -> SaveResult {
-        try writer.write {
+        try writeInOnePack {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try history.checkDocument(document, in: headTree)
@@ -33,12 +33,7 @@ extension ContainerCore {
             if let content { try writeWorkContent(document, content, isPackage: isPackage) }
             let newEntry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository)
             CrashPoint.reach("save:objects-written")
-            guard let newEntry else {
-                if try history.entry(document.value, in: headTree) != nil {
-                    throw ConcordError.missingInput(document.value)
-                }
-                throw ConcordError.missingInput(document.value)
-            }
+            guard let newEntry else { throw ConcordError.missingInput(document.value) }
             let oldEntry = try history.entry(document.value, in: headTree)
             if oldEntry?.id == newEntry.id && oldEntry?.mode == newEntry.mode {
                 return SaveResult(document: document, version: nil, isDeletion: false)
@@ -56,7 +51,7 @@ extension ContainerCore {
 
     /// Records the deletion of `document` as a version and removes it from the work tree.
     func remove(_ document: DocumentPath) throws -> SaveResult {
-        try writer.write {
+        try writeInOnePack {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try history.checkDocument(document, in: headTree)

@@ -24,7 +24,7 @@ extension ContainerCore {
     /// (a merge that needs a person, bad input), none.
     func resolve(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool) throws -> [ResolveReport] {
         if dryRun { return try resolveUnlocked(documents, using: resolution, dryRun: true) }
-        return try writer.write { try inOnePack { try resolveUnlocked(documents, using: resolution, dryRun: false) } }
+        return try writeInOnePack { try resolveUnlocked(documents, using: resolution, dryRun: false) }
     }
 
     private func resolveUnlocked(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool) throws -> [ResolveReport] {

@@ -12,7 +12,7 @@ extension ContainerCore {
     /// everything below the folders among them) — the sync agent knows what changed.
     func saveAll(scope: SaveScope? = nil) throws -> SaveAllResult {
         // Thousands of new objects: one pack synced once, not one synced file each.
-        try writer.write { try inOnePack { try saveAllUnlocked(scope: scope) } }
+        try writeInOnePack { try saveAllUnlocked(scope: scope) }
     }
 
     private func saveAllUnlocked(scope: SaveScope?) throws -> SaveAllResult {

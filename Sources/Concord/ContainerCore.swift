@@ -49,8 +49,15 @@ final class ContainerCore {
     }
 
     /// Runs `body` with the objects it writes stored as one pack, synced once, before any
-    /// reference names them (for operations that write many objects).
+    /// reference names them.
     func inOnePack<T>(_ body: () throws -> T) throws -> T {
         try ConcordError.wrap("cannot store the new objects") { try repository.writingOnePack(body) }
+    }
+
+    /// Runs `body` as a write (``Writer/write(_:)``) whose objects are stored as one pack: a
+    /// wide folder is then stored uncompressed (``PackWriter``), never as a loose object that
+    /// every later read must inflate whole.
+    func writeInOnePack<T>(_ body: () throws -> T) throws -> T {
+        try writer.write { try inOnePack(body) }
     }
 }

@@ -38,6 +38,60 @@ enum Delta {
         return delta.overLimit ? nil : delta.finish()
     }
 
+    /// The target a delta rebuilds from `base`; nil when the delta is malformed: a size that
+    /// does not match, an instruction that reads past the base or the delta, or a target of
+    /// another size than its header says (or over `largest` bytes).
+    static func apply(_ delta: UnsafeRawBufferPointer, to base: UnsafeRawBufferPointer, largest: Int = 1 << 30) -> [UInt8]? {
+        var at = 0
+        func size() -> Int? {
+            var value = 0, shift = 0
+            while at < delta.count, shift < 63 {
+                let byte = delta[at]
+                at += 1
+                value |= Int(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        guard let baseSize = size(), baseSize == base.count, let targetSize = size(), targetSize <= largest else { return nil }
+        var target = [UInt8](repeating: 0, count: targetSize)
+        let complete = target.withUnsafeMutableBytes { output -> Bool in
+            var written = 0
+            while at < delta.count {
+                let command = delta[at]
+                at += 1
+                if command & 0x80 != 0 {
+                    var offset = 0, length = 0
+                    for index in 0..<4 where command & (1 << index) != 0 {
+                        guard at < delta.count else { return false }
+                        offset |= Int(delta[at]) << (8 * index)
+                        at += 1
+                    }
+                    for index in 0..<3 where command & (0x10 << index) != 0 {
+                        guard at < delta.count else { return false }
+                        length |= Int(delta[at]) << (8 * index)
+                        at += 1
+                    }
+                    if length == 0 { length = 0x10000 }
+                    guard offset + length <= base.count, written + length <= targetSize else { return false }
+                    output.baseAddress!.advanced(by: written).copyMemory(from: base.baseAddress!.advanced(by: offset), byteCount: length)
+                    written += length
+                } else if command != 0 {
+                    let length = Int(command)
+                    guard at + length <= delta.count, written + length <= targetSize else { return false }
+                    output.baseAddress!.advanced(by: written).copyMemory(from: delta.baseAddress!.advanced(by: at), byteCount: length)
+                    written += length
+                    at += length
+                } else {
+                    return false
+                }
+            }
+            return written == targetSize
+        }
+        return complete ? target : nil
+    }
+
     /// The offset of the tree entry that holds byte `offset` of `tree` (entries are
     /// `mode SP name NUL id`); nil when `tree` is not a well-formed tree up to there.
     private static func entryStart(before offset: Int, in tree: UnsafeRawBufferPointer) -> Int? {

@@ -1,3 +1,6 @@
+internal import CGit2
+internal import Glibc
+
 /// A folder's bytes as git stores them: entries of `mode name\0` and a 20-byte id, in git's
 /// order (names compared byte by byte, a folder's name as if it ended with `/`).
 ///
@@ -73,6 +76,100 @@ struct RawTree {
         return found
     }
 
+    /// Each pair of entries, one from each folder's bytes (empty for no folder), that differ,
+    /// as ``Repository/forEachDifference(_:_:_:)`` gives them, in git's order. A run of entries
+    /// stored alike on both sides is passed over by comparing bytes and finding where each
+    /// entry ends, nothing parsed or copied out. Refuses a `new` folder whose entries are not
+    /// strictly in git's order (a name listed twice), checking only around the entries that
+    /// differ: two neighbours both found unchanged in `old` (which must be in order) are in
+    /// order already.
+    /// - Throws: ``GitError`` when either folder is malformed or `new` is out of order.
+    static func differences(_ old: [UInt8], _ new: [UInt8]) throws -> [(TreeEntry?, TreeEntry?)] {
+        var found: [(TreeEntry?, TreeEntry?)] = []
+        try old.withUnsafeBufferPointer { old in
+            try new.withUnsafeBufferPointer { new in
+                var i = 0, j = 0
+                // Where the last entry of `new` passed starts, and whether it was unchanged.
+                var previous: (start: Int, unchanged: Bool)?
+                func pass(_ entry: (name: Range<Int>, isTree: Bool, mode: UInt32, end: Int), unchanged: Bool, at start: Int) throws {
+                    if let last = previous, !(unchanged && last.unchanged) {
+                        let before = try Self.entry(in: new, at: last.start)
+                        let key = Array(new[before.name]) + [before.isTree ? UInt8(ascii: "/") : 0]
+                        guard compare(key, new, entry.name, isTree: entry.isTree) < 0 else {
+                            throw GitError(
+                                errorClass: Int32(GIT_ERROR_TREE.rawValue),
+                                message: "a folder lists '\(String(decoding: new[entry.name], as: UTF8.self))' twice or out of order",
+                                function: "RawTree.differences")
+                        }
+                    }
+                    previous = (start, unchanged)
+                }
+                while i < old.count || j < new.count {
+                    let (passed, last) = commonEntries(old, from: i, new, from: j)
+                    if let last {
+                        previous = (last, true)
+                        i += passed
+                        j += passed
+                    }
+                    let a = i < old.count ? try entry(in: old, at: i) : nil
+                    let b = j < new.count ? try entry(in: new, at: j) : nil
+                    if let x = a, let y = b, x.end - i == y.end - j, memcmp(old.baseAddress! + i, new.baseAddress! + j, x.end - i) == 0 {
+                        try pass(y, unchanged: true, at: j)
+                        (i, j) = (x.end, y.end)
+                        continue
+                    }
+                    let order: Int
+                    if let x = a, let y = b {
+                        order = compare(Array(old[x.name]) + [x.isTree ? UInt8(ascii: "/") : 0], new, y.name, isTree: y.isTree)
+                    } else {
+                        order = a == nil ? 1 : -1
+                    }
+                    if order < 0, let x = a {
+                        found.append((treeEntry(old, x), nil))
+                        i = x.end
+                    } else if order > 0, let y = b {
+                        try pass(y, unchanged: false, at: j)
+                        found.append((nil, treeEntry(new, y)))
+                        j = y.end
+                    } else if let x = a, let y = b {
+                        try pass(y, unchanged: false, at: j)
+                        let before = treeEntry(old, x), after = treeEntry(new, y)
+                        if before.id != after.id || before.mode != after.mode { found.append((before, after)) }
+                        (i, j) = (x.end, y.end)
+                    }
+                }
+            }
+        }
+        return found
+    }
+
+    /// The run of whole entries stored alike from `i` in `old` and from `j` in `new` (both
+    /// where an entry starts): its length in bytes, and where its last entry starts in `new`
+    /// (nil for an empty run). Parsing from the start of an entry is determined by the bytes,
+    /// so bytes equal on both sides hold the same entries; only their ends are looked for.
+    private static func commonEntries(
+        _ old: UnsafeBufferPointer<UInt8>, from i: Int, _ new: UnsafeBufferPointer<UInt8>, from j: Int
+    ) -> (length: Int, last: Int?) {
+        guard let a = old.baseAddress, let b = new.baseAddress else { return (0, nil) }
+        let available = min(old.count - i, new.count - j)
+        var common = 0
+        for block in [4096, 64, 1] {
+            while common + block <= available, memcmp(a + i + common, b + j + common, block) == 0 { common += block }
+        }
+        var position = j, last: Int? = nil
+        while position < j + common, let nul = memchr(b + position, 0, j + common - position) {
+            let end = (UnsafeRawPointer(nul) - UnsafeRawPointer(b)) + 21
+            guard end <= j + common else { break }
+            last = position
+            position = end
+        }
+        return (position - j, last)
+    }
+
+    private static func treeEntry(_ bytes: UnsafeBufferPointer<UInt8>, _ entry: (name: Range<Int>, isTree: Bool, mode: UInt32, end: Int)) -> TreeEntry {
+        TreeEntry(name: String(decoding: bytes[entry.name], as: UTF8.self), id: OID(bytes: bytes[(entry.end - 20)..<entry.end])!, mode: entry.mode)
+    }
+
     private static func append(_ entry: TreeEntry, to output: inout [UInt8]) {
         output += Array(String(entry.mode, radix: 8).utf8)
         output.append(UInt8(ascii: " "))
@@ -82,7 +179,7 @@ struct RawTree {
     }
 
     /// The entry starting at `position`: where its name lies, whether it is a folder, where it ends.
-    private static func entry(in bytes: UnsafeBufferPointer<UInt8>, at position: Int) throws -> (name: Range<Int>, isTree: Bool, end: Int) {
+    private static func entry(in bytes: UnsafeBufferPointer<UInt8>, at position: Int) throws -> (name: Range<Int>, isTree: Bool, mode: UInt32, end: Int) {
         var index = position
         var mode: UInt32 = 0
         while index < bytes.count, bytes[index] != UInt8(ascii: " ") {
@@ -92,13 +189,17 @@ struct RawTree {
             index += 1
         }
         let nameStart = index + 1
-        guard index > position, nameStart < bytes.count,
-            let nul = bytes[nameStart...].firstIndex(of: 0), nul > nameStart, nul + 21 <= bytes.count
+        guard index > position, nameStart < bytes.count, let start = bytes.baseAddress,
+            let found = memchr(start + nameStart, 0, bytes.count - nameStart)
         else { throw malformed }
-        return (nameStart..<nul, mode & 0o170000 == 0o040000, nul + 21)
+        let nul = UnsafeRawPointer(found) - UnsafeRawPointer(start)
+        guard nul > nameStart, nul + 21 <= bytes.count else { throw malformed }
+        return (nameStart..<nul, mode & 0o170000 == 0o040000, mode, nul + 21)
     }
 
-    private static var malformed: GitError { GitError(message: "a folder's bytes are malformed", function: "RawTree.splice") }
+    private static var malformed: GitError {
+        GitError(errorClass: Int32(GIT_ERROR_TREE.rawValue), message: "a folder's bytes are malformed", function: "RawTree")
+    }
 
     /// `key` compared with the key of the entry named by `name` in `bytes`.
     private static func compare(_ key: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>, isTree: Bool) -> Int {

@@ -44,37 +44,32 @@ extension Repository {
         _ body: (ArrivingEntry) throws -> Void
     ) throws {
         guard tree != old, visited.insert(FolderKey(id: tree, path: folder)).inserted else { return }
-        try checkOrder(of: tree, folder: folder, commit: commit)
-        try forEachDifference(old, tree) { previous, entry in
-            guard let entry else { return }
-            let arriving = ArrivingEntry(commit: commit, folder: folder, entry: entry)
-            try body(arriving)
-            if entry.kind == .tree {
-                try visitArriving(
-                    entry.id, against: previous?.kind == .tree ? previous?.id : nil,
-                    folder: arriving.path, commit: commit, visited: &visited, body)
+        do {
+            try forEachDifference(old, tree) { previous, entry in
+                guard let entry else { return }
+                let arriving = ArrivingEntry(commit: commit, folder: folder, entry: entry)
+                try body(arriving)
+                if entry.kind == .tree {
+                    try visitArriving(
+                        entry.id, against: previous?.kind == .tree ? previous?.id : nil,
+                        folder: arriving.path, commit: commit, visited: &visited, body)
+                }
             }
+        } catch let error as GitError where error.isFolderProblem {
+            throw error.found(inFolder: folder, tree: tree, commit: commit)
         }
     }
+}
 
-    /// Refuses a tree whose entries are not strictly in git's order (a name listed twice, or a
-    /// tree written by hand): comparing it with another tree would then skip or repeat entries.
-    private func checkOrder(of tree: OID, folder: String, commit: OID) throws {
-        let pointer = try lookupTree(tree)
-        defer { git_tree_free(pointer) }
-        let count = git_tree_entrycount(pointer)
-        guard count > 1 else { return }
-        for index in 1..<count {
-            guard let previous = git_tree_entry_byindex(pointer, index - 1),
-                let entry = git_tree_entry_byindex(pointer, index)
-            else { continue }
-            if git_tree_entry_cmp(previous, entry) >= 0 {
-                let name = String(cString: git_tree_entry_name(entry))
-                throw GitError(
-                    code: GIT_EINVALID.rawValue, errorClass: Int32(GIT_ERROR_OBJECT.rawValue),
-                    message: "commit \(commit.short): the folder '\(folder.isEmpty ? "/" : folder)' (tree \(tree.short)) lists '\(name)' twice or out of order",
-                    function: "git_tree_entry_cmp")
-            }
-        }
+extension GitError {
+    /// True for a folder's bytes found malformed or out of order (``RawTree``).
+    var isFolderProblem: Bool { function.hasPrefix("RawTree") }
+
+    /// A folder's problem told with where it was found: the commit, the folder's path, its id.
+    func found(inFolder path: String, tree: OID, commit: OID) -> GitError {
+        let what = message.hasPrefix("a folder") ? String(message.dropFirst("a folder".count)) : ": \(message)"
+        return GitError(
+            code: code, errorClass: errorClass,
+            message: "commit \(commit.short): the folder '\(path.isEmpty ? "/" : path)' (tree \(tree.short))\(what)", function: "folder check")
     }
 }

@@ -44,44 +44,20 @@ extension Repository {
 
     /// Calls `body` with each pair of entries, one from each tree (nil is the empty tree), that
     /// differ: same name with another id or mode, or present on one side only (a name that is
-    /// a file on one side and a folder on the other comes as two pairs). Walks both trees in
-    /// their stored order and copies only the entries that differ, so comparing two large
-    /// folders that differ in a few entries costs little; and a small difference is kept
-    /// (``DifferenceMemo``), since a sync compares the same folders several times (checking
-    /// what arrived, indexing the history, integrating, sending), and reading a wide folder
-    /// again costs far more than what differs.
+    /// a file on one side and a folder on the other comes as two pairs). Compares the two
+    /// folders' stored bytes (``RawTree/differences(_:_:)``, read through ``treeBytes(_:)``)
+    /// and copies out only the entries that differ, so comparing two large folders that differ
+    /// in a few entries costs little; and a small difference is kept (``DifferenceMemo``), since
+    /// a sync compares the same folders several times (checking what arrived, indexing the
+    /// history, integrating, sending). A `new` folder whose entries are out of git's order is
+    /// refused.
+    /// - Throws: ``GitError`` when a tree cannot be read or is malformed, or what `body` throws.
     func forEachDifference(_ old: OID?, _ new: OID?, _ body: (TreeEntry?, TreeEntry?) throws -> Void) throws {
         if let known = differences[old, new] {
             for (first, second) in known { try body(first, second) }
             return
         }
-        var found: [(TreeEntry?, TreeEntry?)] = []
-        let oldTree = try old.map(lookupTree) ?? nil
-        defer { git_tree_free(oldTree) }
-        let newTree = try new.map(lookupTree) ?? nil
-        defer { git_tree_free(newTree) }
-        let oldCount = oldTree.map(git_tree_entrycount) ?? 0, newCount = newTree.map(git_tree_entrycount) ?? 0
-        var i = 0, j = 0
-        while i < oldCount || j < newCount {
-            let a = i < oldCount ? git_tree_entry_byindex(oldTree, i) : nil
-            let b = j < newCount ? git_tree_entry_byindex(newTree, j) : nil
-            let order: Int32 = if let a, let b { git_tree_entry_cmp(a, b) } else { a == nil ? 1 : -1 }
-            if order < 0 {
-                found.append((TreeEntry(copying: a!), nil))
-                i += 1
-            } else if order > 0 {
-                found.append((nil, TreeEntry(copying: b!)))
-                j += 1
-            } else {
-                if git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) == 0
-                    || git_tree_entry_filemode_raw(a) != git_tree_entry_filemode_raw(b)
-                {
-                    found.append((TreeEntry(copying: a!), TreeEntry(copying: b!)))
-                }
-                i += 1
-                j += 1
-            }
-        }
+        let found = try RawTree.differences(old.map(treeBytes) ?? [], new.map(treeBytes) ?? [])
         differences[old, new] = found
         for (first, second) in found { try body(first, second) }
     }

@@ -7,12 +7,18 @@ extension Repository {
     /// the size of the trees (libgit2's pack building for fetch and push reads every folder of
     /// the known commits). Both repositories must be on this machine.
     ///
-    /// When this repository is untrusted (a cloud), libgit2's indexer unpacks and hashes every
-    /// object before the pack is stored; when it is this device's own (`trusted`), the pack is
-    /// stored with the index Concord writes for it, unpacking nothing again.
+    /// When this repository is its device's own (`trusted`), stored entries are copied as they
+    /// are and the pack is stored with the index Concord writes for it. When it is not (a
+    /// cloud), Concord does what an indexer does, once: every object is read (a folder from the
+    /// bytes of the version it was compared with, ``treeBytes(_:)``), hashed as libgit2 hashes
+    /// (SHA-1 with collision detection) and refused unless it hashes to its id, and the pack is
+    /// encoded anew from what was read: nothing of this repository's stored bytes is copied,
+    /// and no delta names a base outside the pack. (libgit2's indexer, given the same pack,
+    /// rebuilt each version of a wide folder from the whole copy at the start of its chain.)
     /// - Returns: the number of objects copied.
     /// - Throws: ``GitError`` when the pack cannot be stored, or when an object of this
-    ///   repository cannot be read (then always ``GitError/isBadObject``: it is damaged).
+    ///   repository cannot be read or does not hash to its id (then always
+    ///   ``GitError/isBadObject``: it is damaged).
     @discardableResult
     public func copyObjects(to destination: Repository, from tips: [OID], hiding known: [OID], trusted: Bool = false) throws -> Int {
         var database: OpaquePointer?
@@ -24,19 +30,14 @@ extension Repository {
         }
         var (pack, bytes): (PackWriter, [UInt8])
         do {
-            (pack, bytes) = try packOfChanges(from: tips, hiding: known, thin: !trusted, reusing: true, skipping: receiverHas)
+            (pack, bytes) = try packOfChanges(from: tips, hiding: known, reusing: trusted, verifying: !trusted, skipping: receiverHas)
         } catch let error as GitError {
             // This repository was opened and its tips found: what cannot be read of it now is
             // damaged (an index pointing past its pack, a file cut short), not out of reach.
             throw error.isBadObject ? error : GitError(code: error.code, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: error.function)
         }
         guard pack.count > 0 else { return 0 }
-        if trusted {
-            _ = try destination.storeOwnPack(bytes, index: pack.index(of: bytes))
-        } else {
-            try check("git_odb_write_pack", bytes.withUnsafeBytes { concord_odb_write_pack(database, $0.baseAddress, $0.count) })
-            try check("git_odb_refresh", git_odb_refresh(database))
-        }
+        _ = try destination.storeOwnPack(bytes, index: pack.index(of: bytes))
         CrashPoint.reach("objects:copied")
         bytes = []
         return pack.count
@@ -48,10 +49,13 @@ extension Repository {
     /// bytes. Cost follows what changed, not the size of the trees: a changed folder or file
     /// is stored as a delta against the same path's version in the parent commit
     /// (``PackWriter``), and nothing searches for other deltas. A `thin` pack may name as bases
-    /// objects of `known` commits, which the receiver must have.
+    /// objects of `known` commits, which the receiver must have. `reusing` copies entries of
+    /// this repository's packs as they are stored when it can; `verifying` hashes every object
+    /// read and refuses one that does not hash to its id.
     /// - Throws: ``GitError`` when an object cannot be read or the pack cannot be built.
     func packOfChanges(
-        from tips: [OID], hiding known: [OID], thin: Bool = false, reusing: Bool = false, skipping skip: @escaping (OID) -> Bool = { _ in false }
+        from tips: [OID], hiding known: [OID], thin: Bool = false, reusing: Bool = false, verifying: Bool = false,
+        skipping skip: @escaping (OID) -> Bool = { _ in false }
     ) throws -> (pack: PackWriter, bytes: [UInt8]) {
         var commits: [OID] = []
         try walk(from: tips, hiding: known.filter(contains)) { id in
@@ -64,7 +68,7 @@ extension Repository {
         let folder = gitDirectory + "objects/pack/"
         let sources = reusing ? try packs().reversed().map { try StoredPack(stem: folder + $0.name.dropLast(".pack".count)) } : []
         var pack = PackWriter(thin: thin, copyingFrom: sources, receiverHas: skip)
-        try addChanges(of: commits.reversed(), to: &pack, from: database, skipping: skip)
+        try addChanges(of: commits.reversed(), to: &pack, from: database, verifying: verifying, skipping: skip)
         if !thin { try pack.addMissingBases { try self.readObject($0, from: database) } }
         let bytes = try pack.finish()
         return (pack, bytes)
@@ -73,34 +77,59 @@ extension Repository {
     /// Adds to `pack` each of `commits` (parents before children) with the folders and files of
     /// its tree that differ from its parents' trees, each a delta against the same path's
     /// version in the first parent where that is worth it. Objects for which `skip` is true
-    /// are left out, with what is below them.
-    func addChanges(of commits: [OID], to pack: inout PackWriter, from database: OpaquePointer?, skipping skip: (OID) -> Bool) throws {
-        let read: PackWriter.Reader = { id in try self.readObject(id, from: database) }
-        func addTree(_ tree: OID, against old: [OID]) throws {
+    /// are left out, with what is below them. With `verifying`, every object read is hashed
+    /// and refused unless it hashes to its id.
+    func addChanges(
+        of commits: [OID], to pack: inout PackWriter, from database: OpaquePointer?, verifying: Bool = false, skipping skip: (OID) -> Bool
+    ) throws {
+        let read: PackWriter.Reader = { id in
+            let object = try self.readObject(id, from: database)
+            if verifying { try Self.verify(object, is: id) }
+            return object
+        }
+        func addTree(_ tree: OID, against old: [OID], path: String, commit: OID) throws {
             guard !old.contains(tree), !pack.contains(tree), !skip(tree) else { return }
             try pack.add(tree, previous: old.first, read: read)
-            try forEachDifference(old.first, tree) { first, entry in
-                guard let entry, entry.kind != .commit else { return }
-                // A merge's other parents: an entry one of them already has is not new either.
-                let previous = try old.dropFirst().compactMap { try child(Substring(entry.name), of: $0) }
-                if previous.contains(where: { $0.id == entry.id }) { return }
-                let base = first.flatMap { $0.kind == entry.kind ? $0.id : nil }
-                if entry.kind == .tree {
-                    try addTree(entry.id, against: ([first].compactMap { $0 } + previous).filter { $0.kind == .tree }.map(\.id))
-                } else if !skip(entry.id) {
-                    try pack.add(entry.id, previous: base, read: read)
+            do {
+                try forEachDifference(old.first, tree) { first, entry in
+                    guard let entry, entry.kind != .commit else { return }
+                    // A merge's other parents: an entry one of them already has is not new either.
+                    let previous = try old.dropFirst().compactMap { try child(Substring(entry.name), of: $0) }
+                    if previous.contains(where: { $0.id == entry.id }) { return }
+                    let base = first.flatMap { $0.kind == entry.kind ? $0.id : nil }
+                    if entry.kind == .tree {
+                        let trees = ([first].compactMap { $0 } + previous).filter { $0.kind == .tree }.map(\.id)
+                        try addTree(entry.id, against: trees, path: path.isEmpty ? entry.name : "\(path)/\(entry.name)", commit: commit)
+                    } else if !skip(entry.id) {
+                        try pack.add(entry.id, previous: base, read: read)
+                    }
                 }
+            } catch let error as GitError where error.isFolderProblem {
+                throw error.found(inFolder: path, tree: tree, commit: commit)
             }
         }
         for commit in commits {
             if !skip(commit) { try pack.add(commit, previous: nil, read: read) }
             let parentTrees = try parents(ofCommit: commit).map(treeID(ofCommit:))
-            try addTree(treeID(ofCommit: commit), against: parentTrees)
+            try addTree(treeID(ofCommit: commit), against: parentTrees, path: "", commit: commit)
         }
     }
 
-    /// An object's type and bytes, read from `database` (this repository's).
+    /// Refuses `object` unless it hashes to `id` (as libgit2 hashes: SHA-1 with collision detection).
+    static func verify(_ object: (type: git_object_t, bytes: [UInt8]), is id: OID) throws {
+        var computed = git_oid()
+        try object.bytes.withUnsafeBytes { try check("git_odb_hash", git_odb_hash(&computed, $0.baseAddress, $0.count, object.type)) }
+        guard OID(computed) == id else {
+            throw GitError(
+                code: GIT_EMISMATCH.rawValue, errorClass: Int32(GIT_ERROR_ODB.rawValue),
+                message: "object \(id.hex) does not hold what its id says (its content hashes to \(OID(computed).hex))", function: "git_odb_hash")
+        }
+    }
+
+    /// An object's type and bytes, read from `database` (this repository's); a folder stored
+    /// in a pack as a delta against one read recently, from that one (``treeBytes(_:)``).
     func readObject(_ id: OID, from database: OpaquePointer?) throws -> (type: git_object_t, bytes: [UInt8]) {
+        if let bytes = storedTreeBytes(id) { return (GIT_OBJECT_TREE, bytes) }
         try ensureReadable(id, "git_odb_read")
         var object: OpaquePointer?
         var raw = id.raw

@@ -24,6 +24,10 @@ public final class Repository {
     var children = ChildMemo()
     /// The folders read last, kept parsed (``lookupTree(_:)``).
     let recentTrees = RecentTrees(limit: 4 << 20)
+    /// The bytes of the folders read last (``treeBytes(_:)``).
+    let recentTreeBytes = RecentTreeBytes(limit: 48 << 20)
+    /// The packs, opened to read folders' entries directly (``treeBytes(_:)``).
+    private(set) lazy var storedPacks = StoredPacks(folder: gitDirectory + "objects/pack/")
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer

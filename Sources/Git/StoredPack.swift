@@ -86,6 +86,24 @@ final class StoredPack {
         try read(start, entry.end - start)
     }
 
+    /// The entry's data inflated: a whole object's bytes, or a delta's instructions. nil
+    /// when it does not inflate to the size its header says, or says more than a stream of its
+    /// length could hold (zlib shrinks at most about a thousandfold).
+    func inflated(_ entry: Entry, header: Header) throws -> [UInt8]? {
+        let stream = try bytes(of: entry, from: header.data)
+        guard header.size <= stream.count * 1100 + 64 else { return nil }
+        var output = [UInt8](repeating: 0, count: header.size)
+        var length = uLongf(header.size), consumed = uLong(stream.count)
+        let status = output.withUnsafeMutableBytes { target in
+            stream.withUnsafeBytes { source in
+                uncompress2(
+                    target.baseAddress?.assumingMemoryBound(to: Bytef.self), &length,
+                    source.baseAddress?.assumingMemoryBound(to: Bytef.self), &consumed)
+            }
+        }
+        return status == Z_OK && Int(length) == header.size ? output : nil
+    }
+
     /// What `entry`'s header says.
     func header(of entry: Entry) throws -> Header {
         let head = try read(entry.start, min(entry.end - entry.start, 32))

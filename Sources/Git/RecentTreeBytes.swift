@@ -1,0 +1,41 @@
+/// The bytes of the folders read last, kept by their owner (a ``Repository``), so that a
+/// version of a folder stored as a delta against one of them is rebuilt from it with one
+/// delta, and a folder compared twice in a row is read once.
+///
+/// libgit2 keeps no delta base over 1 MB (a flat folder of 25,000 documents): each version of
+/// a wide folder read through it rebuilds its whole chain of deltas from a whole copy.
+final class RecentTreeBytes {
+    private var kept: [OID: [UInt8]] = [:]
+    /// Least recently used first.
+    private var order: [OID] = []
+    private var bytes = 0
+    /// The most bytes kept beyond the newest few folders, which are kept whatever their size.
+    let limit: Int
+    /// The most folders kept.
+    static let mostKept = 256
+    /// How many of the newest folders are always kept: the two sides of a comparison and the
+    /// bases their deltas name.
+    static let alwaysKept = 4
+
+    init(limit: Int) { self.limit = limit }
+
+    /// The bytes of the folder `id` when they are kept, else nil.
+    subscript(id: OID) -> [UInt8]? {
+        guard let found = kept[id] else { return nil }
+        if let index = order.lastIndex(of: id), index != order.count - 1 {
+            order.remove(at: index)
+            order.append(id)
+        }
+        return found
+    }
+
+    /// Keeps `data` as the bytes of the folder `id`.
+    func keep(_ id: OID, _ data: [UInt8]) {
+        guard kept.updateValue(data, forKey: id) == nil else { return }
+        order.append(id)
+        bytes += data.count
+        while order.count > Self.alwaysKept, bytes > limit || order.count > Self.mostKept {
+            bytes -= kept.removeValue(forKey: order.removeFirst())?.count ?? 0
+        }
+    }
+}

@@ -1,0 +1,44 @@
+internal import Foundation
+internal import Glibc
+
+/// A repository's packs, each opened as a ``StoredPack``, to find where an object is stored
+/// and read its entry without libgit2. The listing is read again when the pack folder has
+/// changed since (a pack stored or rolled up); a pack removed meanwhile stays readable through
+/// its open file until then.
+final class StoredPacks {
+    private let folder: String
+    private var opened: [(name: String, pack: StoredPack)] = []
+    private var listed: timespec?
+
+    /// The packs of the folder `folder` (a repository's `objects/pack/`).
+    init(folder: String) { self.folder = folder }
+
+    /// The pack and entry that hold `id`; nil when no pack does (the object is loose, held in
+    /// memory, or missing) or the packs cannot be read.
+    func locate(_ id: OID) -> (pack: StoredPack, entry: StoredPack.Entry)? {
+        if let found = search(id) { return found }
+        return refresh() ? search(id) : nil
+    }
+
+    private func search(_ id: OID) -> (pack: StoredPack, entry: StoredPack.Entry)? {
+        for (_, pack) in opened {
+            if let entry = try? pack.entry(of: id) { return (pack, entry) }
+        }
+        return nil
+    }
+
+    /// Lists the folder again when it changed since the last listing; true when it did.
+    private func refresh() -> Bool {
+        var status = stat()
+        guard stat(folder, &status) == 0 else { return false }
+        if let listed, listed.tv_sec == status.st_mtim.tv_sec, listed.tv_nsec == status.st_mtim.tv_nsec { return false }
+        listed = status.st_mtim
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }
+        let known = Dictionary(opened.map { ($0.name, $0.pack) }, uniquingKeysWith: { first, _ in first })
+        opened = names.sorted().compactMap { name in
+            if let pack = known[name] { return (name, pack) }
+            return (try? StoredPack(stem: folder + name.dropLast(".pack".count))).map { (name, $0) }
+        }
+        return true
+    }
+}
