@@ -7,9 +7,10 @@ internal import Glibc
 /// Concord makes its deltas between versions of the same folder or file (the same path in a
 /// commit and in its parent), where it knows what to compare, instead of searching a window of
 /// objects for a similar one as libgit2's pack builder does (most of a sync's time in a wide
-/// folder). Two versions of a folder share almost all their entries: the delta copies the
-/// common prefix and suffix, and between them matches the entries of both in their sorted
-/// order, so its cost is one pass over both and its size follows the entries that changed.
+/// folder). Two versions of a folder share almost all their entries: the delta matches the
+/// entries of both in their sorted order, copying each run stored alike, so its cost is one
+/// pass over both (a comparison of bytes where they agree) and its size follows the entries
+/// that changed.
 enum Delta {
     /// The longest range one copy instruction can name (its size has three bytes).
     private static let longestCopy = 0xFF_FFFF
@@ -22,15 +23,13 @@ enum Delta {
         var delta = Encoder(limit: target.count / 2)
         delta.size(base.count)
         delta.size(target.count)
-        let shortest = min(base.count, target.count)
-        var prefix = 0
-        while prefix < shortest, base[prefix] == target[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < shortest - prefix, base[base.count - 1 - suffix] == target[target.count - 1 - suffix] { suffix += 1 }
-        if tree, let start = entryStart(before: prefix, in: target) {
-            delta.copy(from: 0, count: start)
-            matchEntries(base, from: start, target, from: start, into: &delta)
+        if tree {
+            matchEntries(base, target, into: &delta)
         } else {
+            let shortest = min(base.count, target.count)
+            let prefix = base.baseAddress.map { RawTree.commonPrefix($0, target.baseAddress!, count: shortest) } ?? 0
+            var suffix = 0
+            while suffix < shortest - prefix, base[base.count - 1 - suffix] == target[target.count - 1 - suffix] { suffix += 1 }
             delta.copy(from: 0, count: prefix)
             delta.insert(target, from: prefix, to: target.count - suffix)
             delta.copy(from: base.count - suffix, count: suffix)
@@ -92,17 +91,6 @@ enum Delta {
         return complete ? target : nil
     }
 
-    /// The offset of the tree entry that holds byte `offset` of `tree` (entries are
-    /// `mode SP name NUL id`); nil when `tree` is not a well-formed tree up to there.
-    private static func entryStart(before offset: Int, in tree: UnsafeRawBufferPointer) -> Int? {
-        var start = 0
-        while true {
-            guard let end = entryEnd(tree, from: start) else { return nil }
-            if end > offset { return start }
-            start = end
-        }
-    }
-
     /// The end of the tree entry starting at `start`, or nil at the end or on a malformed entry.
     private static func entryEnd(_ tree: UnsafeRawBufferPointer, from start: Int) -> Int? {
         guard start < tree.count, let base = tree.baseAddress else { return nil }
@@ -111,14 +99,12 @@ enum Delta {
         return end <= tree.count ? end : nil
     }
 
-    /// Matches the entries of two trees from the given offsets in their stored (name) order:
-    /// equal entries become copies, target entries that are new or changed become inserts.
-    /// A wrong guess only makes the delta longer, never wrong.
-    private static func matchEntries(
-        _ base: UnsafeRawBufferPointer, from baseStart: Int, _ target: UnsafeRawBufferPointer, from targetStart: Int,
-        into delta: inout Encoder
-    ) {
-        var i = baseStart, j = targetStart
+    /// Matches the entries of two trees in their stored (name) order: runs of entries stored
+    /// alike become copies (found by comparing bytes, ``RawTree/commonEntries(_:from:_:from:)``),
+    /// target entries that are new or changed become inserts. A wrong guess only makes the
+    /// delta longer, never wrong.
+    private static func matchEntries(_ base: UnsafeRawBufferPointer, _ target: UnsafeRawBufferPointer, into delta: inout Encoder) {
+        var i = 0, j = 0
         var pendingCopy: (offset: Int, count: Int)? = nil
         var insertFrom = j
         func flushCopy() {
@@ -126,28 +112,27 @@ enum Delta {
             pendingCopy = nil
         }
         while j < target.count, !delta.overLimit {
-            guard let targetEnd = entryEnd(target, from: j) else { break }
-            guard let baseEnd = entryEnd(base, from: i) else { break }
-            let length = targetEnd - j
-            if baseEnd - i == length, memcmp(base.baseAddress! + i, target.baseAddress! + j, length) == 0 {
-                if insertFrom < j {
-                    flushCopy()
-                    delta.insert(target, from: insertFrom, to: j)
-                }
-                if let copy = pendingCopy, copy.offset + copy.count == i {
-                    pendingCopy = (copy.offset, copy.count + length)
-                } else {
-                    flushCopy()
-                    pendingCopy = (i, length)
-                }
-                i = baseEnd
-                j = targetEnd
-                insertFrom = j
+            let length = RawTree.commonEntries(base, from: i, target, from: j).length
+            guard length > 0 else {
+                guard let targetEnd = entryEnd(target, from: j), let baseEnd = entryEnd(base, from: i) else { break }
+                let order = compareNames(base, i, baseEnd, target, j, targetEnd)
+                if order >= 0 { j = targetEnd }
+                if order <= 0 { i = baseEnd }
                 continue
             }
-            let order = compareNames(base, i, baseEnd, target, j, targetEnd)
-            if order >= 0 { j = targetEnd }
-            if order <= 0 { i = baseEnd }
+            if insertFrom < j {
+                flushCopy()
+                delta.insert(target, from: insertFrom, to: j)
+            }
+            if let copy = pendingCopy, copy.offset + copy.count == i {
+                pendingCopy = (copy.offset, copy.count + length)
+            } else {
+                flushCopy()
+                pendingCopy = (i, length)
+            }
+            i += length
+            j += length
+            insertFrom = j
         }
         if insertFrom < target.count {
             flushCopy()

@@ -54,12 +54,13 @@ struct PackWriter {
     /// already, or (in a thin pack) one the receiver has.
     mutating func add(_ id: OID, previous: OID?, read: Reader) throws {
         guard offsets[id] == nil else { return }
-        if try copyStored(id) { return }
+        let canDelta = previous.map { offsets[$0] != nil || thin } ?? false
+        if try copyStored(id, unlessWholeWith: canDelta) { return }
         let object = try read(id)
         let start = bytes.count
         let isTree = object.type == GIT_OBJECT_TREE
         var stored = false
-        if let previous, isTree || object.type == GIT_OBJECT_BLOB, offsets[previous] != nil || thin {
+        if let previous, isTree || object.type == GIT_OBJECT_BLOB, canDelta {
             let position = (lines[previous]?.position ?? 0) + 1
             let base = baseOf(position: position, previous: previous)
             let depth = (depths[base] ?? 0) + 1
@@ -79,13 +80,16 @@ struct PackWriter {
         remember(id, object.bytes)
     }
 
-    /// Copies `id` as one of the source packs stores it, when it is whole there or its delta
-    /// base is in this pack or (thin) with the receiver; false when it must be read.
-    private mutating func copyStored(_ id: OID) throws -> Bool {
+    /// Copies `id` as one of the source packs stores it, when its delta base is in this pack
+    /// or (thin) with the receiver, or it is whole there and `deltaPossible` is false (a whole
+    /// copy, of a wide folder a saved version at a time, would otherwise stay whole in every
+    /// pack it is copied to); false when it must be read.
+    private mutating func copyStored(_ id: OID, unlessWholeWith deltaPossible: Bool) throws -> Bool {
         for source in sources {
             guard let entry = try source.entry(of: id) else { continue }
             let header = try source.header(of: entry)
             if let base = header.base, offsets[base] == nil, !(thin && receiverHas(base)) { return false }
+            if header.base == nil, deltaPossible { return false }
             let depth = try source.depth(of: entry)
             if depth > 0 { depths[id] = depth }
             try copy(entry, of: source, header: header)

@@ -105,7 +105,7 @@ struct RawTree {
                     previous = (start, unchanged)
                 }
                 while i < old.count || j < new.count {
-                    let (passed, last) = commonEntries(old, from: i, new, from: j)
+                    let (passed, last) = commonEntries(UnsafeRawBufferPointer(old), from: i, UnsafeRawBufferPointer(new), from: j)
                     if let last {
                         previous = (last, true)
                         i += passed
@@ -147,23 +147,27 @@ struct RawTree {
     /// where an entry starts): its length in bytes, and where its last entry starts in `new`
     /// (nil for an empty run). Parsing from the start of an entry is determined by the bytes,
     /// so bytes equal on both sides hold the same entries; only their ends are looked for.
-    private static func commonEntries(
-        _ old: UnsafeBufferPointer<UInt8>, from i: Int, _ new: UnsafeBufferPointer<UInt8>, from j: Int
-    ) -> (length: Int, last: Int?) {
-        guard let a = old.baseAddress, let b = new.baseAddress else { return (0, nil) }
-        let available = min(old.count - i, new.count - j)
-        var common = 0
-        for block in [4096, 64, 1] {
-            while common + block <= available, memcmp(a + i + common, b + j + common, block) == 0 { common += block }
-        }
+    static func commonEntries(_ old: UnsafeRawBufferPointer, from i: Int, _ new: UnsafeRawBufferPointer, from j: Int) -> (length: Int, last: Int?) {
+        guard let a = old.baseAddress, let b = new.baseAddress, i < old.count, j < new.count else { return (0, nil) }
+        let common = commonPrefix(a + i, b + j, count: min(old.count - i, new.count - j))
         var position = j, last: Int? = nil
         while position < j + common, let nul = memchr(b + position, 0, j + common - position) {
-            let end = (UnsafeRawPointer(nul) - UnsafeRawPointer(b)) + 21
+            let end = (UnsafeRawPointer(nul) - b) + 21
             guard end <= j + common else { break }
             last = position
             position = end
         }
         return (position - j, last)
+    }
+
+    /// How many bytes from the start `a` and `b` have in common, comparing `count` at most,
+    /// in blocks.
+    static func commonPrefix(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Int {
+        var common = 0
+        for block in [4096, 64, 1] {
+            while common + block <= count, memcmp(a + common, b + common, block) == 0 { common += block }
+        }
+        return common
     }
 
     private static func treeEntry(_ bytes: UnsafeBufferPointer<UInt8>, _ entry: (name: Range<Int>, isTree: Bool, mode: UInt32, end: Int)) -> TreeEntry {

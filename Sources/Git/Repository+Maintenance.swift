@@ -91,15 +91,27 @@ extension Repository {
         guard packs.count >= 2 || !loose.isEmpty else {
             return RepackReport(packsMerged: 0, looseObjectsPacked: 0, objectsWritten: 0, objectsPruned: 0)
         }
-        var pack = PackWriter(thin: false)
-        for file in packs {
-            let stored = try StoredPack(stem: "\(folder)/\(file.name.dropLast(".pack".count))")
-            for entry in try stored.entries { try pack.copy(entry, of: stored) }
-        }
-        try addLooseObjects(loose, to: &pack)
+        let sources = try packs.map { try StoredPack(stem: "\(folder)/\($0.name.dropLast(".pack".count))") }
+        var pack = PackWriter(thin: false, copyingFrom: sources)
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, pointer))
         defer { git_odb_free(database) }
+        // The commits merged, with the changes they made, as deltas against their parents'
+        // versions (each save stores its wide folder whole); the rest as stored, then whole.
+        var merged = Set(loose), commits: [OID] = []
+        var stored: [(source: StoredPack, entry: StoredPack.Entry, header: StoredPack.Header)] = []
+        for source in sources {
+            for entry in try source.entries {
+                let header = try source.header(of: entry)
+                stored.append((source, entry, header))
+                merged.insert(entry.id)
+                if header.type == 1 { commits.append(entry.id) }
+            }
+        }
+        for id in loose where try objectType(id, in: database) == GIT_OBJECT_COMMIT { commits.append(id) }
+        try addCommits(commits, among: merged, to: &pack, from: database)
+        for (source, entry, header) in stored { try pack.copy(entry, of: source, header: header) }
+        for id in loose { try pack.add(id, previous: nil, read: { try self.readObject($0, from: database) }) }
         try pack.addMissingBases { try self.readObject($0, from: database) }
         let written = pack.count
         let bytes = try pack.finish()
@@ -187,33 +199,37 @@ extension Repository {
         return found.sorted { $0.hex < $1.hex }
     }
 
-    /// Adds loose objects to `pack`: the changes of loose commits as deltas against their
-    /// parents' versions of the same paths, then whatever else is loose, whole.
-    private func addLooseObjects(_ loose: [OID], to pack: inout PackWriter) throws {
-        guard !loose.isEmpty else { return }
-        var database: OpaquePointer?
-        try check("git_repository_odb", git_repository_odb(&database, pointer))
-        defer { git_odb_free(database) }
-        let isLoose = Set(loose)
-        var commits: [OID: [OID]] = [:]
-        for id in loose {
-            var raw = id.raw
-            var size = 0
-            var type = GIT_OBJECT_ANY
-            try ensureReadable(id, "git_odb_read_header")
-            try check("git_odb_read_header", git_odb_read_header(&size, &type, database, &raw))
-            if type == GIT_OBJECT_COMMIT { commits[id] = try parents(ofCommit: id).filter(isLoose.contains) }
-        }
+    /// Adds `commits` to `pack`, parents first, each with the changes of its tree that are
+    /// among `objects` (what is being packed), as deltas against its parents' versions of the
+    /// same paths.
+    private func addCommits(_ commits: [OID], among objects: Set<OID>, to pack: inout PackWriter, from database: OpaquePointer?) throws {
+        var parentsAmong: [OID: [OID]] = [:]
+        for commit in commits { parentsAmong[commit] = try parents(ofCommit: commit).filter(objects.contains) }
+        // Parents before children, without recursion (a merged pack may hold a long line).
         var ordered: [OID] = []
         var placed = Set<OID>()
-        func place(_ commit: OID) {
-            guard placed.insert(commit).inserted else { return }
-            for parent in commits[commit] ?? [] { place(parent) }
-            ordered.append(commit)
+        for first in parentsAmong.keys.sorted(by: { $0.hex < $1.hex }) {
+            var pending = [(commit: first, parentsPlaced: false)]
+            while let (commit, parentsPlaced) = pending.popLast() {
+                if parentsPlaced {
+                    ordered.append(commit)
+                } else if placed.insert(commit).inserted {
+                    pending.append((commit, true))
+                    for parent in parentsAmong[commit] ?? [] where !placed.contains(parent) { pending.append((parent, false)) }
+                }
+            }
         }
-        for commit in commits.keys.sorted(by: { $0.hex < $1.hex }) { place(commit) }
-        try addChanges(of: ordered, to: &pack, from: database, skipping: { !isLoose.contains($0) })
-        for id in loose { try pack.add(id, previous: nil, read: { try self.readObject($0, from: database) }) }
+        try addChanges(of: ordered, to: &pack, from: database, skipping: { !objects.contains($0) })
+    }
+
+    /// The type of the object `id`, from its header.
+    private func objectType(_ id: OID, in database: OpaquePointer?) throws -> git_object_t {
+        var raw = id.raw
+        var size = 0
+        var type = GIT_OBJECT_ANY
+        try ensureReadable(id, "git_odb_read_header")
+        try check("git_odb_read_header", git_odb_read_header(&size, &type, database, &raw))
+        return type
     }
 
     /// Writes the pack and its index into `folder` (libgit2's indexer writes both under

@@ -117,6 +117,47 @@ import Testing
         #expect(try gitFsck(folder) == 0)
     }
 
+    /// Each save stores its objects as one pack, holding its version of the folder whole.
+    /// Rolled up, or sent from those packs, the versions become deltas again: copying whole
+    /// entries as stored would keep a whole folder per save in every pack they reach.
+    @Test func foldersSavedOnePackAtATimeBecomeDeltasWhenRolledUpOrSent() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder + "/source", bare: true)
+        var files: [String: Data] = [:]
+        for index in 0..<2_000 { files[String(format: "note%05d.txt", index)] = Data("note \(index)\n".utf8) }
+        var tree = try repository.writingOnePack {
+            try repository.updateTree(nil, files.map { .upsert(path: $0.key, id: try repository.writeBlob($0.value), mode: TreeEntry.fileMode) })
+        }
+        var commits = [try repository.writingOnePack { try repository.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "first\n") }]
+        var contents = [commits[0]: files]
+        for step in 0..<30 {
+            let path = String(format: "note%05d.txt", step * 61)
+            files[path] = Data("saved at step \(step)\n".utf8)
+            let commit = try repository.writingOnePack {
+                tree = try repository.updateTree(tree, [.upsert(path: path, id: try repository.writeBlob(files[path]!), mode: TreeEntry.fileMode)])
+                return try repository.createCommit(tree: tree, parents: [commits.last!], author: signature, committer: signature, message: "step \(step)\n")
+            }
+            commits.append(commit)
+            contents[commit] = files
+        }
+        try repository.setReference("refs/heads/main", to: commits.last!, expected: nil, message: "test")
+        #expect(repository.looseObjects().isEmpty && repository.packs().count == 32)
+        let separate = packBytes(repository)
+
+        for trusted in [true, false] {
+            let destination = try Repository.create(at: folder + "/destination-\(trusted)", bare: true)
+            try repository.copyObjects(to: destination, from: [commits[0]], hiding: [], trusted: trusted)
+            try repository.copyObjects(to: destination, from: [commits.last!], hiding: [commits[0]], trusted: trusted)
+            #expect(packBytes(destination) < separate / 4, "sent (trusted: \(trusted)): \(packBytes(destination)) bytes, \(separate) in the packs of each save")
+            #expect(try gitFsck(folder + "/destination-\(trusted)") == 0)
+        }
+        try repository.merge(packs: repository.packs(), andLooseObjects: [])
+        let rolledUp = packBytes(repository)
+        #expect(repository.packs().count == 1 && rolledUp < separate / 4, "\(separate) bytes in the packs of each save, \(rolledUp) rolled up")
+        try expectContents(contents, in: Repository.open(at: folder + "/source"), "rolled up")
+        #expect(try gitFsck(folder + "/source") == 0)
+    }
+
     /// A folder of a megabyte or more is packed uncompressed, whole or as deltas against its
     /// previous versions, and reads back the same from every copy (git checks each copy).
     @Test func aFolderOfAMegabyteIsStoredUncompressedAndReadsBack() throws {
