@@ -54,41 +54,51 @@ enum Delta {
             return nil
         }
         guard let baseSize = size(), baseSize == base.count, let targetSize = size(), targetSize <= largest else { return nil }
-        var target = [UInt8](repeating: 0, count: targetSize)
-        let complete = target.withUnsafeMutableBytes { output -> Bool in
-            var written = 0
-            while at < delta.count {
-                let command = delta[at]
-                at += 1
-                if command & 0x80 != 0 {
-                    var offset = 0, length = 0
-                    for index in 0..<4 where command & (1 << index) != 0 {
-                        guard at < delta.count else { return false }
-                        offset |= Int(delta[at]) << (8 * index)
-                        at += 1
-                    }
-                    for index in 0..<3 where command & (0x10 << index) != 0 {
-                        guard at < delta.count else { return false }
-                        length |= Int(delta[at]) << (8 * index)
-                        at += 1
-                    }
-                    if length == 0 { length = 0x10000 }
-                    guard offset + length <= base.count, written + length <= targetSize else { return false }
-                    output.baseAddress!.advanced(by: written).copyMemory(from: base.baseAddress!.advanced(by: offset), byteCount: length)
-                    written += length
-                } else if command != 0 {
-                    let length = Int(command)
-                    guard at + length <= delta.count, written + length <= targetSize else { return false }
-                    output.baseAddress!.advanced(by: written).copyMemory(from: delta.baseAddress!.advanced(by: at), byteCount: length)
-                    written += length
-                    at += length
-                } else {
-                    return false
-                }
-            }
-            return written == targetSize
+        var complete = false
+        // Every byte is written by an instruction, or the target is dropped.
+        let target = [UInt8](unsafeUninitializedCapacity: targetSize) { buffer, initialized in
+            complete = Self.run(delta, from: at, on: base, into: UnsafeMutableRawBufferPointer(buffer))
+            initialized = complete ? targetSize : 0
         }
         return complete ? target : nil
+    }
+
+    /// Runs the instructions of `delta` from `start` on `base`, filling `output`; false when
+    /// one is malformed or they do not fill it exactly.
+    private static func run(_ delta: UnsafeRawBufferPointer, from start: Int, on base: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        let targetSize = output.count
+        var at = start
+        var written = 0
+        while at < delta.count {
+            let command = delta[at]
+            at += 1
+            if command & 0x80 != 0 {
+                var offset = 0, length = 0
+                for index in 0..<4 where command & (1 << index) != 0 {
+                    guard at < delta.count else { return false }
+                    offset |= Int(delta[at]) << (8 * index)
+                    at += 1
+                }
+                for index in 0..<3 where command & (0x10 << index) != 0 {
+                    guard at < delta.count else { return false }
+                    length |= Int(delta[at]) << (8 * index)
+                    at += 1
+                }
+                if length == 0 { length = 0x10000 }
+                guard offset + length <= base.count, written + length <= targetSize else { return false }
+                output.baseAddress!.advanced(by: written).copyMemory(from: base.baseAddress!.advanced(by: offset), byteCount: length)
+                written += length
+            } else if command != 0 {
+                let length = Int(command)
+                guard at + length <= delta.count, written + length <= targetSize else { return false }
+                output.baseAddress!.advanced(by: written).copyMemory(from: delta.baseAddress!.advanced(by: at), byteCount: length)
+                written += length
+                at += length
+            } else {
+                return false
+            }
+        }
+        return written == targetSize
     }
 
     /// The end of the tree entry starting at `start`, or nil at the end or on a malformed entry.

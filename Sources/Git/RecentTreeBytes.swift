@@ -11,8 +11,10 @@ final class RecentTreeBytes {
     private var bytes = 0
     /// The most bytes kept beyond the newest few folders, which are kept whatever their size.
     let limit: Int
-    /// The most folders kept.
-    static let mostKept = 256
+    /// The most folders kept: enough for the bases a line of versions is rebuilt from (a
+    /// version's base is at most log2(versions) steps back, ``PackWriter``), few enough that
+    /// narrow folders, each read once, do not pile up.
+    static let mostKept = 16
     /// How many of the newest folders are always kept: the two sides of a comparison and the
     /// bases their deltas name.
     static let alwaysKept = 4

@@ -92,16 +92,17 @@ final class StoredPack {
     func inflated(_ entry: Entry, header: Header) throws -> [UInt8]? {
         let stream = try bytes(of: entry, from: header.data)
         guard header.size <= stream.count * 1100 + 64 else { return nil }
-        var output = [UInt8](repeating: 0, count: header.size)
-        var length = uLongf(header.size), consumed = uLong(stream.count)
-        let status = output.withUnsafeMutableBytes { target in
-            stream.withUnsafeBytes { source in
-                uncompress2(
-                    target.baseAddress?.assumingMemoryBound(to: Bytef.self), &length,
-                    source.baseAddress?.assumingMemoryBound(to: Bytef.self), &consumed)
+        var complete = false
+        // zlib writes every byte, or the output is dropped.
+        let output = [UInt8](unsafeUninitializedCapacity: header.size) { target, initialized in
+            var length = uLongf(header.size), consumed = uLong(stream.count)
+            let status = stream.withUnsafeBytes { source in
+                uncompress2(target.baseAddress, &length, source.baseAddress?.assumingMemoryBound(to: Bytef.self), &consumed)
             }
+            complete = status == Z_OK && Int(length) == header.size
+            initialized = complete ? header.size : 0
         }
-        return status == Z_OK && Int(length) == header.size ? output : nil
+        return complete ? output : nil
     }
 
     /// What `entry`'s header says.
