@@ -81,15 +81,15 @@ struct PackWriter {
     }
 
     /// Copies `id` as one of the source packs stores it, when its delta base is in this pack
-    /// or (thin) with the receiver, or it is whole there and `deltaPossible` is false (a whole
-    /// copy, of a wide folder a saved version at a time, would otherwise stay whole in every
-    /// pack it is copied to); false when it must be read.
+    /// or (thin) with the receiver, or it is whole there and is not a wide folder that could
+    /// be a delta (`deltaPossible`: each save's pack holds its version of a folder whole, which
+    /// would otherwise stay whole in every pack it is copied to); false when it must be read.
     private mutating func copyStored(_ id: OID, unlessWholeWith deltaPossible: Bool) throws -> Bool {
         for source in sources {
             guard let entry = try source.entry(of: id) else { continue }
             let header = try source.header(of: entry)
             if let base = header.base, offsets[base] == nil, !(thin && receiverHas(base)) { return false }
-            if header.base == nil, deltaPossible { return false }
+            if Self.isWideFolder(header), deltaPossible { return false }
             let depth = try source.depth(of: entry)
             if depth > 0 { depths[id] = depth }
             try copy(entry, of: source, header: header)
@@ -112,6 +112,13 @@ struct PackWriter {
         bytes.append(contentsOf: try stored.bytes(of: entry, from: header.data))
         offsets[entry.id] = start
     }
+
+    /// The size from which a folder stored whole is worth making a delta of when it is copied
+    /// (some 1,600 entries): below it, a whole copy costs little room and reading it costs more.
+    static let wideFolder = 64 << 10
+
+    /// True for a stored entry that holds a wide folder whole.
+    static func isWideFolder(_ header: StoredPack.Header) -> Bool { header.base == nil && header.type == 2 && header.size >= wideFolder }
 
     /// Bases that deltas name by id and that are not in the pack: a pack that is not thin must
     /// get them (whole) before it is finished.

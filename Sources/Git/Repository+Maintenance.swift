@@ -96,8 +96,9 @@ extension Repository {
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, pointer))
         defer { git_odb_free(database) }
-        // The commits merged, with the changes they made, as deltas against their parents'
-        // versions (each save stores its wide folder whole); the rest as stored, then whole.
+        // When a merged pack holds a wide folder whole (each save stores its version whole),
+        // the commits merged come first, with the changes they made as deltas against their
+        // parents' versions; then the rest as stored, then what is loose.
         var merged = Set(loose), commits: [OID] = []
         var stored: [(source: StoredPack, entry: StoredPack.Entry, header: StoredPack.Header)] = []
         for source in sources {
@@ -108,8 +109,10 @@ extension Repository {
                 if header.type == 1 { commits.append(entry.id) }
             }
         }
-        for id in loose where try objectType(id, in: database) == GIT_OBJECT_COMMIT { commits.append(id) }
-        try addCommits(commits, among: merged, to: &pack, from: database)
+        if !loose.isEmpty || stored.contains(where: { PackWriter.isWideFolder($0.header) }) {
+            for id in loose where try objectType(id, in: database) == GIT_OBJECT_COMMIT { commits.append(id) }
+            try addCommits(commits, among: merged, to: &pack, from: database)
+        }
         for (source, entry, header) in stored { try pack.copy(entry, of: source, header: header) }
         for id in loose { try pack.add(id, previous: nil, read: { try self.readObject($0, from: database) }) }
         try pack.addMissingBases { try self.readObject($0, from: database) }
