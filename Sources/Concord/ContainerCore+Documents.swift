@@ -22,7 +22,7 @@ extension ContainerCore {
     /// Saves a version of `document`: `content` when given (also written to the work tree),
     /// else what the work tree holds. Only that document's path is read and written.
     func save(_ document: DocumentPath, content: DocumentContent?) throws -> SaveResult {
-        try writeInOnePack {
+        try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try history.checkDocument(document, in: headTree)
@@ -51,7 +51,7 @@ extension ContainerCore {
 
     /// Records the deletion of `document` as a version and removes it from the work tree.
     func remove(_ document: DocumentPath) throws -> SaveResult {
-        try writeInOnePack {
+        try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try history.checkDocument(document, in: headTree)

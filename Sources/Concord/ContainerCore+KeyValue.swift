@@ -28,7 +28,7 @@ extension ContainerCore {
             try KeyValueStore.check(key: key)
             canonical.updateValue(try value.map(KeyValueStore.canonicalJSON), forKey: key)
         }
-        try writeInOnePack {
+        try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             var entries = try keyValueEntries(in: headTree)

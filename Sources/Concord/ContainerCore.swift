@@ -54,9 +54,8 @@ final class ContainerCore {
         try ConcordError.wrap("cannot store the new objects") { try repository.writingOnePack(body) }
     }
 
-    /// Runs `body` as a write (``Writer/write(_:)``) whose objects are stored as one pack: a
-    /// wide folder is then stored uncompressed (``PackWriter``), never as a loose object that
-    /// every later read must inflate whole.
+    /// Runs `body` as a write (``Writer/write(_:)``) whose objects are stored as one pack,
+    /// synced once (for writes of many objects: `save --all`, resolve).
     func writeInOnePack<T>(_ body: () throws -> T) throws -> T {
         try writer.write { try inOnePack(body) }
     }

@@ -38,22 +38,4 @@ import Testing
         try cli.ok(["-C", "b", "sync"])
         #expect(try cli.tree("a") == cli.tree("b"))
     }
-
-    /// A save, a removal and a key-value write each store their objects as one pack: a wide
-    /// folder is never left as a loose object that every later read inflates whole.
-    @Test func singleWritesLeaveNoLooseObject() throws {
-        let cli = try CLI()
-        defer { cli.remove() }
-        try cli.ok(["init", "a", "--device", "A"])
-        for index in 0..<3 { try cli.ok(["-C", "a", "save", "n\(index).txt"], input: "note \(index)\n") }
-        try cli.ok(["-C", "a", "rm", "n1.txt"])
-        try cli.ok(["-C", "a", "kv", "set", "theme", "\"dark\""])
-        let objects = "\(cli.folder)/a/.git/objects"
-        let loose = try FileManager.default.contentsOfDirectory(atPath: objects).filter { $0.count == 2 }.flatMap { folder in
-            try FileManager.default.contentsOfDirectory(atPath: "\(objects)/\(folder)").map { folder + $0 }
-        }
-        #expect(loose.isEmpty, "loose objects: \(loose)")
-        #expect(try cli.git(["fsck", "--no-dangling"], in: "a").isEmpty)
-        #expect(try cli.ok(["-C", "a", "show", "n2.txt"]) == "note 2\n")
-    }
 }
