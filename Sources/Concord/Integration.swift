@@ -4,8 +4,12 @@ internal import Git
 
 /// Integrates two diverged histories in process, by diffing trees from their merge base.
 ///
-/// The result depends only on the two histories, never on which side is local: every device
-/// integrating the same histories writes the same tree and the same conflict records.
+/// The result depends only on the two histories: every device integrating the same histories
+/// writes the same tree and the same conflict records. Which side is local matters in one case
+/// only: when both sides changed a document to the same content, the local version stays current
+/// (the content is the same either way). A side that did not change a document takes the other
+/// side's current version, even one with the content it holds: the other side chose it knowing
+/// this one.
 struct Integration {
     /// The repository the merged tree and its objects go into.
     let repository: Repository
@@ -80,7 +84,7 @@ struct Integration {
             guard remoteChanged else { continue }
             if !localChanged || localEntry == remoteEntry {
                 if localEntry != remoteEntry { updates.append(update(document, remoteEntry)) }
-                if !localChanged { currents[document] = try takenVersion(document, local: local, remote: remote, sameEntry: localEntry == remoteEntry) }
+                if !localChanged { currents[document] = try history.currentVersion(of: document, at: remote) }
                 if localEntry == remoteEntry, let chosen = try currents[document] ?? history.currentVersion(of: document, at: local),
                     try chosen != history.currentVersion(of: document, at: local) || chosen != history.currentVersion(of: document, at: remote)
                 {
@@ -175,17 +179,6 @@ struct Integration {
             }
         }
         return documents
-    }
-
-    /// The current version after integrating a side that did not change `document` with one that
-    /// did: the remote's, unless both hold the same content and the remote's version does not
-    /// follow the local one (the same content reached concurrently: the local version stays).
-    private func takenVersion(_ document: DocumentPath, local: OID, remote: OID, sameEntry: Bool) throws -> OID? {
-        let remoteVersion = try history.currentVersion(of: document, at: remote)
-        guard sameEntry, let remoteVersion, let localVersion = try history.currentVersion(of: document, at: local),
-            localVersion != remoteVersion, try !repository.isDescendant(remoteVersion, of: localVersion)
-        else { return remoteVersion }
-        return localVersion
     }
 
     /// True when `document`'s current version at `head` is not the one it had at `base`.

@@ -68,6 +68,33 @@ import Testing
         }
     }
 
+    /// A device that did not touch a document since its last sync (it saved another one) holds a
+    /// version whose content another device reached again, concurrently and later, after a
+    /// conflict: the cloud's choice (the later version current, the two others in conflict)
+    /// stands when the first device integrates, instead of its own older version coming back as
+    /// current and the later one being dropped (soak seed 140).
+    @Test func anUnchangedSideTakesTheOthersCurrentVersionEvenWithTheSameContent() async throws {
+        let fixture = try Fixture(devices: 3)
+        try fixture[1].save(doc("bread.md"), content: text("flour"))
+        try await fixture.syncAll(rounds: 1)
+        try fixture[3].setAirplaneMode(true)
+        try fixture[1].save(doc("bread.md"), content: text("flour, water"))
+        try await fixture[1].sync()
+        try fixture[2].save(doc("bread.md"), content: text("flour, salt"))
+        #expect(try await fixture[2].sync().newConflicts == [doc("bread.md")])
+        try fixture[3].save(doc("bread.md"), content: text("flour, water"))
+        try fixture[3].setAirplaneMode(false)
+        #expect(try await fixture[3].sync().newConflicts == [doc("bread.md")])
+        try fixture[1].save(doc("journal.txt"), content: text("baked"))
+        #expect(try await fixture[1].sync().outcome == .integrated)
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            let versions = try device.unresolvedVersions(of: doc("bread.md"))
+            #expect(versions.first?.deviceName == "device3" && versions.first?.isCurrent == true, "\(device.root)")
+            #expect(Set(versions.map(\.deviceName)) == ["device1", "device2", "device3"], "\(device.root)")
+        }
+    }
+
     /// Both devices add the same document with the same content without seeing each other;
     /// then one deletes it and the other edits it. The merge base lacks the document, and the
     /// deleting side's tree lacks it too: its deletion is still a version, concurrent with the edit.

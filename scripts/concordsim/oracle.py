@@ -289,10 +289,8 @@ class Oracle:
         # content equals the one kept does not come back through the side that still has it.
         seen_by_remote, seen_by_local = local.contenders[doc] <= remote.hist, remote.contenders[doc] <= local.hist
         if seen_by_remote and not seen_by_local:
-            if cl != cr and self.key(doc, cl) == self.key(doc, cr) and not self.follows(doc, cr, cl):
-                # The same content reached concurrently: the local version stays current (with
-                # the other side's conflict versions), as Concord's integration decides.
-                return cl, (remote.contenders[doc] - {cr}) | {cl}, False
+            # Even when the local version holds the same content as the remote's current one:
+            # the remote side chose its current version knowing the local one (soak seed 140).
             return cr, remote.contenders[doc], False
         if seen_by_local and not seen_by_remote:
             return cl, local.contenders[doc], False
