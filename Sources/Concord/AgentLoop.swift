@@ -37,6 +37,8 @@ final class AgentLoop: Sendable {
         var skipped: Set<String> = []
     }
 
+    /// Where the loop runs (the task running it prefers it; the loop keeps it alive).
+    let executor = AgentExecutor(label: "concord.agent")
     private let container: Container
     private let options: SyncAgent.Options
     private let emit: @Sendable (SyncAgentEvent) -> Void

@@ -16,7 +16,8 @@ internal import Git
 /// up to the interval, and reports ``SyncAgentEvent/Kind/backOnline`` when a sync succeeds
 /// again. A sync never overwrites an edit that is not saved yet: the agent saves it first and
 /// syncs again. Between events it costs nothing: no thread polls, and the only timer is the
-/// periodic sync.
+/// periodic sync. It runs on a serial queue of its own, not on Swift's shared pool of threads:
+/// an app whose tasks keep that pool busy does not delay it.
 ///
 /// ```swift
 /// let agent = try container.watch()
@@ -68,7 +69,7 @@ public final class SyncAgent: Sendable {
         let loop = AgentLoop(container: container, options: options) { continuation.yield($0) }
         self.events = events
         self.loop = loop
-        task = Task.detached {
+        task = Task.detached(executorPreference: loop.executor) {
             await loop.run()
             held.withLock { $0 = nil }
             continuation.finish()

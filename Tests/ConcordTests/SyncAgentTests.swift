@@ -91,6 +91,37 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         await two.stopped()
     }
 
+    /// An app whose tasks keep every thread of Swift's shared pool busy (here, blocked until the
+    /// edit is saved, or a minute) still has its edit saved: the agent runs on a queue of its own.
+    /// The agent starts, and the edit is made, from one of the blocked threads.
+    @Test func theAgentSavesWhileTheAppKeepsSwiftsThreadsBusy() async throws {
+        let fixture = try Fixture(devices: 1)
+        let container = fixture[1]
+        final class Started: Sendable { let agent = Mutex<SyncAgent?>(nil) }
+        let started = Started()
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<ProcessInfo.processInfo.activeProcessorCount {
+                group.addTask {
+                    if index == 0 {
+                        let agent = try container.watch(SyncAgent.Options(interval: .seconds(3600)))
+                        started.agent.withLock { $0 = agent }
+                        try Data("written while every thread is busy\n".utf8).write(to: URL(fileURLWithPath: "\(container.root)/note.txt"))
+                    }
+                    let deadline = Date().addingTimeInterval(60)
+                    while Date() < deadline {
+                        if (try? container.versions(of: doc("note.txt")).isEmpty) == false { return true }
+                        usleep(20_000)
+                    }
+                    return false
+                }
+            }
+            for try await saved in group { #expect(saved) }
+        }
+        let agent = try #require(started.agent.withLock { $0 })
+        agent.stop()
+        await agent.stopped()
+    }
+
     @Test func anOpenDocumentShowsEditingDisabledWhileAnotherProcessWrites() async throws {
         let fixture = try Fixture(devices: 1)
         try fixture[1].save(doc("a.txt"), content: text("a"))
