@@ -34,6 +34,8 @@ struct PackWriter {
     private let receiverHas: (OID) -> Bool
     /// How many deltas separate each object from a whole one, for those that are deltas.
     private var depths: [OID: Int] = [:]
+    /// The base of each object stored as a delta, made here or copied.
+    private var bases: [OID: OID] = [:]
     /// The longest chain of deltas a new delta may make (git's default).
     static let deepest = 50
     /// Bases named by id, which a pack that is not thin must hold by the time it is finished.
@@ -61,6 +63,7 @@ struct PackWriter {
         let isTree = object.type == GIT_OBJECT_TREE
         var stored = false
         if let previous, isTree || object.type == GIT_OBJECT_BLOB, canDelta {
+            placeOnALine(previous)
             let position = (lines[previous]?.position ?? 0) + 1
             let base = baseOf(position: position, previous: previous)
             let depth = (depths[base] ?? 0) + 1
@@ -70,6 +73,7 @@ struct PackWriter {
             }
             if let delta, depth <= Self.deepest {
                 try appendDelta(delta, base: base)
+                bases[id] = base
                 lines[id] = (position, previous)
                 depths[id] = depth
                 stored = true
@@ -106,6 +110,7 @@ struct PackWriter {
         let start = bytes.count
         if let base = header.base {
             appendDeltaHeader(size: header.size, base: base)
+            bases[entry.id] = base
         } else {
             appendHeader(type: header.type, size: header.size)
         }
@@ -196,6 +201,23 @@ struct PackWriter {
         var candidate = previous
         while let line = lines[candidate], line.position > wanted { candidate = line.previous }
         return candidate
+    }
+
+    /// Places a version copied as stored at the end of a line, with the versions its chain of
+    /// deltas passes through, as if this writer had made them: the whole one at 0, the one d
+    /// deltas away at 2^d - 1 and the one e deltas away at 2^d - 2^(d-e). The next version then
+    /// takes the whole one as its base, and those after it follow the skip list; without it, a
+    /// version added on top of a copied one of depth d would have depth d + 1, and each
+    /// roll-up or send would make the chain a step longer. Does nothing for a version already
+    /// on a line, or whose chain is not all in the pack.
+    private mutating func placeOnALine(_ id: OID) {
+        guard lines[id] == nil, let depth = depths[id], depth > 0, depth < 62 else { return }
+        var chain = [id]
+        while chain.count <= depth, let base = bases[chain[chain.count - 1]], offsets[base] != nil { chain.append(base) }
+        guard chain.count == depth + 1, bases[chain[depth]] == nil else { return }
+        for (index, member) in chain.dropLast().enumerated() {
+            lines[member] = (position: (1 << depth) - (1 << index), previous: chain[index + 1])
+        }
     }
 
     private mutating func bytes(of id: OID, read: Reader) throws -> [UInt8] {

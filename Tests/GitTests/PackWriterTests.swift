@@ -158,6 +158,62 @@ import Testing
         #expect(try gitFsck(folder + "/source") == 0)
     }
 
+    /// Months of use: a few saves (each its own pack, holding its version of the folder whole),
+    /// then a roll-up of every pack into one, forty times. The chains of deltas stay short: a
+    /// version added on top of one copied as stored does not take it as its base when that
+    /// would make the chain one step longer at every roll-up (git reads each version by
+    /// rebuilding its whole chain).
+    @Test func chainsOfDeltasStayShortOverManyRollUps() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder + "/source", bare: true)
+        var files: [String: Data] = [:]
+        for index in 0..<2_000 { files[String(format: "note%05d.txt", index)] = Data("note \(index)\n".utf8) }
+        var tree = try repository.writingOnePack {
+            try repository.updateTree(nil, files.map { .upsert(path: $0.key, id: try repository.writeBlob($0.value), mode: TreeEntry.fileMode) })
+        }
+        var commits = [try repository.writingOnePack { try repository.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "first\n") }]
+        var contents = [commits[0]: files]
+        for round in 0..<40 {
+            for save in 0..<3 {
+                let path = String(format: "note%05d.txt", (round * 3 + save) * 13 % 2_000)
+                files[path] = Data("saved in round \(round), save \(save)\n".utf8)
+                let commit = try repository.writingOnePack {
+                    tree = try repository.updateTree(tree, [.upsert(path: path, id: try repository.writeBlob(files[path]!), mode: TreeEntry.fileMode)])
+                    return try repository.createCommit(tree: tree, parents: [commits.last!], author: signature, committer: signature, message: "\(round).\(save)\n")
+                }
+                commits.append(commit)
+                contents[commit] = files
+            }
+            try repository.merge(packs: repository.packs(), andLooseObjects: repository.looseObjects())
+        }
+        try repository.setReference("refs/heads/main", to: commits.last!, expected: nil, message: "test")
+        let longest = try longestChain(in: folder + "/source")
+        #expect(longest <= 10, "the longest chain of deltas after 40 roll-ups: \(longest)")
+        #expect(packBytes(repository) < 4 * 2_000 * 40, "\(packBytes(repository)) bytes")
+        try expectContents(contents, in: Repository.open(at: folder + "/source"), "rolled up 40 times")
+        #expect(try gitFsck(folder + "/source") == 0)
+    }
+
+    /// The longest chain of deltas in the repository's packs, as `git verify-pack -v` counts them.
+    func longestChain(in path: String) throws -> Int {
+        var longest = 0
+        for pack in try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack") where pack.hasSuffix(".idx") {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["git", "-C", path, "verify-pack", "-v", "objects/pack/" + pack]
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+            for line in text.split(separator: "\n") where line.hasPrefix("chain length = ") {
+                longest = max(longest, Int(line.dropFirst("chain length = ".count).prefix { $0.isNumber }) ?? 0)
+            }
+        }
+        return longest
+    }
+
     /// A folder of a megabyte or more is packed uncompressed, whole or as deltas against its
     /// previous versions, and reads back the same from every copy (git checks each copy).
     @Test func aFolderOfAMegabyteIsStoredUncompressedAndReadsBack() throws {
