@@ -170,7 +170,7 @@ struct RawTree {
         return common
     }
 
-    private static func treeEntry(_ bytes: UnsafeBufferPointer<UInt8>, _ entry: (name: Range<Int>, isTree: Bool, mode: UInt32, end: Int)) -> TreeEntry {
+    static func treeEntry(_ bytes: UnsafeBufferPointer<UInt8>, _ entry: (name: Range<Int>, isTree: Bool, mode: UInt32, end: Int)) -> TreeEntry {
         TreeEntry(name: String(decoding: bytes[entry.name], as: UTF8.self), id: OID(bytes: bytes[(entry.end - 20)..<entry.end])!, mode: entry.mode)
     }
 
@@ -183,7 +183,7 @@ struct RawTree {
     }
 
     /// The entry starting at `position`: where its name lies, whether it is a folder, where it ends.
-    private static func entry(in bytes: UnsafeBufferPointer<UInt8>, at position: Int) throws -> (name: Range<Int>, isTree: Bool, mode: UInt32, end: Int) {
+    static func entry(in bytes: UnsafeBufferPointer<UInt8>, at position: Int) throws -> (name: Range<Int>, isTree: Bool, mode: UInt32, end: Int) {
         var index = position
         var mode: UInt32 = 0
         while index < bytes.count, bytes[index] != UInt8(ascii: " ") {
@@ -206,7 +206,7 @@ struct RawTree {
     }
 
     /// `key` compared with the key of the entry named by `name` in `bytes`.
-    private static func compare(_ key: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>, isTree: Bool) -> Int {
+    static func compare(_ key: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, _ name: Range<Int>, isTree: Bool) -> Int {
         let entryKeyCount = name.count + 1
         return key.withUnsafeBufferPointer { key in
             let common = min(key.count, entryKeyCount)

@@ -31,6 +31,9 @@ final class RecentTrees {
         return copy
     }
 
+    /// True when the folder `id` is kept.
+    func contains(_ id: OID) -> Bool { trees.contains { $0.id == id } }
+
     /// Keeps a reference to `tree` (a new one: the caller keeps its own).
     func keep(_ id: OID, _ tree: OpaquePointer) {
         var copy: OpaquePointer?

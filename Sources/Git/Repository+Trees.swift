@@ -39,11 +39,34 @@ extension Repository {
     /// up in the same folders again and again, and reading a wide folder costs far more.
     func child(_ name: Substring, of tree: OID) throws -> TreeEntry? {
         if let known = children[tree, name] { return known }
-        let treePointer = try lookupTree(tree)
-        defer { git_tree_free(treePointer) }
-        let entry = git_tree_entry_byname(treePointer, String(name)).map(TreeEntry.init(copying:))
+        let entry: TreeEntry?
+        if let index = try wideFolderIndex(tree) {
+            entry = try index.entry(named: name)
+        } else {
+            let treePointer = try lookupTree(tree)
+            defer { git_tree_free(treePointer) }
+            entry = git_tree_entry_byname(treePointer, String(name)).map(TreeEntry.init(copying:))
+        }
         children[tree, name] = .some(entry)
         return entry
+    }
+
+    /// The folder `id` indexed, when it is wide (``PackWriter/wideFolder`` and more), not
+    /// parsed already, and stored in a pack Concord reads; else nil (libgit2 parses it).
+    private func wideFolderIndex(_ id: OID) throws -> RawTree.Index? {
+        if let found = wideFolders.firstIndex(where: { $0.id == id }) {
+            let kept = wideFolders.remove(at: found)
+            wideFolders.insert(kept, at: 0)
+            return kept.index
+        }
+        guard !recentTrees.contains(id), let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry),
+            header.type == 2 || header.base != nil, let size = try? pack.objectSize(of: entry, header: header), size >= PackWriter.wideFolder,
+            let bytes = storedTreeBytes(id)
+        else { return nil }
+        let index = try RawTree.Index(bytes)
+        wideFolders.insert((id, index), at: 0)
+        if wideFolders.count > 4 { wideFolders.removeLast() }
+        return index
     }
 
     /// Looks a tree up after checking its object is readable; the caller frees it.

@@ -26,6 +26,8 @@ public final class Repository {
     let recentTrees = RecentTrees(limit: 4 << 20)
     /// The bytes of the folders read last (``treeBytes(_:)``).
     let recentTreeBytes = RecentTreeBytes(limit: 48 << 20)
+    /// Wide folders indexed for lookups by name (``child(_:of:)``), the newest first.
+    var wideFolders: [(id: OID, index: RawTree.Index)] = []
     /// The packs, opened to read folders' entries directly (``treeBytes(_:)``).
     private(set) lazy var storedPacks = StoredPacks(folder: gitDirectory + "objects/pack/")
 

@@ -1,0 +1,44 @@
+extension RawTree {
+    /// A wide folder's bytes with where each entry starts, to find entries by name with a
+    /// binary search: one pass over the bytes instead of libgit2 parsing every entry of the
+    /// folder into a structure of its own (some 10 ms for a folder of 100,000 documents).
+    struct Index {
+        /// The folder's bytes.
+        let bytes: [UInt8]
+        private let starts: [Int32]
+
+        /// Indexes `bytes`, a folder as git stores it, of less than 2 GB.
+        /// - Throws: ``GitError`` when `bytes` is not a well-formed folder.
+        init(_ bytes: [UInt8]) throws {
+            self.bytes = bytes
+            var starts: [Int32] = []
+            try bytes.withUnsafeBufferPointer { buffer in
+                var position = 0
+                while position < buffer.count {
+                    starts.append(Int32(position))
+                    position = try RawTree.entry(in: buffer, at: position).end
+                }
+            }
+            self.starts = starts
+        }
+
+        /// The entry named `name` (a file's or a folder's), nil when there is none.
+        func entry(named name: Substring) throws -> TreeEntry? {
+            let name = Array(name.utf8)
+            return try bytes.withUnsafeBufferPointer { buffer in
+                for terminator in [UInt8(0), UInt8(ascii: "/")] {
+                    let key = name + [terminator]
+                    var low = 0, high = starts.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        let entry = try RawTree.entry(in: buffer, at: Int(starts[middle]))
+                        let order = RawTree.compare(key, buffer, entry.name, isTree: entry.isTree)
+                        if order == 0 { return RawTree.treeEntry(buffer, entry) }
+                        if order < 0 { high = middle } else { low = middle + 1 }
+                    }
+                }
+                return nil
+            }
+        }
+    }
+}
