@@ -2,6 +2,7 @@
 #define CONCORD_CGIT2_SHIM_H
 #define GIT_DEPRECATE_HARD
 #include <git2.h>
+#include <git2/sys/commit.h>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>

@@ -48,13 +48,9 @@ extension Repository {
         tree: OID, parents: [OID], author: Signature, committer: Signature,
         message: String, updateReference: String? = nil
     ) throws -> OID {
-        let treePointer = try lookupTree(tree)
-        defer { git_tree_free(treePointer) }
-        var parentPointers: [OpaquePointer?] = []
-        defer { parentPointers.forEach { git_commit_free($0) } }
-        for parent in parents {
-            parentPointers.append(try lookupCommit(parent))
-        }
+        // By ids: libgit2 checks the tree is one by its header, without parsing a wide folder.
+        try ensureReadable(tree, "git_commit_create_from_ids")
+        for parent in parents { try ensureReadable(parent, "git_commit_create_from_ids") }
         let authorPointer = try author.makeSignature()
         defer { git_signature_free(authorPointer) }
         let committerPointer = try committer.makeSignature()
@@ -63,12 +59,17 @@ extension Repository {
         // Inside writingOnePack the commit is stored before the reference moves to it.
         let movedHere = pendingPack == nil ? updateReference : nil
         if let movedHere { CrashPoint.reach(crashPointName(movedHere, "before")) }
-        try parentPointers.withUnsafeMutableBufferPointer { buffer in
-            try check(
-                "git_commit_create",
-                git_commit_create(
-                    &oid, pointer, movedHere, authorPointer, committerPointer, "UTF-8", message,
-                    treePointer, buffer.count, buffer.baseAddress))
+        var treeID = tree.raw
+        var parentIDs = parents.map(\.raw)
+        try parentIDs.withUnsafeMutableBufferPointer { ids in
+            var pointers: [UnsafePointer<git_oid>?] = (0..<ids.count).map { UnsafePointer(ids.baseAddress! + $0) }
+            try pointers.withUnsafeMutableBufferPointer { parentPointers in
+                try check(
+                    "git_commit_create_from_ids",
+                    git_commit_create_from_ids(
+                        &oid, pointer, movedHere, authorPointer, committerPointer, "UTF-8", message,
+                        &treeID, parentPointers.count, parentPointers.baseAddress))
+            }
         }
         if let movedHere { CrashPoint.reach(crashPointName(movedHere, "after")) }
         notePendingObject(OID(oid))

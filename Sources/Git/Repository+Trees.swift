@@ -145,8 +145,6 @@ extension Repository {
 
     /// `folder` with `changes` (paths relative to it, in order) applied; nil when it ends empty.
     private func splice(_ folder: OID?, _ changes: [(path: ArraySlice<Substring>, update: TreeUpdate)]) throws -> OID? {
-        let tree = try folder.map(lookupTree) ?? nil
-        defer { git_tree_free(tree) }
         var removing: [RawTree.Key] = [], inserting: [TreeEntry] = []
         var differences: [(key: RawTree.Key, old: TreeEntry?, new: TreeEntry?)] = []
         var start = changes.startIndex
@@ -155,7 +153,7 @@ extension Repository {
             var end = start + 1
             while end < changes.endIndex, changes[end].path.first! == name { end += 1 }
             try Self.checkName(name, of: changes[start].update.path)
-            let existing = tree.flatMap { git_tree_entry_byname($0, String(name)) }.map(TreeEntry.init(copying:))
+            let existing = try folder.flatMap { try child(name, of: $0) }
             var entry = existing
             var below: [(path: ArraySlice<Substring>, update: TreeUpdate)] = []
             for change in changes[start..<end] {

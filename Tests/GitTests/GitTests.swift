@@ -51,9 +51,12 @@ import Testing
         #expect {
             try repository.createCommit(tree: tree, parents: [first], author: signature, committer: signature, message: "stale\n", updateReference: "refs/heads/main")
         } throws: { error in
-            (error as? GitError)?.function == "git_commit_create"
+            (error as? GitError)?.message.contains("current tip is not the first parent") == true
         }
         #expect(throws: GitError.self) { try repository.setReference("refs/heads/main", to: first, expected: first, message: "cas") }
+        // A tree that is not one, or a parent that is not a commit, is refused.
+        #expect(throws: GitError.self) { try repository.createCommit(tree: blob, parents: [], author: signature, committer: signature, message: "bad\n") }
+        #expect(throws: GitError.self) { try repository.createCommit(tree: tree, parents: [blob], author: signature, committer: signature, message: "bad\n") }
     }
 
     @Test func sameEntryComparesOnePathAcrossTwoTrees() throws {
