@@ -91,7 +91,7 @@ extension Repository {
         guard packs.count >= 2 || !loose.isEmpty else {
             return RepackReport(packsMerged: 0, looseObjectsPacked: 0, objectsWritten: 0, objectsPruned: 0)
         }
-        let sources = try packs.map { try StoredPack(stem: "\(folder)/\($0.name.dropLast(".pack".count))") }
+        let sources = try packs.map { try storedPacks.pack(named: $0.name) }
         var pack = PackWriter(thin: false, copyingFrom: sources)
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, pointer))

@@ -65,8 +65,7 @@ extension Repository {
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, pointer))
         defer { git_odb_free(database) }
-        let folder = gitDirectory + "objects/pack/"
-        let sources = reusing ? try packs().reversed().map { try StoredPack(stem: folder + $0.name.dropLast(".pack".count)) } : []
+        let sources = reusing ? try packs().reversed().map { try storedPacks.pack(named: $0.name) } : []
         var pack = PackWriter(thin: thin, copyingFrom: sources, receiverHas: skip)
         try addChanges(of: commits.reversed(), to: &pack, from: database, verifying: verifying, skipping: skip)
         if !thin { try pack.addMissingBases { try self.readObject($0, from: database) } }

@@ -28,12 +28,13 @@ final class StoredPack {
 
     private let path: String
     private let descriptor: Int32
-    private let index: [UInt8]
+    /// The index file, mapped read-only (git writes a pack's index once, under a new name).
+    private let index: UnsafeRawBufferPointer
     private let packSize: Int
     /// The number of objects.
     let count: Int
-    /// Entry numbers in the order the entries are stored, with their offsets.
-    private lazy var stored: [(offset: Int, number: Int)] = (0..<count).map { (offset(of: $0), $0) }.sorted { $0.offset < $1.offset }
+    /// Entry numbers in the order the entries are stored, with their offsets (git's reverse index).
+    private lazy var stored: [(offset: Int, number: Int)] = Self.sortedByOffset((0..<count).map { (offset(of: $0), $0) })
     /// For each entry number, its place in `stored`.
     private lazy var positions: [Int] = {
         var positions = [Int](repeating: 0, count: count)
@@ -46,21 +47,29 @@ final class StoredPack {
     /// - Throws: ``GitError`` when either cannot be read or does not hold what the other says.
     init(stem: String) throws {
         path = stem + ".pack"
-        guard let index = FileManager.default.contents(atPath: stem + ".idx").map([UInt8].init),
-            let count = Repository.objectCount(ofIndex: stem + ".idx"), index.count >= 8 + 256 * 4 + count * 28 + 40
-        else { throw Self.damaged(stem + ".idx") }
+        guard let index = Self.map(stem + ".idx") else { throw Self.damaged(stem + ".idx") }
+        let header = 8 + 256 * 4
+        let count = index.count >= header ? Self.word(in: index, at: header - 4) : 0
+        guard index.count >= header + count * 28 + 40, index.prefix(8).elementsEqual([0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]) else {
+            munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+            throw Self.damaged(stem + ".idx")
+        }
         self.index = index
         self.count = count
         descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         var status = stat()
         guard descriptor >= 0, fstat(descriptor, &status) == 0, status.st_size >= 32 else {
             if descriptor >= 0 { close(descriptor) }
+            munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
             throw Self.damaged(path)
         }
         packSize = Int(status.st_size)
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        close(descriptor)
+        munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+    }
 
     /// Every entry, in the order they are stored.
     var entries: [Entry] {
@@ -74,7 +83,7 @@ final class StoredPack {
         while low < high {
             let middle = (low + high) / 2
             let at = 8 + 256 * 4 + middle * 20
-            let order = id.bytes.withUnsafeBytes { key in index.withUnsafeBytes { memcmp(key.baseAddress!, $0.baseAddress! + at, 20) } }
+            let order = id.bytes.withUnsafeBytes { memcmp($0.baseAddress!, index.baseAddress! + at, 20) }
             if order == 0 { return try entry(storedAt: positions[middle]) }
             if order < 0 { high = middle } else { low = middle + 1 }
         }
@@ -211,7 +220,7 @@ final class StoredPack {
 
     private func id(of number: Int) -> OID {
         let at = 8 + 256 * 4 + number * 20
-        return OID(bytes: index[at..<(at + 20)])!
+        return OID(bytes: UnsafeRawBufferPointer(rebasing: index[at..<(at + 20)]))!
     }
 
     private func offset(of number: Int) -> Int {
@@ -223,7 +232,44 @@ final class StoredPack {
         return word(at) << 32 | word(at + 4)
     }
 
-    private func word(_ at: Int) -> Int { index[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+    private func word(_ at: Int) -> Int { Self.word(in: index, at: at) }
+
+    private static func word(in bytes: UnsafeRawBufferPointer, at: Int) -> Int {
+        Int(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+    }
+
+    /// The file at `path` mapped read-only; nil when it cannot be opened or is empty.
+    private static func map(_ path: String) -> UnsafeRawBufferPointer? {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return nil }
+        let size = Int(status.st_size)
+        guard let start = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), start != MAP_FAILED else { return nil }
+        return UnsafeRawBufferPointer(start: start, count: size)
+    }
+
+    /// `entries` in the order of their offsets: a radix sort, 16 bits at a time (a pack of
+    /// 100,000 objects is sorted in a few passes over an array instead of 1.7 million comparisons).
+    static func sortedByOffset(_ entries: [(offset: Int, number: Int)]) -> [(offset: Int, number: Int)] {
+        var entries = entries, other = entries
+        let largest = entries.reduce(0) { max($0, $1.offset) }
+        var shift = 0
+        while shift == 0 || largest >> shift != 0 {
+            var counts = [Int](repeating: 0, count: (1 << 16) + 1)
+            for entry in entries { counts[((entry.offset >> shift) & 0xFFFF) + 1] += 1 }
+            for digit in 1..<counts.count { counts[digit] += counts[digit - 1] }
+            for entry in entries {
+                let digit = (entry.offset >> shift) & 0xFFFF
+                other[counts[digit]] = entry
+                counts[digit] += 1
+            }
+            swap(&entries, &other)
+            shift += 16
+        }
+        return entries
+    }
 
     private func read(_ start: Int, _ count: Int) throws -> [UInt8] {
         guard start >= 0, count >= 0, start + count <= packSize else { throw Self.damaged(path) }

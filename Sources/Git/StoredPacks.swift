@@ -20,6 +20,15 @@ final class StoredPacks {
         return refresh() ? search(id) : nil
     }
 
+    /// The pack `name` (`pack-….pack`) of the folder, opened once and shared with lookups.
+    /// - Throws: ``GitError`` when it cannot be read.
+    func pack(named name: String) throws -> StoredPack {
+        if let open = opened.first(where: { $0.name == name }) { return open.pack }
+        let pack = try StoredPack(stem: folder + name.dropLast(".pack".count))
+        opened.append((name, pack))
+        return pack
+    }
+
     private func search(_ id: OID) -> (pack: StoredPack, entry: StoredPack.Entry)? {
         for (_, pack) in opened {
             if let entry = try? pack.entry(of: id) { return (pack, entry) }
