@@ -48,6 +48,12 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public static func < (lhs: OID, rhs: OID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
 
+    /// The 20 bytes fed to the hasher at once (an array's hashing feeds its count and each
+    /// byte on its own: ids are keys of most of Concord's sets and dictionaries).
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     var raw: git_oid {
         var oid = git_oid()
         withUnsafeMutableBytes(of: &oid.id) { buffer in

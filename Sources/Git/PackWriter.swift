@@ -180,7 +180,7 @@ struct PackWriter {
             word(UInt32(offset >> 32))
             word(UInt32(offset & 0xFFFF_FFFF))
         }
-        index += pack.suffix(20)
+        index += pack[(pack.count - 20)...]  // the checksum (suffix(_:) here resolved to Sequence's, a walk over the whole pack)
         return index + (try Self.sha1(index))
     }
 

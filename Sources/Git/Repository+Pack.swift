@@ -157,8 +157,9 @@ extension Repository {
     /// Stores a complete pack that Concord wrote (every delta's base inside it) with the index
     /// it wrote for it (``PackWriter/index(of:)``): each file written under a temporary name,
     /// synced and renamed into place, the pack before its index, then the folder synced. Nothing
-    /// is unpacked or hashed again, so this is for objects this device wrote or already holds;
-    /// what a cloud sends goes through libgit2's indexer, which checks every object.
+    /// is unpacked or hashed again, so this is for objects this device wrote or already holds,
+    /// or has just hashed (``copyObjects(to:from:hiding:trusted:)`` from a cloud); what a cloud
+    /// sends over the network goes through libgit2's indexer, which checks every object.
     /// - Returns: the pack's file name, `pack-<hash>.pack`.
     /// - Throws: ``GitError`` when a file cannot be written.
     func storeOwnPack(_ pack: [UInt8], index: [UInt8]) throws -> String {
