@@ -44,6 +44,10 @@ extension ContainerCore {
                     break
                 }
                 let ahead = try remote.map { try repository.aheadBehind(toPush, $0).ahead } ?? 1
+                // The roll-up that would follow the sync, first: what saves left loose is then
+                // packed, each folder a delta against its previous version, and the push copies
+                // those entries as stored instead of reading and comparing each one again.
+                writer.maintain(repository)
                 do {
                     try cloud.push()
                     report.pushedCommits += ahead
