@@ -4,6 +4,7 @@
 #
 #   source scripts/lib/setup.sh
 #   concord_setup [PACKAGE...]     # libgit2-dev, libmbedtls-dev, pkg-config, git, python3, and the packages named
+#   concord_setup $(concord_server_packages $(concord_cloud_option "$@"))   # and a --cloud option's server
 #
 # A package named is installed when `dpkg -s` does not know it. Installing needs root or sudo; without
 # either, the step says what to install and fails.
@@ -41,4 +42,29 @@ concord_setup() {
     echo "==> installing ${missing[*]}" >&2
     "${root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
     "${root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+}
+
+# The Debian packages of the cloud servers named (ssh, https; others need none): OpenSSH's server
+# and client; lighttpd with its TLS module (a package of its own, only recommended by lighttpd)
+# and openssl for the certificates.
+concord_server_packages() {
+    local cloud
+    for cloud in "$@"; do
+        case "$cloud" in
+            ssh) echo openssh-server openssh-client ;;
+            https) echo lighttpd lighttpd-mod-openssl openssl ;;
+        esac
+    done
+}
+
+# The value of a script's --cloud option (`--cloud NAME` or `--cloud=NAME`), if any.
+concord_cloud_option() {
+    local argument take=0
+    for argument in "$@"; do
+        if [ "$take" = 1 ]; then echo "$argument"; take=0; fi
+        case "$argument" in
+            --cloud) take=1 ;;
+            --cloud=*) echo "${argument#--cloud=}" ;;
+        esac
+    done
 }
