@@ -80,8 +80,8 @@ MUTATIONS = [
              "        for commit in commits.prefix(1) {\n",
              "gc (repackAll) packs only the newest commit and drops the older history"),
     Mutation("delta-copies-wrong-range", "Sources/Git/Delta.swift",
-             "                    pendingCopy = (i, length)\n",
-             "                    pendingCopy = (i + 1, length)\n",
+             "                pendingCopy = (i, length)\n",
+             "                pendingCopy = (i + 1, length)\n",
              "a folder's delta (Delta.matchEntries) copies each unchanged entry from one byte too far in the base: "
              "the delta rebuilds a wrong folder, or reads past the base's end"),
     Mutation("skip-fsync-own-pack", "Sources/Git/Repository+Pack.swift",
@@ -165,7 +165,9 @@ def run(argv, cwd, log, timeout):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="mutate", description=__doc__.splitlines()[0],
                                 epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--list", action="store_true", help="list the mutations and exit")
+    p.add_argument("--list", action="store_true",
+                   help="list the mutations, check that each still applies to the work tree (its text is found "
+                        "once in its file), and exit (1 when one does not: scripts/test runs this)")
     p.add_argument("--only", help="comma-separated mutation names")
     p.add_argument("--checks", help="comma-separated checks (scenario, scenario-merge, random, crash, swift-test)")
     p.add_argument("--first", action="store_true", help="stop a mutation at the first check that catches it")
@@ -175,9 +177,16 @@ def main(argv=None) -> int:
     p.add_argument("--timeout", type=float, default=1800, help="seconds per check")
     args = p.parse_args(argv)
     if args.list:
+        stale = 0
         for m in MUTATIONS:
+            with open(os.path.join(REPOSITORY, m.file), encoding="utf-8") as f:
+                count = f.read().count(m.search)
             print(f"{m.name:<32} {m.file}: {m.what}")
-        return 0
+            if count != 1:
+                stale += 1
+                print(f"mutate: {m.name}: the text to replace is found {count} times in {m.file} (expected once): "
+                      f"update the mutation in scripts/concordsim/mutate.py", file=sys.stderr)
+        return 1 if stale else 0
     chosen = [m for m in MUTATIONS if not args.only or m.name in args.only.split(",")]
     swift = shutil.which("swift") or "/opt/swift/usr/bin/swift"
     os.environ["PATH"] = os.path.dirname(swift) + os.pathsep + os.environ["PATH"]
