@@ -115,9 +115,23 @@ import Testing
         #expect(clone.status == 1 && !clone.stderr.contains("offline") && !FileManager.default.fileExists(atPath: "\(cli.folder)/c"), "\(clone.stderr)")
     }
 
-    /// A pack index in the cloud that points past the end of its pack (a cloud folder copied
-    /// halfway, a disk that lost a write) is refused like a damaged commit, not taken for offline.
-    @Test func aPackIndexPointingPastItsPackIsRefusedNotOffline() throws {
+    /// Ways a pack index in the cloud can be damaged (a cloud folder copied halfway, a disk that
+    /// lost a write): its offsets point past the end of its pack, or the file is cut short.
+    enum IndexDamage: CaseIterable {
+        case pointingPastThePack, cutShort
+
+        func apply(to index: Data) -> Data {
+            switch self {
+            case .pointingPastThePack: DamagedCloudTests.pointingPastThePack(index)
+            case .cutShort: index.prefix(index.count / 2)
+            }
+        }
+    }
+
+    /// A damaged pack index in the cloud is refused like a damaged commit, not taken for offline,
+    /// and the device keeps its own versions.
+    @Test(arguments: IndexDamage.allCases)
+    func aDamagedPackIndexIsRefusedNotOffline(_ damage: IndexDamage) throws {
         let cli = try twoDevices()
         defer { cli.remove() }
         let main = try cli.git(["rev-parse", "main"], in: "b")
@@ -126,11 +140,11 @@ import Testing
         try cli.ok(["-C", "a", "sync"])
         let sent = try #require(try packIndexes(in: "\(cli.folder)/cloud.git").first { !before.contains($0) })
         let genuine = try Data(contentsOf: URL(fileURLWithPath: sent))
-        try replace(sent, with: Self.pointingPastThePack(genuine))
+        try replace(sent, with: damage.apply(to: genuine))
 
         let sync = try cli.run(["-C", "b", "sync"])
         let line = sync.stderr.trimmingCharacters(in: .newlines)
-        #expect(sync.status == 1 && !line.contains("\n") && line.contains("refused what the cloud") && !line.contains("offline"), "\(line)")
+        #expect(sync.status == 1 && !line.contains("\n") && line.contains("refused what the cloud") && !line.contains("offline"), "\(damage): \(line)")
         #expect(try cli.git(["rev-parse", "main"], in: "b") == main)
         #expect(try cli.ok(["-C", "b", "show", "note.txt"]) == "hello\n")
 
@@ -153,7 +167,7 @@ import Testing
     }
 
     /// A version 2 pack index whose every object offset is past the end of any pack.
-    private static func pointingPastThePack(_ index: Data) -> Data {
+    static func pointingPastThePack(_ index: Data) -> Data {
         var bytes = [UInt8](index)
         let count = bytes[8 + 255 * 4..<8 + 256 * 4].reduce(0) { $0 << 8 | Int($1) }
         let offsets = 8 + 256 * 4 + count * (20 + 4)
