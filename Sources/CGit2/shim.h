@@ -34,6 +34,14 @@ static inline int concord_git_set_ssl_cert_locations(const char *file, const cha
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
 }
 
+#include <unistd.h>
+
+/* syncfs(2) is declared only under _GNU_SOURCE, which Swift's Glibc module does not define. */
+int syncfs(int fd);
+static inline int concord_syncfs(int descriptor) {
+    return syncfs(descriptor);
+}
+
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>

@@ -32,14 +32,15 @@ struct Checkout {
     /// Moves the work tree from the `old` tree to the `new` one. Unless `force`, a file that
     /// differs from both (a change not saved) is left alone and reported. A path this device
     /// cannot hold (its file system refuses the name, a link stands in the way) is skipped with
-    /// a warning, never fatal: the update always finishes. With `syncingEachFile` false (a new
-    /// clone's first checkout, which nothing reads before it returns), files are written without
-    /// a flush each and the file system is flushed once at the end.
+    /// a warning, never fatal: the update always finishes. The files are written as one
+    /// ``WorkTree/Batch``: on the disk, each whole, when this returns.
     /// - Returns: the paths left alone.
     @discardableResult
-    func update(from old: OID?, to new: OID?, force: Bool, syncingEachFile: Bool = true) throws -> [String] {
+    func update(from old: OID?, to new: OID?, force: Bool) throws -> [String] {
         let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }
         var skipped: [String] = []
+        let batch = WorkTree.Batch(workTree)
+        defer { batch.discard() }
         for change in changes where !isConcordRecord(change.path) {
             if !force, try !workFileMatches(change.path, change.old) {
                 if try !workFileMatches(change.path, change.new) { skipped.append(change.path) }
@@ -49,20 +50,25 @@ struct Checkout {
                 if let entry = change.new {
                     guard entry.kind == .blob, !entry.isSymlink else { continue }
                     try ConcordError.wrap("cannot read \(change.path)") {
-                        try workTree.write(change.path, blob: entry.id, mode: entry.mode, from: repository, syncing: syncingEachFile)
+                        try batch.write(change.path, blob: entry.id, mode: entry.mode, from: repository)
                     }
                 } else {
-                    try workTree.remove(change.path)
+                    try batch.remove(change.path)
                 }
             } catch let error as ConcordError {
                 guard case .notWritable = error else { throw error }
-                logger.warning("not written to the work tree: \(error.description)")
-                skipped.append(change.path)
+                refuse(change.path, error, into: &skipped)
             }
             CrashPoint.reach("checkout:file")
         }
-        if !syncingEachFile { workTree.syncFileSystem() }
+        try batch.finish()
+        for (path, error) in batch.refused { refuse(path, error, into: &skipped) }
         return skipped
+    }
+
+    private func refuse(_ path: String, _ error: ConcordError, into skipped: inout [String]) {
+        logger.warning("not written to the work tree: \(error.description)")
+        skipped.append(path)
     }
 
     /// Moves `main` from `old` to `new` (compare-and-swap) and the work tree with it, so that an
@@ -90,7 +96,12 @@ struct Checkout {
         let ids = text.split(separator: "\n").map { OID(hex: String($0)) }
         if ids.count == 2, let current = try history.tree(of: history.head()) {
             // Finish only if main reached the new tree; else the old tree is still current.
-            if ids[1] == current { try update(from: ids[0], to: ids[1], force: false) }
+            if ids[1] == current {
+                try update(from: ids[0], to: ids[1], force: false)
+                // An update killed between writing its files and renaming them left them behind.
+                let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(ids[0], ids[1]) }
+                workTree.removeTemporaryFiles(inFolders: Set(changes.map { workTree.split($0.path).folder }))
+            }
         }
         finishJournal()
     }

@@ -194,9 +194,7 @@ public final class Container: Sendable {
             try DeviceSettings(repository: repository).configureNewDevice(name: deviceName, id: options.deviceID)
             CrashPoint.reach("clone:configured")
             let core = try ContainerCore(repository: repository, options: options)
-            // One flush of the file system for the whole work tree, not two per file: a clone that
-            // does not return is removed or made again, never read half-written.
-            try core.checkout.update(from: nil, to: try core.history.tree(of: remoteMain), force: true, syncingEachFile: false)
+            try core.checkout.update(from: nil, to: try core.history.tree(of: remoteMain), force: true)
             core.checkout.finishJournal()
             return Container(core: core, options: options)
         } catch {

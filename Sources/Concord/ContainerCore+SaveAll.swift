@@ -46,7 +46,7 @@ extension ContainerCore {
         let entries = try tree.map { id in try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: id) } } ?? []
         var inTree = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for name in workTree.names(inFolder: folder) {
-            if name.hasPrefix(".concord-tmp-") { continue }
+            if name.hasPrefix(WorkTree.temporaryPrefix) { continue }
             if isRoot && (name == ".git" || name == ".concord") {
                 inTree[name] = nil
                 continue

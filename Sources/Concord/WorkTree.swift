@@ -61,13 +61,24 @@ struct WorkTree {
     }
 
     /// Writes `bytes` to `path` atomically, creating folders as needed; a folder in the way of
-    /// the file is removed. Unless `syncing` is false, the file and its folder reach the disk
-    /// before this returns; with false, the caller calls ``syncFileSystem()`` once after many
-    /// writes (one flush instead of two per file).
-    func write(_ path: String, mode: UInt32 = TreeEntry.fileMode, bytes: UnsafeRawBufferPointer, syncing: Bool = true) throws {
+    /// the file is removed. The file and its folder reach the disk before this returns (a
+    /// ``Batch`` writes many files with two flushes in all).
+    func write(_ path: String, mode: UInt32 = TreeEntry.fileMode, bytes: UnsafeRawBufferPointer) throws {
         let (folder, name) = split(path)
         let parent = try reachable(folder, for: path, creating: true)
-        let temporary = ".concord-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = try writeTemporary(bytes, mode: mode, in: parent, for: path, flushing: true)
+        try moveIntoPlace(temporary, in: parent, as: name, path: path)
+        parent.sync()
+    }
+
+    /// The prefix of the temporary files Concord writes beside a path before renaming them into
+    /// place: never read as a document.
+    static let temporaryPrefix = ".concord-tmp-"
+
+    /// Writes `bytes` to a new temporary file in `parent` (flushed to the disk when `flushing`),
+    /// and returns its name; removes it again when anything fails.
+    func writeTemporary(_ bytes: UnsafeRawBufferPointer, mode: UInt32, in parent: Descriptor, for path: String, flushing: Bool) throws -> String {
+        let temporary = "\(Self.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let permissions: mode_t = mode == TreeEntry.executableMode ? 0o755 : 0o644
         let descriptor = openat(parent.value, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions)
         guard descriptor >= 0 else { throw posixError(path, "cannot write") }
@@ -83,27 +94,45 @@ struct WorkTree {
             }
             offset += written
         }
-        if (syncing && GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {
+        if (flushing && GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {
             let error = posixError(path, "cannot flush to disk")
             unlinkat(parent.value, temporary, 0)
             throw error
         }
-        if parent.status(of: name).map({ $0.st_mode & S_IFMT == S_IFDIR }) == true {
-            try removeTree(name, in: parent, path: path)
-        }
-        guard renameat(parent.value, temporary, parent.value, name) == 0 else {
-            let error = posixError(path, "cannot replace")
+        return temporary
+    }
+
+    /// Renames the temporary file `temporary` of `parent` to `name` (removing a folder in the
+    /// way), without flushing the folder; removes the temporary file when the rename fails.
+    func moveIntoPlace(_ temporary: String, in parent: Descriptor, as name: String, path: String) throws {
+        do {
+            if parent.status(of: name).map({ $0.st_mode & S_IFMT == S_IFDIR }) == true {
+                try removeTree(name, in: parent, path: path)
+            }
+            guard renameat(parent.value, temporary, parent.value, name) == 0 else { throw posixError(path, "cannot replace") }
+        } catch {
             unlinkat(parent.value, temporary, 0)
             throw error
         }
-        if syncing { parent.sync() }
     }
 
-    /// Flushes everything written to the disk, the work tree's files and folders with it (after
-    /// writes made with `syncing: false`): one `sync(2)`, which waits for the writes to finish.
-    func syncFileSystem() {
-        guard GitLibrary.durable else { return }
-        Glibc.sync()
+    /// Flushes everything written on the work tree's file system to the disk, its files and
+    /// folders with it: one `syncfs(2)`, which waits for the writes to finish.
+    func syncFileSystem() throws {
+        let descriptor = try reachable("", for: root)
+        if let code = GitLibrary.syncFileSystem(containing: descriptor.value) {
+            throw ConcordError.io(root, reason: "cannot flush to disk: \(String(cString: strerror(code)))")
+        }
+    }
+
+    /// Removes the temporary files an interrupted write left in `folders` (relative to the root).
+    func removeTemporaryFiles(inFolders folders: Set<String>) {
+        for folder in folders {
+            guard let descriptor = try? open(folder, creating: false) else { continue }
+            for name in (try? descriptor.names()) ?? [] where name.hasPrefix(Self.temporaryPrefix) {
+                unlinkat(descriptor.value, name, 0)
+            }
+        }
     }
 
     /// Writes `data` to `path` atomically.
@@ -111,13 +140,10 @@ struct WorkTree {
         try data.withUnsafeBytes { try write(path, mode: mode, bytes: $0) }
     }
 
-    /// Writes the blob `id` to `path` atomically, without copying it into a Swift buffer.
-    func write(_ path: String, blob id: OID, mode: UInt32, from repository: Repository, syncing: Bool = true) throws {
-        try repository.withBlob(id) { try write(path, mode: mode, bytes: $0, syncing: syncing) }
-    }
-
-    /// Removes a file (a folder: with everything in it), then the folders it leaves empty (never the root).
-    func remove(_ path: String) throws {
+    /// Removes a file (a folder: with everything in it), then the folders it leaves empty (never
+    /// the root); each folder changed is flushed to the disk unless `syncing` is false (a
+    /// ``Batch`` flushes once for all).
+    func remove(_ path: String, syncing: Bool = true) throws {
         let (folder, name) = split(path)
         let parent: Descriptor
         do {
@@ -134,13 +160,13 @@ struct WorkTree {
                 throw posixError(path, "cannot remove")
             }
         }
-        parent.sync()
+        if syncing { parent.sync() }
         var components = folder.split(separator: "/").map(String.init)
         while let last = components.popLast() {
             guard let above = try? open(components.joined(separator: "/"), creating: false),
                 unlinkat(above.value, last, AT_REMOVEDIR) == 0
             else { break }
-            above.sync()
+            if syncing { above.sync() }
         }
     }
 
@@ -163,7 +189,7 @@ struct WorkTree {
         func visit(_ relative: String) throws {
             let full = relative.isEmpty ? package : "\(package)/\(relative)"
             let folder = try reachable(full, for: full)
-            for name in try folder.names() where !name.hasPrefix(".concord-tmp-") {
+            for name in try folder.names() where !name.hasPrefix(Self.temporaryPrefix) {
                 let child = relative.isEmpty ? name : "\(relative)/\(name)"
                 switch kind("\(package)/\(child)") {
                 case .file: result.append(child)
@@ -251,7 +277,7 @@ struct WorkTree {
     }
 
     /// ``open(_:creating:)`` with a person's error: the link or the file in the way of `path`.
-    private func reachable(_ folder: String, for path: String, creating: Bool = false) throws -> Descriptor {
+    func reachable(_ folder: String, for path: String, creating: Bool = false) throws -> Descriptor {
         do {
             return try open(folder, creating: creating)
         } catch let error as Unreachable {
@@ -282,7 +308,7 @@ struct WorkTree {
         }
     }
 
-    private func split(_ path: String) -> (folder: String, name: String) {
+    func split(_ path: String) -> (folder: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return ("", path) }
         return (String(path[..<slash]), String(path[path.index(after: slash)...]))
     }

@@ -70,7 +70,7 @@ final class WorkTreeWatch: Sendable {
                     continue
                 }
                 if event.folder == "" && (event.name == ".git" || event.name == ".concord") { continue }
-                if event.name.hasPrefix(".concord-tmp-") {
+                if event.name.hasPrefix(WorkTree.temporaryPrefix) {
                     if event.has(.movedFrom) {
                         ownRenames.withLock { cookies in
                             cookies.append(event.cookie)

@@ -45,6 +45,15 @@ public enum GitLibrary {
     /// what durability costs; never for real use.
     public static let durable: Bool = ProcessInfo.processInfo.environment["CONCORD_UNSAFE_NO_FSYNC"] != "1"
 
+    /// Flushes every file written so far on the file system that holds `descriptor` (the data
+    /// of files, new names and removals alike), waiting for the writes to finish: `syncfs(2)`.
+    /// Does nothing when not ``durable``.
+    /// - Returns: the `errno` of a failed flush, nil when it succeeded.
+    public static func syncFileSystem(containing descriptor: Int32) -> Int32? {
+        guard durable else { return nil }
+        return concord_syncfs(descriptor) == 0 ? nil : errno
+    }
+
     /// Version of the linked libgit2, as "major.minor.revision".
     public static var version: String {
         var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0

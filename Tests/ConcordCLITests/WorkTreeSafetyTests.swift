@@ -79,6 +79,46 @@ import Testing
         #expect(try cli.git(["fsck", "--no-dangling"], in: "b").isEmpty)
     }
 
+    /// A sync writes every changed document to a temporary file first and renames them into
+    /// place after one flush: killed in between, each document still holds its old content under
+    /// its name, and the next writer puts the new ones in place and removes the temporary files.
+    @Test func aSyncKilledBeforeItsRenamesLeavesOldContentAndTheNextWriterFinishes() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "note 1\n")
+        try cli.ok(["-C", "a", "save", "ideas/plan.txt"], input: "plan 1\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "note 2\n")
+        try cli.ok(["-C", "a", "save", "ideas/plan.txt"], input: "plan 2\n")
+        try cli.ok(["-C", "a", "save", "ideas/new.txt"], input: "new\n")
+        try cli.ok(["-C", "a", "sync"])
+
+        let killed = try cli.run(["-C", "b", "sync"], environment: ["CONCORD_CRASH_AT": "worktree:flushed"])
+        #expect(killed.status != 0)
+        func temporaryFiles() -> [String] {
+            let all = FileManager.default.enumerator(atPath: "\(cli.folder)/b")?.compactMap { $0 as? String } ?? []
+            return all.filter { !$0.hasPrefix(".git") && ($0 as NSString).lastPathComponent.hasPrefix(".concord-tmp-") }
+        }
+        #expect(temporaryFiles().count == 3, "\(temporaryFiles())")
+        #expect(try String(contentsOfFile: "\(cli.folder)/b/note.txt", encoding: .utf8) == "note 1\n")
+        #expect(try String(contentsOfFile: "\(cli.folder)/b/ideas/plan.txt", encoding: .utf8) == "plan 1\n")
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/b/ideas/new.txt"))
+
+        try cli.ok(["-C", "b", "airplane", "on"])
+        #expect(temporaryFiles().isEmpty, "\(temporaryFiles())")
+        #expect(try String(contentsOfFile: "\(cli.folder)/b/note.txt", encoding: .utf8) == "note 2\n")
+        #expect(try String(contentsOfFile: "\(cli.folder)/b/ideas/plan.txt", encoding: .utf8) == "plan 2\n")
+        #expect(try String(contentsOfFile: "\(cli.folder)/b/ideas/new.txt", encoding: .utf8) == "new\n")
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/b/.git/concord/checkout"))
+        let main = try cli.git(["rev-parse", "main"], in: "b")
+        try cli.ok(["-C", "b", "save", "--all"])
+        #expect(try cli.git(["rev-parse", "main"], in: "b") == main, "nothing left to save: the work tree equals main")
+        let list = try cli.ok(["-C", "b", "ls"])
+        #expect(list.split(separator: "\n").count == 3 && !list.contains(".concord-tmp-"), "\(list)")
+    }
+
     @Test func aLockFileThatCannotBeOpenedSaysWhy() throws {
         let cli = try CLI()
         defer { cli.remove() }

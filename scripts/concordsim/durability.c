@@ -1,8 +1,10 @@
 /*
  * The crash harness's durability audit: preloaded into concord (LD_PRELOAD), it logs every
- * successful fsync/fdatasync (with the path of the descriptor), rename and link (absolute
- * paths) to the file named by CONCORD_AUDIT_LOG, one tab-separated line each. The harness then
- * checks that every file moved into place was synced before the move, and its folder after.
+ * successful fsync/fdatasync (with the path of the descriptor), sync/syncfs, rename and link
+ * (absolute paths), and the close of every regular file open for writing ("written"), to the
+ * file named by CONCORD_AUDIT_LOG, one tab-separated line each. The harness then checks that
+ * every file moved into place was flushed after it was written and before the move, and its
+ * folder after.
  *
  * Built by scripts/concordsim/crash.py with the C compiler that comes with Swift:
  *   clang -shared -fPIC -O2 -o durability.so durability.c -ldl
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int log_fd = -1;
@@ -65,6 +68,7 @@ static int (*real_rename)(const char *, const char *);
 static int (*real_renameat)(int, const char *, int, const char *);
 static int (*real_renameat2)(int, const char *, int, const char *, unsigned int);
 static int (*real_link)(const char *, const char *);
+static int (*real_close)(int);
 static int (*real_linkat)(int, const char *, int, const char *, int);
 
 #define REAL(name) if (!real_##name) *(void **)(&real_##name) = dlsym(RTLD_NEXT, #name)
@@ -149,4 +153,20 @@ int linkat(int fromfd, const char *from, int tofd, const char *to, int flags) {
     int result = real_linkat(fromfd, from, tofd, to, flags);
     if (result == 0) log_line("link", a, b);
     return result;
+}
+
+/* A regular file open for writing, closed: what it holds was written before this line. */
+int close(int fd) {
+    REAL(close);
+    pthread_once(&log_once, open_log);
+    if (log_fd >= 0 && fd != log_fd) {
+        int flags = fcntl(fd, F_GETFL);
+        struct stat info;
+        if (flags >= 0 && (flags & O_ACCMODE) != O_RDONLY && fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+            char path[PATH_MAX];
+            fd_path(fd, path);
+            log_line("written", path, NULL);
+        }
+    }
+    return real_close(fd);
 }

@@ -55,10 +55,15 @@ MUTATIONS = [
              "merge policies (text, union, JSON, package) see the versions latest first "
              "(MergeVersion.canonicalOrder reversed; the latest-wins rule itself is unchanged)"),
     Mutation("skip-fsync-work-file", "Sources/Concord/WorkTree.swift",
-             "if (syncing && GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {",
+             "if (flushing && GitLibrary.durable && fsync(descriptor) != 0) || close(descriptor) != 0 {",
              "if close(descriptor) != 0 {",
-             "a work-tree file is renamed into place without being synced first (writes that sync each file: "
-             "all but a new clone's first checkout, which flushes once with sync(2))"),
+             "a file written on its own (the checkout journal, settings, a document restored) is renamed into "
+             "place without being synced first"),
+    Mutation("rename-before-flush", "Sources/Concord/WorkTree+Batch.swift",
+             "            try workTree.syncFileSystem()\n            CrashPoint.reach(\"worktree:flushed\")\n",
+             "            CrashPoint.reach(\"worktree:flushed\")\n",
+             "a checkout's files (a batch) are renamed into place before the file system is flushed: a power cut "
+             "can leave a document empty or cut short under its name"),
     Mutation("skip-fsync-folder", "Sources/Concord/WorkTree.swift",
              "        func sync() {\n            guard GitLibrary.durable else { return }\n",
              "        func sync() {\n            guard !GitLibrary.durable else { return }\n",
