@@ -41,4 +41,26 @@ extension RawTree {
             }
         }
     }
+
+    /// The entry named `name` when it is decided within the first `count` entries of `bytes`
+    /// (found there, or absent since an entry past it in git's order was reached): `.some(entry)`
+    /// or `.some(nil)`; nil when undecided.
+    /// - Throws: ``GitError`` when `bytes` is not a well-formed folder.
+    static func entry(named name: Substring, amongTheFirst count: Int, of bytes: [UInt8]) throws -> TreeEntry?? {
+        let name = Array(name.utf8)
+        let asFile = name + [0], asFolder = name + [UInt8(ascii: "/")]
+        return try bytes.withUnsafeBufferPointer { buffer in
+            var position = 0
+            for _ in 0..<count {
+                guard position < buffer.count else { return .some(nil) }
+                let entry = try RawTree.entry(in: buffer, at: position)
+                let file = RawTree.compare(asFile, buffer, entry.name, isTree: entry.isTree)
+                let folder = RawTree.compare(asFolder, buffer, entry.name, isTree: entry.isTree)
+                if file == 0 || folder == 0 { return .some(RawTree.treeEntry(buffer, entry)) }
+                if file < 0 && folder < 0 { return .some(nil) }
+                position = entry.end
+            }
+            return nil
+        }
+    }
 }

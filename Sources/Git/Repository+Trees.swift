@@ -40,8 +40,8 @@ extension Repository {
     func child(_ name: Substring, of tree: OID) throws -> TreeEntry? {
         if let known = children[tree, name] { return known }
         let entry: TreeEntry?
-        if let index = try wideFolderIndex(tree) {
-            entry = try index.entry(named: name)
+        if let found = try wideFolderEntry(name, of: tree) {
+            entry = found
         } else {
             let treePointer = try lookupTree(tree)
             defer { git_tree_free(treePointer) }
@@ -51,22 +51,26 @@ extension Repository {
         return entry
     }
 
-    /// The folder `id` indexed, when it is wide (``PackWriter/wideFolder`` and more), not
-    /// parsed already, and stored in a pack Concord reads; else nil (libgit2 parses it).
-    private func wideFolderIndex(_ id: OID) throws -> RawTree.Index? {
+    /// The entry `name` of the folder `id` read from its stored bytes, when it is wide
+    /// (``PackWriter/wideFolder`` and more), not parsed already, and stored in a pack Concord
+    /// reads; else nil (libgit2 parses it). A name among the folder's first entries in git's
+    /// order (`.concord` sorts before letters and digits) is found by reading from the start;
+    /// any other makes an index of the folder's names, kept for the next lookups.
+    private func wideFolderEntry(_ name: Substring, of id: OID) throws -> TreeEntry?? {
         if let found = wideFolders.firstIndex(where: { $0.id == id }) {
             let kept = wideFolders.remove(at: found)
             wideFolders.insert(kept, at: 0)
-            return kept.index
+            return .some(try kept.index.entry(named: name))
         }
         guard !recentTrees.contains(id), let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry),
             header.type == 2 || header.base != nil, let size = try? pack.objectSize(of: entry, header: header), size >= PackWriter.wideFolder,
             let bytes = storedTreeBytes(id)
         else { return nil }
+        if let early = try RawTree.entry(named: name, amongTheFirst: 64, of: bytes) { return .some(early) }
         let index = try RawTree.Index(bytes)
         wideFolders.insert((id, index), at: 0)
         if wideFolders.count > 4 { wideFolders.removeLast() }
-        return index
+        return .some(try index.entry(named: name))
     }
 
     /// Looks a tree up after checking its object is readable; the caller frees it.
@@ -211,6 +215,9 @@ extension Repository {
         defer { git_odb_free(database) }
         var oid = git_oid()
         try check("git_odb_write", bytes.withUnsafeBytes { git_odb_write(&oid, database, $0.baseAddress, $0.count, GIT_OBJECT_TREE) })
+        // A wide folder just written is read again soon (the history's update looks `.concord`
+        // up in the new root): keep its bytes rather than read them back from the pack.
+        if bytes.count >= PackWriter.wideFolder { recentTreeBytes.keep(OID(oid), bytes) }
         return OID(oid)
     }
 

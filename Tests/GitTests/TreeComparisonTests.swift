@@ -122,6 +122,34 @@ import Testing
         }
     }
 
+    /// The first lookup in a wide folder reads its first entries before indexing it: with a new
+    /// handle for each name (nothing indexed yet), the names near the start, absent names and
+    /// names further on are found as `git ls-tree` lists them.
+    @Test func aFirstLookupInAWideFolderFindsWhatGitLists() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try Repository.create(at: folder + "/source.git", bare: true)
+        let commits = try history(in: source)
+        let copy = try Repository.create(at: folder + "/copy.git", bare: true)
+        try source.copyObjects(to: copy, from: [commits.last!], hiding: [], trusted: true)
+        for commit in [commits[commits.count / 2], commits.last!] {
+            let tree = try Repository.open(at: folder + "/copy.git").treeID(ofCommit: commit)
+            let listed = String(decoding: try git(["ls-tree", "--full-tree", tree.hex], in: folder + "/copy.git"), as: UTF8.self)
+            let lines = listed.split(separator: "\n")
+            #expect(lines.count > 100)
+            var names = Set<String>()
+            for line in lines.prefix(70) + lines.suffix(3) {
+                let fields = line.split(separator: "\t", maxSplits: 1)
+                let parts = fields[0].split(separator: " ")
+                names.insert(String(fields[1]))
+                let found = try Repository.open(at: folder + "/copy.git").entry(at: String(fields[1]), in: tree)
+                #expect(found.map { "\(String(format: "%06o", $0.mode)) \($0.id.hex)" } == "\(parts[0]) \(parts[2])", "\(fields[1]) in \(tree.short)")
+            }
+            for absent in ["n", "n0000", "n00000", "n00000.tx", "n00001.txt0", "a.tx", "sub.txt", "su", "zz", "0", "~", " ", "."] where !names.contains(absent) {
+                #expect(try Repository.open(at: folder + "/copy.git").entry(at: absent, in: tree) == nil, "\(absent) in \(tree.short)")
+            }
+        }
+    }
+
     @Test func versionsStoredAsDeltasCompareAsGitComparesThem() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let source = try Repository.create(at: folder + "/source.git", bare: true)
