@@ -37,7 +37,12 @@ struct Checkout {
     /// - Returns: the paths left alone.
     @discardableResult
     func update(from old: OID?, to new: OID?, force: Bool) throws -> [String] {
-        let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }
+        try apply(try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }, force: force)
+    }
+
+    /// ``update(from:to:force:)`` for the differences between the two trees.
+    @discardableResult
+    private func apply(_ changes: [TreeChange], force: Bool) throws -> [String] {
         var skipped: [String] = []
         let batch = WorkTree.Batch(workTree)
         defer { batch.discard() }
@@ -97,10 +102,12 @@ struct Checkout {
         if ids.count == 2, let current = try history.tree(of: history.head()) {
             // Finish only if main reached the new tree; else the old tree is still current.
             if ids[1] == current {
-                try update(from: ids[0], to: ids[1], force: false)
-                // An update killed between writing its files and renaming them left them behind.
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(ids[0], ids[1]) }
-                workTree.removeTemporaryFiles(inFolders: Set(changes.map { workTree.split($0.path).folder }))
+                try apply(changes, force: false)
+                // An update killed between writing its files and renaming them left them behind;
+                // a document of that name (the cloud may send one) is not one of them.
+                let folders = Set(changes.map { workTree.split($0.path).folder })
+                try workTree.removeTemporaryFiles(inFolders: folders) { path in try history.entry(path, in: current) == nil }
             }
         }
         finishJournal()

@@ -125,12 +125,13 @@ struct WorkTree {
         }
     }
 
-    /// Removes the temporary files an interrupted write left in `folders` (relative to the root).
-    func removeTemporaryFiles(inFolders folders: Set<String>) {
+    /// Removes the temporary files an interrupted write left in `folders` (relative to the root):
+    /// the files named with ``temporaryPrefix`` whose path `isLeftOver` accepts.
+    func removeTemporaryFiles(inFolders folders: Set<String>, where isLeftOver: (String) throws -> Bool) rethrows {
         for folder in folders {
             guard let descriptor = try? open(folder, creating: false) else { continue }
             for name in (try? descriptor.names()) ?? [] where name.hasPrefix(Self.temporaryPrefix) {
-                unlinkat(descriptor.value, name, 0)
+                if try isLeftOver(folder.isEmpty ? name : "\(folder)/\(name)") { unlinkat(descriptor.value, name, 0) }
             }
         }
     }
