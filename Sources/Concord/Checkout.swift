@@ -104,10 +104,8 @@ struct Checkout {
             if ids[1] == current {
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(ids[0], ids[1]) }
                 try apply(changes, force: false)
-                // An update killed between writing its files and renaming them left them behind;
-                // a document of that name (the cloud may send one) is not one of them.
-                let folders = Set(changes.map { workTree.split($0.path).folder })
-                try workTree.removeTemporaryFiles(inFolders: folders) { path in try history.entry(path, in: current) == nil }
+                // An update killed between writing its files and renaming them left them behind.
+                workTree.removeTemporaryFiles(inFolders: Set(changes.map { workTree.split($0.path).folder }))
             }
         }
         finishJournal()

@@ -1,6 +1,7 @@
 /// The names a container may hold, for paths typed by a person and for entries that arrive from
 /// the cloud alike (git's `verify_path` and `fsck` are the models): whatever one device can save,
-/// every device can write, and nothing can name a place outside the container or inside `.git`.
+/// every device can write, and nothing can name a place outside the container or inside `.git`,
+/// or look like the temporary files a write leaves beside a document until it is renamed.
 enum PathRules {
     /// The longest name of one path component, in UTF-8 bytes (Linux's `NAME_MAX`).
     static let maximumNameLength = 255
@@ -20,6 +21,9 @@ enum PathRules {
             return "a name of \(name.utf8.count) bytes (at most \(maximumNameLength))"
         }
         if isDotGit(name) { return "'\(name)' would be read as '.git', which belongs to git" }
+        if name.hasPrefix(WorkTree.temporaryPrefix) {
+            return "names starting with '\(WorkTree.temporaryPrefix)' are Concord's temporary files"
+        }
         return nil
     }
 

@@ -126,12 +126,12 @@ struct WorkTree {
     }
 
     /// Removes the temporary files an interrupted write left in `folders` (relative to the root):
-    /// the files named with ``temporaryPrefix`` whose path `isLeftOver` accepts.
-    func removeTemporaryFiles(inFolders folders: Set<String>, where isLeftOver: (String) throws -> Bool) rethrows {
+    /// the files named with ``temporaryPrefix``, which no document may be (``PathRules``).
+    func removeTemporaryFiles(inFolders folders: Set<String>) {
         for folder in folders {
             guard let descriptor = try? open(folder, creating: false) else { continue }
             for name in (try? descriptor.names()) ?? [] where name.hasPrefix(Self.temporaryPrefix) {
-                if try isLeftOver(folder.isEmpty ? name : "\(folder)/\(name)") { unlinkat(descriptor.value, name, 0) }
+                unlinkat(descriptor.value, name, 0)
             }
         }
     }

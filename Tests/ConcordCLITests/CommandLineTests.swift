@@ -150,6 +150,7 @@ import Testing
         ("/etc/passwd", "absolute paths leave the container; give a path relative to the container root"),
         (".git/config", "'.git' would be read as '.git', which belongs to git"),
         (".concord/conflicts/x", "'.concord' holds Concord's own records"),
+        ("notes/.concord-tmp-1-2", "names starting with '.concord-tmp-' are Concord's temporary files"),
     ])
     func aBadDocumentPathIsBadUsage(path: String, reason: String) throws {
         let cli = try CLI()

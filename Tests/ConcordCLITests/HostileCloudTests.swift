@@ -9,7 +9,7 @@ import Testing
     enum Attack: String, CaseIterable, Sendable {
         case dotDotFolder, dotDotInOneName, absolutePathInOneName, dotGitFolderWithHook, dotGitInOneName
         case upperCaseDotGit, hfsDisguisedDotGit, ntfsDisguisedDotGit, ntfsShortName
-        case symbolicLinkOut, submoduleLink, overlongName, newlineInName, escapeInName
+        case symbolicLinkOut, submoduleLink, overlongName, newlineInName, escapeInName, temporaryFileName
         case conflictRecordsAsAFile, conflictRecordAsAFolder, duplicateEntries, oddMode, oversizedBlob
     }
 
@@ -65,6 +65,8 @@ import Testing
             try cloud.push(adding: [.init("100644", "fake\nupdated  PWNED", pwned)])
         case .escapeInName:
             try cloud.push(adding: [.init("100644", "title\u{1B}]0;PWNED\u{07}", pwned)])
+        case .temporaryFileName:
+            try cloud.push(adding: [.init("40000", "docs", cloud.tree([.init("100644", ".concord-tmp-1-2", pwned)]))])
         case .conflictRecordsAsAFile:
             let concord = try cloud.entries(of: "main:.concord") + [.init("100644", "conflicts", pwned)]
             try cloud.push(adding: [.init("40000", ".concord", cloud.tree(concord))])
