@@ -150,14 +150,8 @@ extension ContainerCore {
 
     /// Latest-wins among the contenders (``LatestWins``), with why, and the clock skews it shows.
     private func latest(_ contenders: [Contender]) throws -> (Contender, String, [String]) {
-        // One walk of the graph for each pair, not one for each order: the later of two
-        // versions descends from the earlier when their best common ancestor is the earlier.
-        var commonAncestors: [Set<OID>: OID?] = [:]
         let decision = try LatestWins.decide(contenders, rank: \.version.rank) { later, earlier in
-            guard later.id != earlier.id else { return false }
-            let pair: Set = [later.id, earlier.id]
-            if commonAncestors[pair] == nil { commonAncestors[pair] = .some(try repository.mergeBase(later.id, earlier.id)) }
-            return commonAncestors[pair] == .some(earlier.id)
+            try history.descends(later.id, from: earlier.id)
         }
         guard let decision else { preconditionFailure("the contenders hold at least the current version") }
         let winner = decision.winner, survivors = decision.concurrent, dominated = decision.followed
