@@ -1,4 +1,3 @@
-internal import Foundation
 internal import Git
 
 extension History {
@@ -13,8 +12,9 @@ extension History {
         let fromCommit: UInt8 = 1, fromAncestor: UInt8 = 2, fromBoth: UInt8 = 3
         var paint: [OID: UInt8] = [commit: fromCommit, ancestor: fromAncestor]
         var queue: [(time: Double, id: OID)] = []
+        func node(_ id: OID) throws -> HistoryCache.Node { try cache.node(id, entry: known) }
         func enqueue(_ id: OID) throws {
-            let time = try known(id).commit.committer.time.timeIntervalSince1970
+            let time = try node(id).time
             let place = queue.partitioningIndex { $0.time > time }
             queue.insert((time, id), at: place)
         }
@@ -23,7 +23,7 @@ extension History {
         while queue.contains(where: { paint[$0.id] != fromBoth }) {
             let next = queue.removeLast().id
             let flags = paint[next] ?? 0
-            for parent in try known(next).commit.parents {
+            for parent in try node(next).parents {
                 let old = paint[parent] ?? 0
                 guard old | flags != old else { continue }
                 // Only what descends from it has it as a parent, and that is painted from `commit`.

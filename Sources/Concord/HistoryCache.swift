@@ -1,3 +1,4 @@
+internal import Foundation
 internal import Git
 
 /// What Concord has read from history, kept by commit id: commits with their parsed trailers,
@@ -15,7 +16,14 @@ final class HistoryCache {
         var commit: OID
     }
 
+    /// A commit's place in the graph: its committer date and its parents.
+    struct Node {
+        var time: Double
+        var parents: [OID]
+    }
+
     private var commits: [OID: Entry] = [:]
+    private var nodes: [OID: Node] = [:]
     private var changedPaths: [OID: Set<String>?] = [:]
     private var versions: [VersionKey: OID?] = [:]
     private let limit: Int
@@ -30,6 +38,16 @@ final class HistoryCache {
         if commits.count >= limit { commits.removeAll(keepingCapacity: true) }
         commits[id] = entry
         return entry
+    }
+
+    /// The graph node of `id`, made from its entry (`entry`) the first time.
+    func node(_ id: OID, entry: (OID) throws -> Entry) rethrows -> Node {
+        if let known = nodes[id] { return known }
+        let commit = try entry(id).commit
+        let node = Node(time: commit.committer.time.timeIntervalSince1970, parents: commit.parents)
+        if nodes.count >= limit { nodes.removeAll(keepingCapacity: true) }
+        nodes[id] = node
+        return node
     }
 
     /// The paths a one-parent commit changed and the folders holding them, computed with
