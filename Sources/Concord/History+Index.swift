@@ -120,10 +120,14 @@ extension History {
             for document in known.trailers.values(Trailers.document) where !known.trailers.resolved(DocumentPath(unchecked: document)).isEmpty {
                 versionPaths.insert(document)
             }
+            // A document the first parent's differences do not name has that parent's entry (read
+            // there: its folder was read already); a package's folder changed is read here.
+            let firstParentTree = try known.commit.parents.first.map { try tree(of: $0) } ?? nil
             for path in versionPaths.sorted() where !Self.isConcordPath(path) {
                 let document = DocumentPath(unchecked: path)
                 let change = firstChanges[path]
-                let entry = try change?.new ?? entry(path, in: commitTree)
+                let unchanged = change == nil && !perParent[0].contains(path) && firstParentTree != nil
+                let entry = try change?.new ?? entry(path, in: unchanged ? firstParentTree : commitTree)
                 let version = HistoryIndex.Version(
                     commit: commit, entry: entry?.id, mode: entry?.mode ?? 0,
                     replaces: try previousVersions(of: commit, document: document, parentEntry: change?.old.map { .some($0.id) }))
