@@ -31,6 +31,13 @@ final class RecentTreeBytes {
         return found
     }
 
+    /// Forgets every folder kept.
+    func removeAll() {
+        kept.removeAll()
+        order.removeAll()
+        bytes = 0
+    }
+
     /// Keeps `data` as the bytes of the folder `id`.
     func keep(_ id: OID, _ data: [UInt8]) {
         guard kept.updateValue(data, forKey: id) == nil else { return }

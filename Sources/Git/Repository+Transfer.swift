@@ -28,6 +28,9 @@ extension Repository {
             var raw = id.raw
             return git_odb_exists_ext(database, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
         }
+        // A cloud's folders are read once a transfer (the next reads its next versions): the
+        // wide ones read for it are not kept past it.
+        defer { if !trusted { recentTreeBytes.removeAll() } }
         var (pack, bytes): (PackWriter, [UInt8])
         do {
             (pack, bytes) = try packOfChanges(from: tips, hiding: known, reusing: trusted, verifying: !trusted, skipping: receiverHas)

@@ -25,7 +25,7 @@ public final class Repository {
     /// The folders read last, kept parsed (``lookupTree(_:)``).
     let recentTrees = RecentTrees(limit: 4 << 20)
     /// The bytes of the folders read last (``treeBytes(_:)``).
-    let recentTreeBytes = RecentTreeBytes(limit: 48 << 20)
+    let recentTreeBytes = RecentTreeBytes(limit: 16 << 20)
     /// Wide folders indexed for lookups by name (``child(_:of:)``), the newest first.
     var wideFolders: [(id: OID, index: RawTree.Index)] = []
     /// The packs, opened to read folders' entries directly (``treeBytes(_:)``).
