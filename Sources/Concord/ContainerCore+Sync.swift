@@ -28,12 +28,12 @@ extension ContainerCore {
                 if let remote { try checkArrival(remote, local: local, restoring: previousRemote) }
                 var toPush = local
                 if let remote, remote != local {
-                    if try repository.isDescendant(remote, of: local) {
+                    if try history.descends(remote, from: local) {
                         updated.formUnion(try moveMain(from: local, to: remote, message: "concord: fast-forward"))
                         if report.outcome == .upToDate { report.outcome = .fastForwarded }
                         break
                     }
-                    if try !repository.isDescendant(local, of: remote) {
+                    if try !history.descends(local, from: remote) {
                         let integrated = try inOnePack { try integration.integrate(local: local, remote: remote) }
                         CrashPoint.reach("sync:integrated")
                         updated.formUnion(try moveMain(from: local, to: integrated, message: "concord: integrate"))

@@ -26,7 +26,7 @@ extension History {
             if index(at: head) != nil { return }
             let patterns = try packagePatterns(in: tree(of: head))
             if let index = openedIndex, index.patterns == patterns, let tip = index.tip, repository.contains(tip),
-                try repository.isDescendant(head, of: tip)
+                try descends(head, from: tip)
             {
                 try extend(index, to: head)
                 try index.save(tip: head)
@@ -89,7 +89,7 @@ extension History {
         for commit in result.reversed() {
             if try known(commit).commit.parents.contains(where: kept.contains) {
                 kept.insert(commit)
-            } else if try !covered.contains(where: { try $0 == commit || repository.isDescendant($0, of: commit) }) {
+            } else if try !covered.contains(where: { try $0 == commit || descends($0, from: commit) }) {
                 kept.insert(commit)
             }
         }

@@ -166,7 +166,7 @@ final class History {
     func isSuperseded(
         _ version: OID, byLineageOf current: OID, document: DocumentPath, follows: ((OID, OID) throws -> Bool)? = nil
     ) throws -> Bool {
-        let follows = follows ?? { try self.repository.isDescendant($0, of: $1) }
+        let follows = follows ?? descends
         var frontier = [current]
         var seen = Set<OID>()
         while let next = frontier.popLast() {

@@ -69,7 +69,7 @@ struct Integration {
             {
                 return false
             }
-            return try repository.isDescendant(later, of: earlier)
+            return try history.descends(later, from: earlier)
         }
         for document in candidates.sorted() {
             let baseEntry = try history.entry(document.value, in: baseTree)
