@@ -32,9 +32,10 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitTests", dependencies: ["Git"]),
-        .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge"], exclude: ["Corpus"]),
-        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git"]),
+        .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge", "TestSupport"], exclude: ["Corpus"]),
+        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "TestSupport"]),
         .testTarget(
             name: "ConcordCLITests",
             dependencies: ["ConcordCLI", "ConcordTool"]

@@ -1,6 +1,7 @@
 import ConcordMerge
 import Foundation
 import Testing
+import TestSupport
 
 /// No input crashes a policy: seeded, deterministic inputs made of damaged JSON and text, random
 /// bytes, deep nesting and long arrays, through every policy's byte-level entry. Whatever merges

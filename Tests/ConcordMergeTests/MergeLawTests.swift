@@ -1,6 +1,7 @@
 import ConcordMerge
 import Foundation
 import Testing
+import TestSupport
 
 /// The laws every three-way policy keeps, checked over generated inputs from fixed seeds.
 struct MergeLawTests {

@@ -1,6 +1,7 @@
 import ConcordMerge
 import Foundation
 import Testing
+import TestSupport
 
 /// Laws over packages, three versions and the JSON text round trip.
 struct MoreLawTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Git
 import Logging
+import TestSupport
 import Testing
 
 @testable import Concord
@@ -30,7 +31,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try git(["init", "-q", "--bare", folder], in: NSTemporaryDirectory())
         let tree = try git(["hash-object", "-t", "tree", "-w", "/dev/null"], in: folder)
-        var random = SplitMix(seed: seed)
+        var random = SeededGenerator(seed: seed)
         var commits: [String] = []
         for index in 0..<40 {
             // Mostly one parent among the last few; some merges of two or three; some new roots.
@@ -63,18 +64,5 @@ import Testing
             }
         }
         #expect(yes > 100 && yes < 40 * 39 - 100, "both answers are asked often: \(yes) of \(40 * 39) descend")
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that a failing graph can be rebuilt.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
