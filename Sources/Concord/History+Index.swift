@@ -110,10 +110,14 @@ extension History {
             // A file's entries before and after, from the first parent's differences (a missing
             // one may also be a folder there: then it is read from the folder).
             var firstChanges: [String: TreeChange] = [:]
+            var firstParentTree: OID?
             for parent in known.commit.parents.isEmpty ? [nil] : known.commit.parents.map(Optional.some) {
                 let parentTree = try tree(of: parent)
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(parentTree, commitTree) }
-                if perParent.isEmpty { firstChanges = Dictionary(changes.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }) }
+                if perParent.isEmpty {
+                    firstChanges = Dictionary(changes.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+                    firstParentTree = parentTree
+                }
                 perParent.append(Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document.value }))
             }
             var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
@@ -122,7 +126,6 @@ extension History {
             }
             // A document the first parent's differences do not name has that parent's entry (read
             // there: its folder was read already); a package's folder changed is read here.
-            let firstParentTree = try known.commit.parents.first.map { try tree(of: $0) } ?? nil
             for path in versionPaths.sorted() where !Self.isConcordPath(path) {
                 let document = DocumentPath(unchecked: path)
                 let change = firstChanges[path]

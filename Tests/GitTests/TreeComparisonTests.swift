@@ -93,16 +93,23 @@ import Testing
         return commits
     }
 
+    /// ``history(in:)`` made in `source.git` and copied into `copy.git` as Concord's own packs
+    /// (the wide folder's versions stored as chains of deltas): its commits and the copy.
+    func copiedHistory() throws -> (commits: [OID], copy: Repository) {
+        let source = try Repository.create(at: folder + "/source.git", bare: true)
+        let commits = try history(in: source)
+        let copy = try Repository.create(at: folder + "/copy.git", bare: true)
+        try source.copyObjects(to: copy, from: [commits.last!], hiding: [], trusted: true)
+        return (commits, copy)
+    }
+
     /// Looking entries up by name in a wide folder stored in a pack (whole or as a delta)
     /// reads its bytes with Concord's reader and searches them: every name of every version
     /// finds what `git ls-tree` lists, and names that are absent (or only a prefix of an entry's
     /// name, or a folder's name with a file's ending) find nothing.
     @Test func namesLookedUpInAWideFolderFindWhatGitLists() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let source = try Repository.create(at: folder + "/source.git", bare: true)
-        let commits = try history(in: source)
-        let copy = try Repository.create(at: folder + "/copy.git", bare: true)
-        try source.copyObjects(to: copy, from: [commits.last!], hiding: [], trusted: true)
+        let commits = try copiedHistory().commits
         let repository = try Repository.open(at: folder + "/copy.git")
         for commit in commits.enumerated().filter({ $0.offset % 7 == 0 }).map(\.element) {
             let tree = try repository.treeID(ofCommit: commit)
@@ -127,10 +134,7 @@ import Testing
     /// names further on are found as `git ls-tree` lists them.
     @Test func aFirstLookupInAWideFolderFindsWhatGitLists() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let source = try Repository.create(at: folder + "/source.git", bare: true)
-        let commits = try history(in: source)
-        let copy = try Repository.create(at: folder + "/copy.git", bare: true)
-        try source.copyObjects(to: copy, from: [commits.last!], hiding: [], trusted: true)
+        let commits = try copiedHistory().commits
         for commit in [commits[commits.count / 2], commits.last!] {
             let tree = try Repository.open(at: folder + "/copy.git").treeID(ofCommit: commit)
             let listed = String(decoding: try git(["ls-tree", "--full-tree", tree.hex], in: folder + "/copy.git"), as: UTF8.self)
@@ -152,10 +156,7 @@ import Testing
 
     @Test func versionsStoredAsDeltasCompareAsGitComparesThem() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let source = try Repository.create(at: folder + "/source.git", bare: true)
-        let commits = try history(in: source)
-        let copy = try Repository.create(at: folder + "/copy.git", bare: true)
-        try source.copyObjects(to: copy, from: [commits.last!], hiding: [], trusted: true)
+        let (commits, copy) = try copiedHistory()
         try copy.setReference("refs/heads/main", to: commits.last!, expected: nil, message: "test")
         // The copy holds the versions of the wide folder as chains of deltas.
         let packs = try FileManager.default.contentsOfDirectory(atPath: folder + "/copy.git/objects/pack").filter { $0.hasSuffix(".idx") }
