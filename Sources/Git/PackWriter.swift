@@ -294,15 +294,19 @@ struct PackWriter {
         bytes.append(byte)
     }
 
-    /// Appends `data` deflated at `level`, with a window no wider than it needs: the same
-    /// compressed data as with zlib's default window (the header says the smaller size), with
-    /// less memory for zlib to set up, which is most of the cost for the small objects of a
-    /// commit (a few kilobytes each).
+    /// Appends `data` deflated at `level`, with a window and tables no wider than it needs:
+    /// zlib sets up and clears memory for its default window (its hash table alone is 64 KB)
+    /// before each stream, which was most of the cost of deflating the small objects of a
+    /// commit (a few kilobytes each). The window is the smallest that holds `data` (the
+    /// header says so), the hash table has as many heads as the window has bytes and the
+    /// buffer of pending symbols half as many, in the proportions of zlib's defaults.
     private mutating func appendCompressed(_ data: [UInt8], level: Int32) throws {
         var windowBits: Int32 = 9
         while windowBits < 15, (1 << windowBits) - 262 < data.count { windowBits += 1 }  // 262: zlib's MIN_LOOKAHEAD
+        let memoryLevel = windowBits - 7  // zlib's memLevel: 2^(memLevel + 7) heads, 2^(memLevel + 6) pending symbols
         var stream = z_stream()
-        let initialized = deflateInit2_(&stream, level, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let initialized = deflateInit2_(
+            &stream, level, Z_DEFLATED, windowBits, memoryLevel, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard initialized == Z_OK else { throw Self.compressionFailed(initialized, "deflateInit2_") }
         defer { deflateEnd(&stream) }
         let bound = Int(deflateBound(&stream, uLong(data.count)))

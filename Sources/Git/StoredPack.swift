@@ -250,25 +250,47 @@ final class StoredPack {
         return UnsafeRawBufferPointer(start: start, count: size)
     }
 
-    /// `entries` in the order of their offsets: a radix sort, 16 bits at a time (a pack of
-    /// 100,000 objects is sorted in a few passes over an array instead of 1.7 million comparisons).
+    /// `entries` in the order of their offsets. Each entry is packed into one integer, its
+    /// offset above its number, and those are sorted by a radix sort of 11 bits a pass over the
+    /// offset's bits only (a pack of 100,000 objects in 30 MB takes three passes over an array
+    /// of integers, with counts that fit the processor's first cache); a pack over 4 GB,
+    /// whose offsets do not fit, is sorted by comparing.
     static func sortedByOffset(_ entries: [(offset: Int, number: Int)]) -> [(offset: Int, number: Int)] {
-        var entries = entries, other = entries
         let largest = entries.reduce(0) { max($0, $1.offset) }
-        var shift = 0
-        while shift == 0 || largest >> shift != 0 {
-            var counts = [Int](repeating: 0, count: (1 << 16) + 1)
-            for entry in entries { counts[((entry.offset >> shift) & 0xFFFF) + 1] += 1 }
-            for digit in 1..<counts.count { counts[digit] += counts[digit - 1] }
-            for entry in entries {
-                let digit = (entry.offset >> shift) & 0xFFFF
-                other[counts[digit]] = entry
-                counts[digit] += 1
+        guard largest < 1 << 32, entries.count < 1 << 32 else { return entries.sorted { $0.offset < $1.offset } }
+        var keys = entries.map { UInt64($0.offset) << 32 | UInt64($0.number) }
+        if keys.count < 1024 {
+            keys.sort()
+        } else {
+            let digitBits = 11, mask = UInt64(1 << digitBits - 1)
+            var other = keys
+            var shift = 32
+            var counts = [Int](repeating: 0, count: 1 << digitBits)
+            while shift == 32 || largest >> (shift - 32) != 0 {
+                keys.withUnsafeBufferPointer { source in
+                    other.withUnsafeMutableBufferPointer { target in
+                        counts.withUnsafeMutableBufferPointer { counts in
+                            counts.update(repeating: 0)
+                            for key in source { counts[Int((key >> UInt64(shift)) & mask)] += 1 }
+                            var total = 0
+                            for digit in counts.indices {
+                                let count = counts[digit]
+                                counts[digit] = total
+                                total += count
+                            }
+                            for key in source {
+                                let digit = Int((key >> UInt64(shift)) & mask)
+                                target[counts[digit]] = key
+                                counts[digit] += 1
+                            }
+                        }
+                    }
+                }
+                swap(&keys, &other)
+                shift += digitBits
             }
-            swap(&entries, &other)
-            shift += 16
         }
-        return entries
+        return keys.map { (offset: Int($0 >> 32), number: Int($0 & 0xFFFF_FFFF)) }
     }
 
     private func read(_ start: Int, _ count: Int) throws -> [UInt8] {
