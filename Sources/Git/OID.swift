@@ -1,19 +1,32 @@
 internal import CGit2
 
-/// A git object id (SHA-1), a value type.
+/// A git object id (SHA-1), a value type. Its 20 bytes are held inline, as three words: an id
+/// is copied, compared and hashed without an allocation or a reference count (ids are the keys
+/// of most of Concord's sets and dictionaries).
 public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// The 20 raw bytes of the id.
-    public let bytes: [UInt8]
+    /// The bytes in order: 0–7, 8–15 and 16–19, each word loaded in the machine's byte order.
+    private let words: (UInt64, UInt64, UInt32)
 
     init(_ oid: git_oid) {
         var copy = oid
-        bytes = withUnsafeBytes(of: &copy.id) { Array($0) }
+        self = Swift.withUnsafeBytes(of: &copy.id) { OID(unchecked: $0) }
     }
 
     /// An id from its 20 raw bytes; nil for any other count.
     public init?<Bytes: Collection<UInt8>>(bytes: Bytes) {
         guard bytes.count == 20 else { return nil }
-        self.bytes = Array(bytes)
+        if let id = bytes.withContiguousStorageIfAvailable({ OID(unchecked: UnsafeRawBufferPointer($0)) }) {
+            self = id
+        } else {
+            self = Array(bytes).withUnsafeBytes { OID(unchecked: $0) }
+        }
+    }
+
+    private init(unchecked raw: UnsafeRawBufferPointer) {
+        words = (
+            raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+            raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self)
+        )
     }
 
     /// Parses a full 40-digit hexadecimal id; nil when the text is not one.
@@ -26,7 +39,15 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
             guard let h = OID.nibble(high), let l = OID.nibble(low) else { return nil }
             result.append(h << 4 | l)
         }
-        bytes = result
+        self = result.withUnsafeBytes { OID(unchecked: $0) }
+    }
+
+    /// The 20 raw bytes of the id.
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// Calls `body` with the 20 raw bytes of the id, without copying them.
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try Swift.withUnsafeBytes(of: words) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(20))) }
     }
 
     /// The 40-digit lowercase hexadecimal form.
@@ -34,9 +55,11 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(40)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
+        withUnsafeBytes { bytes in
+            for byte in bytes {
+                out.append(digits[Int(byte >> 4)])
+                out.append(digits[Int(byte & 0xF)])
+            }
         }
         return String(decoding: out, as: UTF8.self)
     }
@@ -46,18 +69,31 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var description: String { hex }
 
-    public static func < (lhs: OID, rhs: OID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    public static func == (lhs: OID, rhs: OID) -> Bool {
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2
+    }
 
-    /// The 20 bytes fed to the hasher at once (an array's hashing feeds its count and each
-    /// byte on its own: ids are keys of most of Concord's sets and dictionaries).
+    /// git's order: byte by byte, which is the order of the words read as big-endian numbers.
+    public static func < (lhs: OID, rhs: OID) -> Bool {
+        let (l, r) = (
+            (UInt64(bigEndian: lhs.words.0), UInt64(bigEndian: lhs.words.1), UInt32(bigEndian: lhs.words.2)),
+            (UInt64(bigEndian: rhs.words.0), UInt64(bigEndian: rhs.words.1), UInt32(bigEndian: rhs.words.2))
+        )
+        if l.0 != r.0 { return l.0 < r.0 }
+        if l.1 != r.1 { return l.1 < r.1 }
+        return l.2 < r.2
+    }
+
     public func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(words.0)
+        hasher.combine(words.1)
+        hasher.combine(words.2)
     }
 
     var raw: git_oid {
         var oid = git_oid()
-        withUnsafeMutableBytes(of: &oid.id) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        withUnsafeMutableBytes(of: &oid.id) { target in
+            withUnsafeBytes { target.copyMemory(from: $0) }
         }
         return oid
     }

@@ -127,7 +127,7 @@ struct PackWriter {
 
     /// Bases that deltas name by id and that are not in the pack: a pack that is not thin must
     /// get them (whole) before it is finished.
-    var missingBases: [OID] { namedBases.filter { offsets[$0] == nil }.sorted { $0.hex < $1.hex } }
+    var missingBases: [OID] { namedBases.filter { offsets[$0] == nil }.sorted() }
 
     /// Adds, whole, the bases that deltas name by id and the pack lacks (for a pack that is not thin).
     mutating func addMissingBases(read: Reader) throws {
@@ -154,17 +154,17 @@ struct PackWriter {
                 crcs[entry.key] = UInt32(crc32(0, start, uInt(end - entry.value)))
             }
         }
-        let ids = offsets.keys.sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        let ids = offsets.keys.sorted()
         var index: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
         func word(_ value: UInt32) { for shift in [24, 16, 8, 0] { index.append(UInt8((value >> UInt32(shift)) & 0xFF)) } }
         var fanout = [UInt32](repeating: 0, count: 256)
-        for id in ids { fanout[Int(id.bytes[0])] += 1 }
+        for id in ids { fanout[id.withUnsafeBytes { Int($0[0]) }] += 1 }
         var total: UInt32 = 0
         for byte in 0..<256 {
             total += fanout[byte]
             word(total)
         }
-        for id in ids { index += id.bytes }
+        for id in ids { id.withUnsafeBytes { index.append(contentsOf: $0) } }
         for id in ids { word(crcs[id]!) }
         var large: [Int] = []
         for id in ids {

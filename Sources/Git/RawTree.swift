@@ -179,7 +179,7 @@ struct RawTree {
         output.append(UInt8(ascii: " "))
         output += Array(entry.name.utf8)
         output.append(0)
-        output += entry.id.bytes
+        entry.id.withUnsafeBytes { output.append(contentsOf: $0) }
     }
 
     /// The entry starting at `position`: where its name lies, whether it is a folder, where it ends.

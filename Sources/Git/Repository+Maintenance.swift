@@ -199,7 +199,7 @@ extension Repository {
                 }
             }
         }
-        return found.sorted { $0.hex < $1.hex }
+        return found.sorted()
     }
 
     /// Adds `commits` to `pack`, parents first, each with the changes of its tree that are

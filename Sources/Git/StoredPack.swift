@@ -78,12 +78,12 @@ final class StoredPack {
 
     /// The entry of `id`, nil when the pack does not hold it.
     func entry(of id: OID) throws -> Entry? {
-        let first = Int(id.bytes[0])
+        let first = id.withUnsafeBytes { Int($0[0]) }
         var low = first == 0 ? 0 : word(8 + (first - 1) * 4), high = word(8 + first * 4)
         while low < high {
             let middle = (low + high) / 2
             let at = 8 + 256 * 4 + middle * 20
-            let order = id.bytes.withUnsafeBytes { memcmp($0.baseAddress!, index.baseAddress! + at, 20) }
+            let order = id.withUnsafeBytes { memcmp($0.baseAddress!, index.baseAddress! + at, 20) }
             if order == 0 { return try entry(storedAt: positions[middle]) }
             if order < 0 { high = middle } else { low = middle + 1 }
         }
