@@ -33,14 +33,9 @@ final class StoredPack {
     private let packSize: Int
     /// The number of objects.
     let count: Int
-    /// Entry numbers in the order the entries are stored, with their offsets (git's reverse index).
-    private lazy var stored: [(offset: Int, number: Int)] = Self.sortedByOffset((0..<count).map { (offset(of: $0), $0) })
-    /// For each entry number, its place in `stored`.
-    private lazy var positions: [Int] = {
-        var positions = [Int](repeating: 0, count: count)
-        for (position, entry) in stored.enumerated() { positions[entry.number] = position }
-        return positions
-    }()
+    /// The entries in the order they are stored (git's reverse index), each one integer: its
+    /// offset above its number (``Order``). Made at the first question that needs it.
+    private var order: Order?
     private var depths: [Int: Int] = [:]
 
     /// Opens `stem.pack` through `stem.idx` (index version 2).
@@ -73,7 +68,10 @@ final class StoredPack {
 
     /// Every entry, in the order they are stored.
     var entries: [Entry] {
-        get throws { try stored.indices.map(entry(storedAt:)) }
+        get throws {
+            let order = try storedOrder()
+            return try order.keys.indices.map { try entry(storedAt: $0, in: order) }
+        }
     }
 
     /// The entry of `id`, nil when the pack does not hold it.
@@ -84,7 +82,11 @@ final class StoredPack {
             let middle = (low + high) / 2
             let at = 8 + 256 * 4 + middle * 20
             let order = id.withUnsafeBytes { memcmp($0.baseAddress!, index.baseAddress! + at, 20) }
-            if order == 0 { return try entry(storedAt: positions[middle]) }
+            if order == 0 {
+                let stored = try storedOrder()
+                guard let position = stored.position(ofOffset: offset(of: middle)) else { throw Self.damaged(path) }
+                return try entry(storedAt: position, in: stored)
+            }
             if order < 0 { high = middle } else { low = middle + 1 }
         }
         return nil
@@ -201,21 +203,23 @@ final class StoredPack {
 
     // MARK: Pieces
 
-    private func entry(storedAt position: Int) throws -> Entry {
-        let (start, number) = stored[position]
-        let end = position + 1 < stored.count ? stored[position + 1].offset : packSize - 20
+    private func storedOrder() throws -> Order {
+        if let order { return order }
+        guard let made = Order(offsets: (0..<count).lazy.map(offset(of:)), count: count) else { throw Self.damaged(path) }
+        order = made
+        return made
+    }
+
+    private func entry(storedAt position: Int, in order: Order) throws -> Entry {
+        let start = order.offset(at: position), number = order.number(at: position)
+        let end = position + 1 < order.keys.count ? order.offset(at: position + 1) : packSize - 20
         guard start >= 12, start < end else { throw Self.damaged(path) }
         return Entry(number: number, id: id(of: number), start: start, end: end)
     }
 
     private func idOfEntry(at offset: Int) throws -> OID? {
-        var low = 0, high = stored.count
-        while low < high {
-            let middle = (low + high) / 2
-            if stored[middle].offset == offset { return id(of: stored[middle].number) }
-            if stored[middle].offset < offset { low = middle + 1 } else { high = middle }
-        }
-        return nil
+        let order = try storedOrder()
+        return order.position(ofOffset: offset).map { id(of: order.number(at: $0)) }
     }
 
     private func id(of number: Int) -> OID {
@@ -250,23 +254,84 @@ final class StoredPack {
         return UnsafeRawBufferPointer(start: start, count: size)
     }
 
-    /// `entries` in the order of their offsets. Each entry is packed into one integer, its
-    /// offset above its number, and those are sorted by a radix sort of 11 bits a pass over the
-    /// offset's bits only (a pack of 100,000 objects in 30 MB takes three passes over an array
-    /// of integers, with counts that fit the processor's first cache); a pack over 4 GB,
-    /// whose offsets do not fit, is sorted by comparing.
-    static func sortedByOffset(_ entries: [(offset: Int, number: Int)]) -> [(offset: Int, number: Int)] {
-        let largest = entries.reduce(0) { max($0, $1.offset) }
-        guard largest < 1 << 32, entries.count < 1 << 32 else { return entries.sorted { $0.offset < $1.offset } }
-        var keys = entries.map { UInt64($0.offset) << 32 | UInt64($0.number) }
-        if keys.count < 1024 {
-            keys.sort()
-        } else {
+    private func read(_ start: Int, _ count: Int) throws -> [UInt8] {
+        guard start >= 0, count >= 0, start + count <= packSize else { throw Self.damaged(path) }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(start + done)) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { throw Self.damaged(path) }
+            done += got
+        }
+        return buffer
+    }
+
+    private static func damaged(_ what: String) -> GitError {
+        GitError(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "cannot copy from \(what): it is damaged", function: "StoredPack")
+    }
+}
+
+extension StoredPack {
+    /// A pack's entries in the order of their offsets: each entry one integer, its offset above
+    /// its number, so that the order is one array of integers, sorted by a radix sort over the
+    /// offsets' bits only (11 bits a pass: a pack of 100,000 objects in 30 MB takes three passes,
+    /// with counts that fit the processor's first cache), and a place is found from an offset
+    /// by a binary search.
+    struct Order {
+        /// The entries, by offset.
+        let keys: [UInt64]
+        /// How many low bits of a key hold the entry's number.
+        let numberBits: Int
+
+        /// The order of `count` entries whose offsets, in the order of their numbers, are
+        /// `offsets`; nil when an offset is negative or too large to share a word with a number
+        /// (a pack of some 10⁸ objects and 10¹¹ bytes).
+        init?(offsets: some Sequence<Int>, count: Int) {
+            numberBits = max(2, Int.bitWidth - count.leadingZeroBitCount)  // 2 at least: offsets stay below 2^62, an Int
+            let limit = 1 << (64 - numberBits)
+            var keys: [UInt64] = []
+            keys.reserveCapacity(count)
+            var largest = 0
+            for (number, offset) in offsets.enumerated() {
+                guard offset >= 0, offset < limit else { return nil }
+                largest = max(largest, offset)
+                keys.append(UInt64(offset) << UInt64(numberBits) | UInt64(number))
+            }
+            if keys.count < 1024 {
+                keys.sort()
+            } else {
+                Self.radixSort(&keys, from: numberBits, through: numberBits + (Int.bitWidth - largest.leadingZeroBitCount))
+            }
+            self.keys = keys
+        }
+
+        /// The offset of the entry at `position`.
+        func offset(at position: Int) -> Int { Int(keys[position] >> UInt64(numberBits)) }
+
+        /// The number of the entry at `position`.
+        func number(at position: Int) -> Int { Int(keys[position] & (1 << UInt64(numberBits) - 1)) }
+
+        /// The place of the entry that starts at `offset`; nil when none does.
+        func position(ofOffset offset: Int) -> Int? {
+            guard offset >= 0, offset < 1 << (64 - numberBits) else { return nil }
+            let key = UInt64(offset) << UInt64(numberBits)
+            var low = 0, high = keys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle] < key { low = middle + 1 } else { high = middle }
+            }
+            return low < keys.count && self.offset(at: low) == offset ? low : nil
+        }
+
+        /// Sorts `keys` by their bits from `low` up to (not including) `high`, least significant
+        /// digit first, 11 bits a pass.
+        private static func radixSort(_ keys: inout [UInt64], from low: Int, through high: Int) {
             let digitBits = 11, mask = UInt64(1 << digitBits - 1)
-            var other = keys
-            var shift = 32
+            var other = [UInt64](repeating: 0, count: keys.count)
             var counts = [Int](repeating: 0, count: 1 << digitBits)
-            while shift == 32 || largest >> (shift - 32) != 0 {
+            var shift = low
+            while shift < high {
                 keys.withUnsafeBufferPointer { source in
                     other.withUnsafeMutableBufferPointer { target in
                         counts.withUnsafeMutableBufferPointer { counts in
@@ -290,23 +355,5 @@ final class StoredPack {
                 shift += digitBits
             }
         }
-        return keys.map { (offset: Int($0 >> 32), number: Int($0 & 0xFFFF_FFFF)) }
-    }
-
-    private func read(_ start: Int, _ count: Int) throws -> [UInt8] {
-        guard start >= 0, count >= 0, start + count <= packSize else { throw Self.damaged(path) }
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(start + done)) }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { throw Self.damaged(path) }
-            done += got
-        }
-        return buffer
-    }
-
-    private static func damaged(_ what: String) -> GitError {
-        GitError(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "cannot copy from \(what): it is damaged", function: "StoredPack")
     }
 }
