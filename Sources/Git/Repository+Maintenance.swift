@@ -49,8 +49,11 @@ extension Repository {
     public func looseObjects() -> [OID] {
         var result: [OID] = []
         let objects = gitDirectory + "objects"
-        for byte in 0..<256 {
-            let prefix = String(format: "%02x", byte)
+        // The folders there are, rather than 256 attempts (a repository kept small has few).
+        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? []).filter {
+            $0.utf8.count == 2 && $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+        }
+        for prefix in folders.sorted() {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: "\(objects)/\(prefix)") else { continue }
             for name in names where name.count == 38 {
                 if let id = OID(hex: prefix + name) { result.append(id) }
@@ -263,7 +266,8 @@ extension Repository {
         for suffix in [".idx", ".rev", ".bitmap", ".pack"] { unlink(stem + suffix) }
     }
 
-    private func refreshObjects() throws {
+    /// Has libgit2 list the object database's packs again.
+    func refreshObjects() throws {
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, pointer))
         defer { git_odb_free(database) }

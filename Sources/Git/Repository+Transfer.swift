@@ -21,13 +21,10 @@ extension Repository {
     ///   ``GitError/isBadObject``: it is damaged).
     @discardableResult
     public func copyObjects(to destination: Repository, from tips: [OID], hiding known: [OID], trusted: Bool = false) throws -> Int {
-        var database: OpaquePointer?
-        try check("git_repository_odb", git_repository_odb(&database, destination.pointer))
-        defer { git_odb_free(database) }
-        let receiverHas: (OID) -> Bool = { id in
-            var raw = id.raw
-            return git_odb_exists_ext(database, &raw, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 1
-        }
+        // What the destination has, from its packs' indexes and one listing of its loose
+        // objects (libgit2 looks for each object's file in turn).
+        let receiverPacks = destination.storedPacks, receiverLoose = Set(destination.looseObjects())
+        let receiverHas: (OID) -> Bool = { receiverPacks.contains($0, refreshing: false) || receiverLoose.contains($0) }
         // A cloud's folders are read once a transfer (the next reads its next versions): the
         // wide ones read for it are not kept past it.
         defer { if !trusted { recentTreeBytes.removeAll() } }

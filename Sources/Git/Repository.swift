@@ -29,7 +29,9 @@ public final class Repository {
     /// Wide folders indexed for lookups by name (``child(_:of:)``), the newest first.
     var wideFolders: [(id: OID, index: RawTree.Index)] = []
     /// The packs, opened to read folders' entries directly (``treeBytes(_:)``).
-    private(set) lazy var storedPacks = StoredPacks(folder: gitDirectory + "objects/pack/")
+    // libgit2 lists the packs after this does: an object found in a pack here is one libgit2
+    // reads from a pack (``ensureReadable(_:_:)`` relies on it).
+    private(set) lazy var storedPacks = StoredPacks(folder: gitDirectory + "objects/pack/") { [unowned self] in try? refreshObjects() }
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer

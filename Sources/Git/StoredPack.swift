@@ -4,7 +4,9 @@ internal import Glibc
 
 /// A pack of the object database read through its index, so that its entries can be copied
 /// into another pack as they are stored (compressed, deltas included) instead of being unpacked
-/// and searched for deltas again (git's pack reuse). Entries are read from the file as needed.
+/// and searched for deltas again (git's pack reuse). Both files are mapped read-only, as libgit2
+/// maps packs: git writes a pack once, under a name that is its checksum, and a pack removed
+/// stays mapped.
 final class StoredPack {
     /// One stored entry: its number in the index, where it starts and ends in the pack, its id.
     struct Entry {
@@ -27,10 +29,11 @@ final class StoredPack {
     }
 
     private let path: String
-    private let descriptor: Int32
-    /// The index file, mapped read-only (git writes a pack's index once, under a new name).
+    /// The index file.
     private let index: UnsafeRawBufferPointer
-    private let packSize: Int
+    /// The pack file.
+    private let pack: UnsafeRawBufferPointer
+    private var packSize: Int { pack.count }
     /// The number of objects.
     let count: Int
     /// The entries in the order they are stored (git's reverse index), each one integer: its
@@ -49,20 +52,17 @@ final class StoredPack {
             munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
             throw Self.damaged(stem + ".idx")
         }
-        self.index = index
-        self.count = count
-        descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        var status = stat()
-        guard descriptor >= 0, fstat(descriptor, &status) == 0, status.st_size >= 32 else {
-            if descriptor >= 0 { close(descriptor) }
+        guard let pack = Self.map(path), pack.count >= 32 else {
             munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
             throw Self.damaged(path)
         }
-        packSize = Int(status.st_size)
+        self.index = index
+        self.pack = pack
+        self.count = count
     }
 
     deinit {
-        close(descriptor)
+        munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
         munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
     }
 
@@ -76,17 +76,24 @@ final class StoredPack {
 
     /// The entry of `id`, nil when the pack does not hold it.
     func entry(of id: OID) throws -> Entry? {
+        guard let number = number(of: id) else { return nil }
+        let stored = try storedOrder()
+        guard let position = stored.position(ofOffset: offset(of: number)) else { throw Self.damaged(path) }
+        return try entry(storedAt: position, in: stored)
+    }
+
+    /// True when the pack's index lists `id` (its entries are not ordered for this).
+    func contains(_ id: OID) -> Bool { number(of: id) != nil }
+
+    /// The number of `id` in the index: a binary search among the ids of its first byte.
+    private func number(of id: OID) -> Int? {
         let first = id.withUnsafeBytes { Int($0[0]) }
         var low = first == 0 ? 0 : word(8 + (first - 1) * 4), high = word(8 + first * 4)
         while low < high {
             let middle = (low + high) / 2
             let at = 8 + 256 * 4 + middle * 20
             let order = id.withUnsafeBytes { memcmp($0.baseAddress!, index.baseAddress! + at, 20) }
-            if order == 0 {
-                let stored = try storedOrder()
-                guard let position = stored.position(ofOffset: offset(of: middle)) else { throw Self.damaged(path) }
-                return try entry(storedAt: position, in: stored)
-            }
+            if order == 0 { return middle }
             if order < 0 { high = middle } else { low = middle + 1 }
         }
         return nil
@@ -256,15 +263,7 @@ final class StoredPack {
 
     private func read(_ start: Int, _ count: Int) throws -> [UInt8] {
         guard start >= 0, count >= 0, start + count <= packSize else { throw Self.damaged(path) }
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(start + done)) }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { throw Self.damaged(path) }
-            done += got
-        }
-        return buffer
+        return Array(UnsafeRawBufferPointer(rebasing: pack[start..<(start + count)]))
     }
 
     private static func damaged(_ what: String) -> GitError {

@@ -7,17 +7,31 @@ internal import Glibc
 /// its open file until then.
 final class StoredPacks {
     private let folder: String
+    private let afterListing: () -> Void
     private var opened: [(name: String, pack: StoredPack)] = []
     private var listed: timespec?
 
-    /// The packs of the folder `folder` (a repository's `objects/pack/`).
-    init(folder: String) { self.folder = folder }
+    /// The packs of the folder `folder` (a repository's `objects/pack/`); `afterListing` runs
+    /// each time the folder is listed (the repository has libgit2 list it too, so that libgit2
+    /// knows every pack listed here).
+    init(folder: String, afterListing: @escaping () -> Void = {}) {
+        self.folder = folder
+        self.afterListing = afterListing
+    }
 
     /// The pack and entry that hold `id`; nil when no pack does (the object is loose, held in
     /// memory, or missing) or the packs cannot be read.
     func locate(_ id: OID) -> (pack: StoredPack, entry: StoredPack.Entry)? {
         if let found = search(id) { return found }
         return refresh() ? search(id) : nil
+    }
+
+    /// True when a pack's index lists `id`. The listing is read again when it was never read or,
+    /// if `refreshing`, when no pack listed has it and the folder changed since.
+    func contains(_ id: OID, refreshing: Bool) -> Bool {
+        if listed != nil, opened.contains(where: { $0.pack.contains(id) }) { return true }
+        guard listed == nil || refreshing, refresh() else { return false }
+        return opened.contains { $0.pack.contains(id) }
     }
 
     /// The pack `name` (`pack-….pack`) of the folder, opened once and shared with lookups.
@@ -48,6 +62,7 @@ final class StoredPacks {
             if let pack = known[name] { return (name, pack) }
             return (try? StoredPack(stem: folder + name.dropLast(".pack".count))).map { (name, $0) }
         }
+        afterListing()
         return true
     }
 }
