@@ -11,7 +11,7 @@ extension Repository {
     /// - Throws: ``GitError`` naming the object and its file.
     func ensureReadable(_ id: OID, _ function: String) throws {
         guard !verifiedObjects.contains(id) else { return }
-        if storedPacks.contains(id, refreshing: false) {
+        if storedPacks.contains(id) {
             verifiedObjects.insert(id)
             return
         }

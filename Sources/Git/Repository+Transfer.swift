@@ -24,7 +24,7 @@ extension Repository {
         // What the destination has, from its packs' indexes and one listing of its loose
         // objects (libgit2 looks for each object's file in turn).
         let receiverPacks = destination.storedPacks, receiverLoose = Set(destination.looseObjects())
-        let receiverHas: (OID) -> Bool = { receiverPacks.contains($0, refreshing: false) || receiverLoose.contains($0) }
+        let receiverHas: (OID) -> Bool = { receiverPacks.contains($0) || receiverLoose.contains($0) }
         // A cloud's folders are read once a transfer (the next reads its next versions): the
         // wide ones read for it are not kept past it.
         defer { if !trusted { recentTreeBytes.removeAll() } }

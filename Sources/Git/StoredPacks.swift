@@ -26,11 +26,10 @@ final class StoredPacks {
         return refresh() ? search(id) : nil
     }
 
-    /// True when a pack's index lists `id`. The listing is read again when it was never read or,
-    /// if `refreshing`, when no pack listed has it and the folder changed since.
-    func contains(_ id: OID, refreshing: Bool) -> Bool {
-        if listed != nil, opened.contains(where: { $0.pack.contains(id) }) { return true }
-        guard listed == nil || refreshing, refresh() else { return false }
+    /// True when the index of a pack listed so far lists `id` (the folder is listed first if
+    /// it never was). A pack stored since is not looked for: false proves nothing.
+    func contains(_ id: OID) -> Bool {
+        if listed == nil { _ = refresh() }
         return opened.contains { $0.pack.contains(id) }
     }
 
