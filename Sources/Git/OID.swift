@@ -69,6 +69,7 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public var description: String { hex }
 
+    /// True when the two ids have the same 20 bytes.
     public static func == (lhs: OID, rhs: OID) -> Bool {
         lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2
     }
@@ -84,6 +85,7 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
         return l.2 < r.2
     }
 
+    /// Feeds the three words to the hasher (an array's hashing fed its count and each byte).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(words.0)
         hasher.combine(words.1)
