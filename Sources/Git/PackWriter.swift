@@ -11,7 +11,7 @@ internal import CGit2
 /// delta spans few versions.
 struct PackWriter {
     /// How to read an object's type and bytes when it is needed again as a base.
-    typealias Reader = (OID) throws -> (type: git_object_t, bytes: [UInt8])
+    typealias Reader = (OID) throws -> ObjectBytes
 
     private var bytes: [UInt8] = Array("PACK".utf8) + [0, 0, 0, 2, 0, 0, 0, 0]
     /// Objects written, in order.
@@ -61,8 +61,8 @@ struct PackWriter {
         let object = try read(id)
         let start = bytes.count
         let isTree = object.type == GIT_OBJECT_TREE
-        var stored = false
-        if let previous, isTree || object.type == GIT_OBJECT_BLOB, canDelta {
+        var stored = appendAsRead(id, object, deltaPossible: canDelta)
+        if !stored, let previous, isTree || object.type == GIT_OBJECT_BLOB, canDelta {
             placeOnALine(previous)
             let position = (lines[previous]?.position ?? 0) + 1
             let base = baseOf(position: position, previous: previous)
@@ -100,6 +100,30 @@ struct PackWriter {
             return true
         }
         return false
+    }
+
+    /// Appends the entry `object` was read from (``ObjectBytes/stored``) as it was stored, when
+    /// that is as good as what this writer would make: a whole entry that is not a wide folder
+    /// that could be a delta (as ``copyStored(_:unlessWholeWith:)`` decides), or a delta whose
+    /// base is in this pack, within the depth limit, and whose instructions rebuild `object`
+    /// from the bytes this pack holds for that base. False when `object` must be encoded anew.
+    private mutating func appendAsRead(_ id: OID, _ object: ObjectBytes, deltaPossible: Bool) -> Bool {
+        guard let stored = object.stored else { return false }
+        if let delta = stored.delta {
+            let depth = (depths[delta.base] ?? 0) + 1
+            guard offsets[delta.base] != nil, depth <= Self.deepest, let base = recent[delta.base],
+                let rebuilt = delta.instructions.withUnsafeBytes({ instructions in base.withUnsafeBytes { Delta.apply(instructions, to: $0) } }),
+                rebuilt == object.bytes
+            else { return false }
+            appendDeltaHeader(size: delta.instructions.count, base: delta.base)
+            bases[id] = delta.base
+            depths[id] = depth
+        } else {
+            if object.type == GIT_OBJECT_TREE, object.bytes.count >= Self.wideFolder, deltaPossible { return false }
+            appendHeader(type: UInt8(object.type.rawValue), size: object.bytes.count)
+        }
+        bytes.append(contentsOf: stored.stream)
+        return true
     }
 
     /// Copies an entry of a stored pack as it is stored (compressed; a delta stays a delta

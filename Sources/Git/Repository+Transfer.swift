@@ -11,10 +11,12 @@ extension Repository {
     /// are and the pack is stored with the index Concord writes for it. When it is not (a
     /// cloud), Concord does what an indexer does, once: every object is read (a folder from the
     /// bytes of the version it was compared with, ``treeBytes(_:)``), hashed as libgit2 hashes
-    /// (SHA-1 with collision detection) and refused unless it hashes to its id, and the pack is
-    /// encoded anew from what was read: nothing of this repository's stored bytes is copied,
-    /// and no delta names a base outside the pack. (libgit2's indexer, given the same pack,
-    /// rebuilt each version of a wide folder from the whole copy at the start of its chain.)
+    /// (SHA-1 with collision detection) and refused unless it hashes to its id, and no delta
+    /// names a base outside the pack. An entry is copied as stored only as the very bytes that
+    /// were read, inflated and hashed (a delta, once it rebuilds the object from the bytes the
+    /// new pack holds for its base); anything else is encoded anew from what was read.
+    /// (libgit2's indexer, given the same pack, rebuilt each version of a wide folder from the
+    /// whole copy at the start of its chain.)
     /// - Returns: the number of objects copied.
     /// - Throws: ``GitError`` when the pack cannot be stored, or when an object of this
     ///   repository cannot be read or does not hash to its id (then always
@@ -82,7 +84,7 @@ extension Repository {
         of commits: [OID], to pack: inout PackWriter, from database: OpaquePointer?, verifying: Bool = false, skipping skip: (OID) -> Bool
     ) throws {
         let read: PackWriter.Reader = { id in
-            let object = try self.readObject(id, from: database)
+            let object = try self.readObject(id, from: database, keepingStored: verifying)
             if verifying { try Self.verify(object, is: id) }
             return object
         }
@@ -115,7 +117,7 @@ extension Repository {
     }
 
     /// Refuses `object` unless it hashes to `id` (as libgit2 hashes: SHA-1 with collision detection).
-    static func verify(_ object: (type: git_object_t, bytes: [UInt8]), is id: OID) throws {
+    static func verify(_ object: ObjectBytes, is id: OID) throws {
         var computed = git_oid()
         try object.bytes.withUnsafeBytes { try check("git_odb_hash", git_odb_hash(&computed, $0.baseAddress, $0.count, object.type)) }
         guard OID(computed) == id else {
@@ -127,8 +129,11 @@ extension Repository {
 
     /// An object's type and bytes, read from `database` (this repository's); a folder stored
     /// in a pack as a delta against one read recently, from that one (``treeBytes(_:)``).
-    func readObject(_ id: OID, from database: OpaquePointer?) throws -> (type: git_object_t, bytes: [UInt8]) {
-        if let bytes = storedTreeBytes(id) { return (GIT_OBJECT_TREE, bytes) }
+    /// `keepingStored` also reads a whole entry of a pack without libgit2, and keeps the entry
+    /// as read with what it holds (``ObjectBytes/stored``).
+    func readObject(_ id: OID, from database: OpaquePointer?, keepingStored: Bool = false) throws -> ObjectBytes {
+        if let tree = storedTree(id) { return keepingStored ? tree : ObjectBytes(type: tree.type, bytes: tree.bytes) }
+        if keepingStored, let whole = storedWholeObject(id) { return whole }
         try ensureReadable(id, "git_odb_read")
         var object: OpaquePointer?
         var raw = id.raw
@@ -137,6 +142,15 @@ extension Repository {
         let size = git_odb_object_size(object)
         let data = git_odb_object_data(object)
         let bytes = data.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-        return (git_odb_object_type(object), bytes)
+        return ObjectBytes(type: git_odb_object_type(object), bytes: bytes)
+    }
+
+    /// The object `id` read from a whole entry of one of this repository's packs, with the
+    /// entry as read; nil when no pack holds it whole or the entry cannot be read this way.
+    private func storedWholeObject(_ id: OID) -> ObjectBytes? {
+        guard let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry), header.base == nil,
+            let contents = try? pack.contents(entry, header: header)
+        else { return nil }
+        return ObjectBytes(type: git_object_t(rawValue: Int32(header.type)), bytes: contents.data, stored: .init(stream: contents.stream))
     }
 }

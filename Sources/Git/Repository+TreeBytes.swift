@@ -21,22 +21,23 @@ extension Repository {
         return object.bytes
     }
 
-    /// The tree's bytes read from the pack entry that stores it; nil when they cannot be read
-    /// that way, or the object is not a tree (then libgit2 reads it, and reports what is wrong).
-    func storedTreeBytes(_ id: OID, depth: Int = 0) -> [UInt8]? {
-        if let kept = recentTreeBytes[id] { return kept }
+    /// The tree read from the pack entry that stores it, with that entry as read (none when the
+    /// bytes were kept from a recent read); nil when it cannot be read that way, or the object
+    /// is not a tree (then libgit2 reads it, and reports what is wrong).
+    func storedTree(_ id: OID, depth: Int = 0) -> ObjectBytes? {
+        if let kept = recentTreeBytes[id] { return ObjectBytes(type: GIT_OBJECT_TREE, bytes: kept) }
         guard depth <= PackWriter.deepest, let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry) else { return nil }
-        var bytes: [UInt8]
+        let tree: ObjectBytes
         if let base = header.base {
-            guard let baseBytes = storedTreeBytes(base, depth: depth + 1), let delta = try? pack.inflated(entry, header: header),
-                let target = delta.withUnsafeBytes({ delta in baseBytes.withUnsafeBytes { Delta.apply(delta, to: $0) } })
+            guard let baseBytes = storedTree(base, depth: depth + 1)?.bytes, let delta = try? pack.contents(entry, header: header),
+                let target = delta.data.withUnsafeBytes({ instructions in baseBytes.withUnsafeBytes { Delta.apply(instructions, to: $0) } })
             else { return nil }
-            bytes = target
+            tree = ObjectBytes(type: GIT_OBJECT_TREE, bytes: target, stored: .init(stream: delta.stream, delta: (base, delta.data)))
         } else {
-            guard header.type == 2, let whole = try? pack.inflated(entry, header: header) else { return nil }
-            bytes = whole
+            guard header.type == 2, let whole = try? pack.contents(entry, header: header) else { return nil }
+            tree = ObjectBytes(type: GIT_OBJECT_TREE, bytes: whole.data, stored: .init(stream: whole.stream))
         }
-        recentTreeBytes.keep(id, bytes)
-        return bytes
+        recentTreeBytes.keep(id, tree.bytes)
+        return tree
     }
 }

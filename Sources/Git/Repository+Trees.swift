@@ -64,7 +64,7 @@ extension Repository {
         }
         guard !recentTrees.contains(id), let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry),
             header.type == 2 || header.base != nil, let size = try? pack.objectSize(of: entry, header: header), size >= PackWriter.wideFolder,
-            let bytes = storedTreeBytes(id)
+            let bytes = storedTree(id)?.bytes
         else { return nil }
         if let early = try RawTree.entry(named: name, amongTheFirst: 64, of: bytes) { return .some(early) }
         let index = try RawTree.Index(bytes)

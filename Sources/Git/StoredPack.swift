@@ -113,6 +113,13 @@ final class StoredPack {
     /// when it does not inflate to the size its header says, or says more than a stream of its
     /// length could hold (zlib shrinks at most about a thousandfold).
     func inflated(_ entry: Entry, header: Header) throws -> [UInt8]? {
+        try contents(entry, header: header)?.data
+    }
+
+    /// The entry's compressed data as read (a copy, not the mapping), with what it inflates
+    /// to: copying `stream` into another pack stores exactly the `data` that was read, even if
+    /// the file changes meanwhile. nil as for ``inflated(_:header:)``.
+    func contents(_ entry: Entry, header: Header) throws -> (stream: [UInt8], data: [UInt8])? {
         let stream = try bytes(of: entry, from: header.data)
         guard header.size <= stream.count * 1100 + 64 else { return nil }
         var complete = false
@@ -125,7 +132,7 @@ final class StoredPack {
             complete = status == Z_OK && Int(length) == header.size
             initialized = complete ? header.size : 0
         }
-        return complete ? output : nil
+        return complete ? (stream, output) : nil
     }
 
     /// The size of the object `entry` holds: its header's for a whole one; for a delta, the

@@ -94,6 +94,29 @@ import Testing
         #expect(try String(contentsOfFile: "\(cli.folder)/b/note.txt", encoding: .utf8) == "hello\n")
     }
 
+    /// The same, for an object a pack of the cloud lists under an id its content does not hash
+    /// to (a file or a folder), although the entries of a cloud's packs are copied as stored.
+    @Test(arguments: [false, true]) func aPackedObjectWhoseContentIsNotItsIdIsRefused(folder: Bool) throws {
+        let cli = try twoDevices()
+        defer { cli.remove() }
+        let cloud = HostileCloud(path: "\(cli.folder)/cloud.git")
+        var genuine = try cloud.blob("genuine\n"), forged = try cloud.blob("forged!\n")
+        if folder {
+            (genuine, forged) = (try cloud.tree([.init("100644", "a.txt", genuine)]), try cloud.tree([.init("100644", "a.txt", forged)]))
+        }
+        try cloud.removeLoose(genuine)
+        try cloud.packForged(forged, as: genuine)
+        try cloud.push(adding: [.init(folder ? "40000" : "100644", folder ? "folder" : "note.txt", genuine)])
+        let main = try cli.git(["rev-parse", "main"], in: "b")
+
+        let sync = try cli.run(["-C", "b", "sync"])
+        let line = sync.stderr.trimmingCharacters(in: .newlines)
+        #expect(sync.status == 1 && !line.contains("\n") && line.contains("refused what the cloud"), "\(line)")
+        #expect(try cli.git(["rev-parse", "main"], in: "b") == main)
+        #expect(try cli.git(["rev-parse", "--quiet", "--verify", "\(genuine)^{object}"], in: "b").isEmpty)
+        #expect(try cli.ok(["-C", "b", "show", "note.txt"]) == "hello\n")
+    }
+
     @Test func aMalformedCommitOverGitDaemonIsRefusedNotOffline() throws {
         let cli = try CLI()
         defer { cli.remove() }
