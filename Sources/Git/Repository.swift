@@ -26,8 +26,8 @@ public final class Repository {
     let recentTrees = RecentTrees(limit: 4 << 20)
     /// The bytes of the folders read last (``treeBytes(_:)``).
     let recentTreeBytes = RecentTreeBytes(limit: 16 << 20)
-    /// Wide folders indexed for lookups by name (``child(_:of:)``), the newest first.
-    var wideFolders: [(id: OID, index: RawTree.Index)] = []
+    /// Folders indexed for lookups by name (``child(_:of:)``), the newest first.
+    var indexedFolders: [(id: OID, index: RawTree.Index)] = []
     /// The packs, opened to read folders' entries directly (``treeBytes(_:)``).
     // libgit2 lists the packs after this does: an object found in a pack here is one libgit2
     // reads from a pack (``ensureReadable(_:_:)`` relies on it).

@@ -135,42 +135,6 @@ final class StoredPack {
         return complete ? (stream, output) : nil
     }
 
-    /// The size of the object `entry` holds: its header's for a whole one; for a delta, the
-    /// size of the object it rebuilds, read from the start of its instructions (a few bytes
-    /// inflated). nil when that start cannot be read.
-    func objectSize(of entry: Entry, header: Header) throws -> Int? {
-        guard header.base != nil else { return header.size }
-        let stream = try bytes(of: entry, from: header.data)
-        var start = [UInt8](repeating: 0, count: 20)
-        var zstream = z_stream()
-        guard inflateInit_(&zstream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
-        defer { inflateEnd(&zstream) }
-        let produced: Int = stream.withUnsafeBytes { source in
-            start.withUnsafeMutableBytes { target in
-                zstream.next_in = UnsafeMutablePointer(mutating: source.baseAddress?.assumingMemoryBound(to: Bytef.self))
-                zstream.avail_in = uInt(source.count)
-                zstream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
-                zstream.avail_out = uInt(target.count)
-                let status = inflate(&zstream, Z_SYNC_FLUSH)
-                return status == Z_OK || status == Z_STREAM_END ? target.count - Int(zstream.avail_out) : 0
-            }
-        }
-        var at = 0
-        func size() -> Int? {
-            var value = 0, shift = 0
-            while at < produced, shift < 63 {
-                let byte = start[at]
-                at += 1
-                value |= Int(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
-        guard size() != nil else { return nil }
-        return size()
-    }
-
     /// What `entry`'s header says.
     func header(of entry: Entry) throws -> Header {
         let head = try read(entry.start, min(entry.end - entry.start, 32))
