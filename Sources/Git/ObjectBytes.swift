@@ -7,8 +7,9 @@ struct ObjectBytes {
     struct Stored {
         /// The entry's compressed data, a copy taken before it was inflated.
         var stream: [UInt8]
-        /// For a delta: its base and the instructions `stream` inflated to.
-        var delta: (base: OID, instructions: [UInt8])?
+        /// For a delta: its base, the base's bytes it was applied to, and the instructions
+        /// `stream` inflated to.
+        var delta: (base: OID, baseBytes: [UInt8], instructions: [UInt8])?
     }
 
     var type: git_object_t

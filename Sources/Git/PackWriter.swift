@@ -105,16 +105,14 @@ struct PackWriter {
     /// Appends the entry `object` was read from (``ObjectBytes/stored``) as it was stored, when
     /// that is as good as what this writer would make: a whole entry that is not a wide folder
     /// that could be a delta (as ``copyStored(_:unlessWholeWith:)`` decides), or a delta whose
-    /// base is in this pack, within the depth limit, and whose instructions rebuild `object`
-    /// from the bytes this pack holds for that base. False when `object` must be encoded anew.
+    /// base is in this pack, within the depth limit, and was read as the bytes this pack holds
+    /// for it (so its instructions rebuild `object` from them). False when `object` must be
+    /// encoded anew.
     private mutating func appendAsRead(_ id: OID, _ object: ObjectBytes, deltaPossible: Bool) -> Bool {
         guard let stored = object.stored else { return false }
         if let delta = stored.delta {
             let depth = (depths[delta.base] ?? 0) + 1
-            guard offsets[delta.base] != nil, depth <= Self.deepest, let base = recent[delta.base],
-                let rebuilt = delta.instructions.withUnsafeBytes({ instructions in base.withUnsafeBytes { Delta.apply(instructions, to: $0) } }),
-                rebuilt == object.bytes
-            else { return false }
+            guard offsets[delta.base] != nil, depth <= Self.deepest, let held = recent[delta.base], Self.same(held, delta.baseBytes) else { return false }
             appendDeltaHeader(size: delta.instructions.count, base: delta.base)
             bases[id] = delta.base
             depths[id] = depth
@@ -124,6 +122,15 @@ struct PackWriter {
         }
         bytes.append(contentsOf: stored.stream)
         return true
+    }
+
+    /// True when `a` and `b` hold the same bytes: at once when they share their storage (a
+    /// base kept here and read again from the same repository's recent folders), else compared
+    /// with `memcmp` (`==` on arrays of bytes compares them one by one).
+    private static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in a.count == b.count && (a.baseAddress == b.baseAddress || a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) }
+        }
     }
 
     /// Copies an entry of a stored pack as it is stored (compressed; a delta stays a delta

@@ -32,7 +32,7 @@ extension Repository {
             guard let baseBytes = storedTree(base, depth: depth + 1)?.bytes, let delta = try? pack.contents(entry, header: header),
                 let target = delta.data.withUnsafeBytes({ instructions in baseBytes.withUnsafeBytes { Delta.apply(instructions, to: $0) } })
             else { return nil }
-            tree = ObjectBytes(type: GIT_OBJECT_TREE, bytes: target, stored: .init(stream: delta.stream, delta: (base, delta.data)))
+            tree = ObjectBytes(type: GIT_OBJECT_TREE, bytes: target, stored: .init(stream: delta.stream, delta: (base, baseBytes, delta.data)))
         } else {
             guard header.type == 2, let whole = try? pack.contents(entry, header: header) else { return nil }
             tree = ObjectBytes(type: GIT_OBJECT_TREE, bytes: whole.data, stored: .init(stream: whole.stream))
