@@ -128,7 +128,9 @@ extension Repository {
     }
 
     /// An object's type and bytes, read from `database` (this repository's); a folder stored
-    /// in a pack as a delta against one read recently, from that one (``treeBytes(_:)``).
+    /// in a pack as a delta against one read recently, from that one (``treeBytes(_:)``). A
+    /// folder libgit2 reads (a loose one) is kept with the recent ones: one packed is compared
+    /// with its previous version next, and a save's loose 4 MB folder was inflated twice.
     /// `keepingStored` also reads a whole entry of a pack without libgit2, and keeps the entry
     /// as read with what it holds (``ObjectBytes/stored``).
     func readObject(_ id: OID, from database: OpaquePointer?, keepingStored: Bool = false) throws -> ObjectBytes {
@@ -142,7 +144,9 @@ extension Repository {
         let size = git_odb_object_size(object)
         let data = git_odb_object_data(object)
         let bytes = data.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-        return ObjectBytes(type: git_odb_object_type(object), bytes: bytes)
+        let type = git_odb_object_type(object)
+        if type == GIT_OBJECT_TREE { recentTreeBytes.keep(id, bytes) }
+        return ObjectBytes(type: type, bytes: bytes)
     }
 
     /// The object `id` read from a whole entry of one of this repository's packs, with the

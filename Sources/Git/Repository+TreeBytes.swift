@@ -17,7 +17,6 @@ extension Repository {
                 code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_OBJECT.rawValue),
                 message: "object \(id.hex) is not a folder (a tree)", function: "git_odb_read")
         }
-        recentTreeBytes.keep(id, object.bytes)
         return object.bytes
     }
 
