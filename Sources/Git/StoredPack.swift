@@ -109,16 +109,12 @@ final class StoredPack {
         try read(start, entry.end - start)
     }
 
-    /// The entry's data inflated: a whole object's bytes, or a delta's instructions. nil
-    /// when it does not inflate to the size its header says, or says more than a stream of its
-    /// length could hold (zlib shrinks at most about a thousandfold).
-    func inflated(_ entry: Entry, header: Header) throws -> [UInt8]? {
-        try contents(entry, header: header)?.data
-    }
-
-    /// The entry's compressed data as read (a copy, not the mapping), with what it inflates
-    /// to: copying `stream` into another pack stores exactly the `data` that was read, even if
-    /// the file changes meanwhile. nil as for ``inflated(_:header:)``.
+    /// The entry's data inflated (a whole object's bytes, or a delta's instructions) with the
+    /// compressed data it was inflated from, as read (a copy, not the mapping): copying
+    /// `stream` into another pack stores exactly the `data` that was read, even if the file
+    /// changes meanwhile. nil when the data does not inflate to the size its header says, or
+    /// the header says more than a stream of its length could hold (zlib shrinks at most about
+    /// a thousandfold).
     func contents(_ entry: Entry, header: Header) throws -> (stream: [UInt8], data: [UInt8])? {
         let stream = try bytes(of: entry, from: header.data)
         guard header.size <= stream.count * 1100 + 64 else { return nil }
