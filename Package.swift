@@ -19,9 +19,13 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"])]
         ),
-        .target(name: "Git", dependencies: ["CGit2"]),
+        .systemLibrary(name: "CZlib"),
+        // git's formats as value types over bytes, each read with the checks libgit2 makes:
+        // no libgit2, no file system (fuzzed: scripts/fuzz).
+        .target(name: "GitFormat", dependencies: ["CZlib"]),
+        .target(name: "Git", dependencies: ["CGit2", "GitFormat"]),
         .target(name: "ConcordMerge", dependencies: ["Git"]),
-        .target(name: "Concord", dependencies: ["ConcordMerge", "Git", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Concord", dependencies: ["ConcordMerge", "Git", "GitFormat", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "ConcordCLI",
             dependencies: [
@@ -33,9 +37,10 @@ let package = Package(
         ),
         .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "GitTests", dependencies: ["Git"]),
+        .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "TestSupport"]),
+        .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat"]),
         .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge", "TestSupport"], exclude: ["Corpus"]),
-        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "TestSupport"]),
+        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "GitFormat", "TestSupport"]),
         .testTarget(
             name: "ConcordCLITests",
             dependencies: ["ConcordCLI", "ConcordTool"]

@@ -34,6 +34,37 @@ static inline int concord_git_set_ssl_cert_locations(const char *file, const cha
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
 }
 
+#include <stdlib.h>
+
+/*
+ * An object database backend whose functions are Swift's (a cloud's objects, read by Concord's
+ * own checked readers): libgit2's backend structure, and one pointer for the Swift side.
+ */
+typedef struct {
+    git_odb_backend parent;
+    void *payload;
+} concord_odb_backend;
+
+/* A new backend with no functions yet, or NULL when memory runs out. */
+static inline concord_odb_backend *concord_odb_backend_new(void *payload) {
+    concord_odb_backend *backend = calloc(1, sizeof *backend);
+    if (!backend) return NULL;
+    if (git_odb_init_backend(&backend->parent, GIT_ODB_BACKEND_VERSION) < 0) {
+        free(backend);
+        return NULL;
+    }
+    backend->payload = payload;
+    return backend;
+}
+
+static inline void *concord_odb_backend_payload(git_odb_backend *backend) {
+    return ((concord_odb_backend *)backend)->payload;
+}
+
+static inline void concord_odb_backend_free(git_odb_backend *backend) {
+    free(backend);
+}
+
 #include <unistd.h>
 
 /* syncfs(2) is declared only under _GNU_SOURCE, which Swift's Glibc module does not define. */

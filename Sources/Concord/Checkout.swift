@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 internal import Logging
 
 /// Keeps the work tree equal to `main`, file by file, for only the paths that changed.

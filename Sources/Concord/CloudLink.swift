@@ -1,16 +1,20 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 /// A container's link to its cloud (`origin`), made once per operation: the address and the
 /// credentials read once, the transport chosen once, and the moves of `main` between this
 /// device and the cloud.
 ///
-/// A cloud that is a bare repository on this machine is reached directly: fetch and push copy
-/// exactly the objects of the new commits' changed folders
-/// (``Repository/copyObjects(to:from:hiding:trusted:)``) and the cloud's `main` moves by
-/// compare-and-swap. Any other cloud goes through libgit2's transports, with the credentials
-/// of ``CloudEnvironment`` and the store (``CloudSecrets``), ssh host keys checked against
-/// known_hosts and certificates always verified.
+/// A cloud that is a repository on this machine is reached directly, as someone else's: it is
+/// opened with ``Repository/openCloud(at:largestObject:)`` (Concord's checked readers serve its
+/// objects; libgit2 never opens its files), fetch and push copy exactly the objects of the new
+/// commits' changed folders (``Repository/copyObjects(to:from:hiding:trusted:)``), every object
+/// fetched hashed to its id, and the cloud's `main` moves by compare-and-swap under git's lock
+/// file. Nothing of the cloud is shared with the device: no hard link, no alternates. Any other
+/// cloud goes through libgit2's transports, with the credentials of ``CloudEnvironment`` and the
+/// store (``CloudSecrets``), ssh host keys checked against known_hosts and certificates always
+/// verified.
 final class CloudLink {
     /// What an unreachable cloud is reported as.
     enum Purpose {
@@ -21,10 +25,10 @@ final class CloudLink {
     }
 
     private enum Transport {
-        /// A bare repository on this machine.
+        /// A repository on this machine, opened as a cloud.
         case local(Repository)
-        /// A local folder that is not a bare repository: libgit2's local transport.
-        case folder
+        /// A path on this machine that holds no repository (now): the cloud cannot be reached.
+        case missing(GitError)
         /// ssh, https, http or `git://`, through libgit2's transports; `url` adds back what the
         /// configuration must not hold (a query).
         case network(url: String?, access: RemoteAccess)
@@ -64,13 +68,12 @@ final class CloudLink {
         }
         let address = CloudAddress(configured)
         self.address = address
-        if case let .local(path) = address.transport, let cloud = Repository.openBare(at: path) {
-            transport = .local(cloud)
-            secretsSource = nil
-            return
-        }
-        guard address.isNetwork else {
-            transport = .folder
+        if case let .local(path) = address.transport {
+            do {
+                transport = .local(try Repository.openCloud(at: path, largestObject: try ArrivalCheck.Limits.current(in: repository).objectSize))
+            } catch let error as GitError {
+                transport = .missing(error)
+            }
             secretsSource = nil
             return
         }
@@ -120,16 +123,14 @@ final class CloudLink {
         do {
             switch transport {
             case let .local(cloud):
-                guard let tip = try cloud.resolve(ContainerCore.branch) else { return }
+                guard let tip = try cloud.cloudReference(ContainerCore.branch) else { return }
                 if !repository.contains(tip) {
                     let known = try [ContainerCore.branch, ContainerCore.remoteBranch].compactMap(repository.resolve)
                     try cloud.copyObjects(to: repository, from: [tip], hiding: known)
                 }
                 try repository.forceReference(ContainerCore.remoteBranch, to: tip, message: "concord: fetch")
-            case .folder:
-                try repository.fetch(
-                    remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"],
-                    progress: progress.map(SyncProgress.forward))
+            case let .missing(error):
+                throw error
             case let .network(url, access):
                 try keep(
                     repository.fetch(
@@ -155,19 +156,16 @@ final class CloudLink {
                 let turn = try? ContainerLock(file: "\(cloud.gitDirectory)concord-push.lock", holder: address.url, timeout: lockTimeout)
                 if turn != nil { cloud.removeStaleLock(ofReference: ContainerCore.branch) }
                 try withExtendedLifetime(turn) {
-                    if let fetched = try repository.resolve(ContainerCore.remoteBranch) {
-                        // Only a fast-forward of what this sync fetched: if the cloud moved since,
-                        // the compare-and-swap fails as a rejected push does.
-                        try repository.copyObjects(
-                            to: cloud, from: [main], hiding: [fetched] + [cloud.resolve(ContainerCore.branch)].compactMap { $0 }, trusted: true)
-                        try cloud.setReference(ContainerCore.branch, to: main, expected: fetched, message: "concord: push")
-                        maintain(cloud)
-                    } else {
-                        try repository.push(remote: "origin", refspecs: ["\(ContainerCore.branch):\(ContainerCore.branch)"])
-                    }
+                    // Only a fast-forward of what this sync fetched (nil: the cloud had no main):
+                    // if the cloud moved since, the compare-and-swap fails as a rejected push does.
+                    let fetched = try repository.resolve(ContainerCore.remoteBranch)
+                    let known = [fetched, try cloud.cloudReference(ContainerCore.branch)].compactMap { $0 }
+                    try repository.copyObjects(to: cloud, from: [main], hiding: known, trusted: true)
+                    try cloud.moveCloudReference(ContainerCore.branch, to: main, expected: fetched)
+                    maintain(cloud)
                 }
-            case .folder:
-                try repository.push(remote: "origin", refspecs: ["\(ContainerCore.branch):\(ContainerCore.branch)"])
+            case let .missing(error):
+                throw error
             case let .network(url, access):
                 // Exactly what changed, as one pack, and a compare-and-swap of the cloud's main
                 // from what was fetched (libgit2's push reads every folder of the cloud's commit).
@@ -181,26 +179,19 @@ final class CloudLink {
     }
 
     /// Makes the device repository at `path` for a clone of the cloud at `address`, and
-    /// fetches the cloud's `main` into its `origin/main`. A local cloud is cloned by libgit2
-    /// (hard links to the cloud's objects); any other is fetched through a link, with the
-    /// secrets the URL or the environment gave stored first.
+    /// fetches the cloud's `main` into its `origin/main` through a link, as a sync fetches: a
+    /// cloud on this machine shares no file with the device (no hard link, no alternates, no
+    /// reference but `main`), and what arrives passes the same checks and limits. The secrets
+    /// the URL or the environment gave are stored first.
     /// - Throws: ``ConcordError/failed(_:)`` when the cloud cannot be cloned,
     ///   ``ConcordError/cloudRefused(_:)``.
     static func clone(
         _ address: CloudAddress, to path: String, lockTimeout: Double, progress: (@Sendable (SyncProgress) -> Void)?,
         environment: CloudEnvironment = .current
     ) throws -> Repository {
-        guard address.isNetwork else {
-            do {
-                return try Repository.clone(from: address.url, to: path, progress: progress.map(SyncProgress.forward))
-            } catch let error as GitError {
-                let url = Cloud.redacted(address.url), message = Cloud.redacted(error.message)
-                if error.isBadObject { throw ConcordError.damagedFromCloud(url: url, reason: message) }
-                throw ConcordError.failed("cannot clone the cloud \(url): \(message)")
-            }
-        }
         let repository = try ConcordError.wrap("cannot create a repository at \(path)") {
             let repository = try Repository.create(at: path, bare: false)
+            try UnfinishedClone.mark(repository)
             try repository.setRemote("origin", url: address.url)
             return repository
         }
@@ -257,6 +248,11 @@ final class CloudLink {
                 CloudRefusal(
                     cause: .certificate, url: url,
                     detail: "\(message); if a private authority signed it, name its certificate with SSL_CERT_FILE=FILE"))
+        }
+        if error.isOverLimit {
+            return .failed(
+                "refused what the cloud \(url) sent: \(message); nothing of it was taken, and this device keeps its own versions "
+                    + "(CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise the limit, on every device)")
         }
         if error.isBadObject {
             // The cloud answered: what it holds or sent cannot be read. Not offline, which

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 #if canImport(Glibc)
 internal import Glibc
 #endif

@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 /// Writes the commits this device makes: authored as the device, stamped with its id and a
 /// hybrid logical clock that follows every commit the new one descends from.

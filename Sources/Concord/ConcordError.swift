@@ -1,4 +1,5 @@
 public import Git
+internal import GitFormat
 
 /// Why a Concord operation failed. Every case reads as one line for a person.
 public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {

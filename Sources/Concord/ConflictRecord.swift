@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 /// The record of one document in conflict, kept in the tree at `.concord/conflicts/<name>`:
 /// the set of its unresolved versions other than the current one, one commit id a line.

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 internal import Synchronization
 
 extension Container {

@@ -1,4 +1,5 @@
 internal import Git
+internal import GitFormat
 public import ConcordMerge
 
 extension Container {

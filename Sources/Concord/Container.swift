@@ -1,5 +1,6 @@
 public import Foundation
 internal import Git
+internal import GitFormat
 public import Logging
 internal import Synchronization
 
@@ -172,7 +173,9 @@ public final class Container: Sendable {
     public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) throws -> Container {
         let fileManager = FileManager.default
         if let contents = try? fileManager.contentsOfDirectory(atPath: path), !contents.isEmpty {
-            throw ConcordError.failed("\(path) exists and is not empty")
+            guard UnfinishedClone.isLeft(at: path) else { throw ConcordError.failed("\(path) exists and is not empty") }
+            // What a killed clone left: nothing of it is anyone's yet.
+            try ConcordError.wrap("cannot remove the unfinished clone at \(path)") { try fileManager.removeItem(atPath: "\(path)/.git") }
         }
         let existed = fileManager.fileExists(atPath: path)
         do {
@@ -192,6 +195,7 @@ public final class Container: Sendable {
                 try repository.setHead(ContainerCore.branch)
             }
             try DeviceSettings(repository: repository).configureNewDevice(name: deviceName, id: options.deviceID)
+            UnfinishedClone.unmark(repository)
             CrashPoint.reach("clone:configured")
             let core = try ContainerCore(repository: repository, options: options)
             try core.checkout.update(from: nil, to: try core.history.tree(of: remoteMain), force: true)

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 extension ContainerCore {
     /// The folder of the cloud when it is a bare repository on this machine (the agent watches

@@ -1,4 +1,5 @@
 internal import Git
+internal import GitFormat
 
 extension ContainerCore {
     /// Checks what a fetch brought (the commits reachable from `remote` and not from `local`)

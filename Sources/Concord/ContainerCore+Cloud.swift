@@ -1,4 +1,5 @@
 internal import Git
+internal import GitFormat
 
 /// The cloud as the core sees it: a link for one operation, and what waits to go up.
 extension ContainerCore {
@@ -12,9 +13,10 @@ extension ContainerCore {
         try CloudLink(repository: repository, lockTimeout: lockTimeout, secretsSource: secretsSource, maintain: writer.maintain)
     }
 
-    /// The cloud as a repository when it is a bare repository on this machine; nil otherwise.
+    /// The cloud as a repository when it is one on this machine, opened as someone else's
+    /// (``Repository/openCloud(at:largestObject:)``); nil otherwise.
     func localCloudRepository() throws -> Repository? {
         guard let url = try repository.remoteURL("origin"), case let .local(path) = CloudAddress(url).transport else { return nil }
-        return Repository.openBare(at: path)
+        return try? Repository.openCloud(at: path, largestObject: ArrivalCheck.Limits.current(in: repository).objectSize)
     }
 }

@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 extension ContainerCore {
     /// Every entry of the key-value store in `tree`, tombstones included.

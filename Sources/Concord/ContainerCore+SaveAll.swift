@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 /// `save --all`: every document added, changed or removed in the work tree, saved together.
 ///

@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 extension ContainerCore {
     /// The text of a tracked settings file (`.concord/policies`, `.concord/packages`) in `main`; empty when absent.

@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 extension ContainerCore {
     static let maximumSyncAttempts = 5

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 /// This device's own settings: the `concord.*` keys of `.git/config`, which never travel to the
 /// cloud or to other devices. The one place that names them.

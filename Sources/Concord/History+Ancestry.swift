@@ -1,4 +1,5 @@
 internal import Git
+internal import GitFormat
 
 extension History {
     /// True when `commit` descends from `ancestor` (a commit does not descend from itself): git's

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 internal import Logging
 
 /// Keeping the persistent ``HistoryIndex`` equal to `main`'s history: writers extend it after

@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import GitFormat
 internal import Logging
 
 /// A container's history, read-only over its repository: commits and their stamps, every

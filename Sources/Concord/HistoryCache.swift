@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 /// What Concord has read from history, kept by commit id: commits with their parsed trailers,
 /// and the current version of a document at a commit. A commit never changes, so nothing here

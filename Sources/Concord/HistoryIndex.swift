@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 /// A persistent index of a container's history, so that listing a document's versions and
 /// finding its current version cost what concerns that document, not the length of the whole

@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 /// Integrates two diverged histories in process, by diffing trees from their merge base.
 ///

@@ -1,5 +1,6 @@
 public import Foundation
 internal import Git
+internal import GitFormat
 internal import Synchronization
 
 /// A small key-value store kept in the container and synced with it (the

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 
 /// The sync agent (the role iCloud's daemon plays for a device): it keeps a container in sync
 /// with nobody calling ``Container/saveAll()`` or ``Container/sync()``.

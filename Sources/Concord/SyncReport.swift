@@ -1,4 +1,5 @@
 internal import Git
+internal import GitFormat
 
 /// What a sync did.
 public struct SyncReport: Sendable, Hashable {

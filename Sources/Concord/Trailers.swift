@@ -1,6 +1,7 @@
 internal import Foundation
 internal import ConcordMerge
 internal import Git
+internal import GitFormat
 
 /// The trailers Concord writes at the end of each commit message, and reads back.
 struct Trailers: Equatable {

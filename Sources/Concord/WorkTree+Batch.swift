@@ -1,4 +1,5 @@
 internal import Git
+internal import GitFormat
 #if canImport(Glibc)
 internal import Glibc
 #endif

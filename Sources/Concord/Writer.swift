@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitFormat
 internal import Logging
 
 /// The container's writer: runs each write holding the container lock (one writing process at a

@@ -1,3 +1,4 @@
+public import GitFormat
 /// A commit, copied out of libgit2.
 public struct Commit: Sendable, Equatable {
     /// The commit's id.

@@ -35,6 +35,13 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
             || errorClass == Int32(GIT_ERROR_SSL.rawValue)
     }
 
+    /// The code of an object refused before it was read because it claims more bytes than a
+    /// limit allows (Concord's own: libgit2 has none).
+    static let overLimitCode: Int32 = -1000
+
+    /// True when an object was refused for claiming more than a limit allows.
+    public var isOverLimit: Bool { code == Self.overLimitCode }
+
     public var description: String { "\(message) (\(function), code \(code))" }
 }
 

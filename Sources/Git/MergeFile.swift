@@ -1,5 +1,6 @@
 internal import CGit2
 public import Foundation
+internal import GitFormat
 
 /// A three-way line merge of file contents by libgit2's xdiff (git's own `merge-file`).
 public enum MergeFile {

@@ -1,4 +1,5 @@
 internal import CGit2
+internal import GitFormat
 
 /// An object's type and bytes, as git hashes them, read to be written into a pack.
 struct ObjectBytes {

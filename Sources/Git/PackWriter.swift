@@ -1,4 +1,5 @@
 internal import CGit2
+internal import GitFormat
 
 /// A pack (git's pack format, version 2) built in memory from objects Concord chose, each
 /// stored whole or as a delta against a base Concord chose (``Delta``), instead of letting
@@ -38,6 +39,9 @@ struct PackWriter {
     private var bases: [OID: OID] = [:]
     /// The longest chain of deltas a new delta may make (git's default).
     static let deepest = 50
+    /// The longest chain of deltas a reader follows: git's largest `pack.depth`, so that any
+    /// pack git writes can be read; a longer chain, or one that loops, is damage.
+    static let deepestRead = 4095
     /// Bases named by id, which a pack that is not thin must hold by the time it is finished.
     private var namedBases: Set<OID> = []
 

@@ -1,3 +1,4 @@
+internal import GitFormat
 /// The bytes of the folders read last, kept by their owner (a ``Repository``), so that a
 /// version of a folder stored as a delta against one of them is rebuilt from it with one
 /// delta, and a folder compared twice in a row is read once.

@@ -1,4 +1,5 @@
 internal import CGit2
+internal import GitFormat
 
 /// The folders read last, kept parsed by their owner (a ``Repository``), most recent first.
 ///

@@ -1,4 +1,5 @@
 internal import CGit2
+public import GitFormat
 
 /// One tree entry that an arriving commit introduces.
 public struct ArrivingEntry: Sendable, Equatable {

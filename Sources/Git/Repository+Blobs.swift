@@ -1,6 +1,7 @@
 internal import CGit2
 public import Foundation
 internal import Glibc
+public import GitFormat
 
 extension Repository {
     /// Writes `data` as a blob and returns its id (no filter is applied).

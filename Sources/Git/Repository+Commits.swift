@@ -1,6 +1,7 @@
 internal import CGit2
 internal import Foundation
 internal import Glibc
+public import GitFormat
 
 extension Repository {
     /// The commit with this id, copied out.

@@ -1,4 +1,5 @@
 internal import CGit2
+public import GitFormat
 
 /// One path that differs between two trees: what was there before and what is there after.
 public struct TreeChange: Sendable, Equatable {
@@ -57,7 +58,8 @@ extension Repository {
             for (first, second) in known { try body(first, second) }
             return
         }
-        let found = try RawTree.differences(old.map(treeBytes) ?? [], new.map(treeBytes) ?? [])
+        let (oldBytes, newBytes) = (try old.map(treeBytes) ?? [], try new.map(treeBytes) ?? [])
+        let found = try readingFormat { try RawTree.differences(oldBytes, newBytes) }
         differences[old, new] = found
         for (first, second) in found { try body(first, second) }
     }

@@ -1,4 +1,5 @@
 internal import CGit2
+public import GitFormat
 
 extension Repository {
     /// The best common ancestor of two commits; nil when they share no history.

@@ -1,5 +1,6 @@
 internal import CGit2
 internal import Foundation
+public import GitFormat
 
 /// One pack of a repository's object database.
 public struct PackFile: Sendable, Equatable {
@@ -275,27 +276,23 @@ extension Repository {
     }
 
     /// The number of objects a version-2 pack index lists (its last fan-out entry); nil when the
-    /// file is not such an index.
+    /// file is not a regular file holding such an index.
     static func objectCount(ofIndex path: String) -> Int? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 8 + 256 * 4), header.count == 8 + 256 * 4,
-            header.prefix(8) == Data([0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2])
-        else { return nil }
+        guard let file = try? RegularFile.open(path) else { return nil }
+        defer { close(file.descriptor) }
+        var header = [UInt8](repeating: 0, count: 8 + 256 * 4)
+        let got = header.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, 0) }
+        guard got == header.count, header.prefix(8).elementsEqual([0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]) else { return nil }
         return header.suffix(4).reduce(0) { $0 << 8 | Int($1) }
     }
 
-    /// The ids a version-2 pack index lists.
+    /// The ids a pack index lists, read and checked whole (``PackIndex``).
+    /// - Throws: ``GitError`` when it cannot be read or is damaged.
     static func objectIDs(ofIndex path: String) throws -> [OID] {
-        guard let count = objectCount(ofIndex: path), let data = FileManager.default.contents(atPath: path),
-            data.count >= 8 + 256 * 4 + count * 20
-        else {
-            throw GitError(message: "\(path) is not a pack index Concord can read", function: "objectIDs(ofIndex:)")
-        }
-        let start = 8 + 256 * 4
-        return (0..<count).compactMap { index in
-            let offset = start + index * 20
-            return OID(bytes: data[offset..<(offset + 20)])
+        let bytes = try RegularFile.read(path, largest: .max)
+        return try bytes.withUnsafeBytes { buffer in
+            let index = try readingFormat(file: path) { try PackIndex(validating: buffer) }
+            return (0..<index.count).map(index.id(at:))
         }
     }
 }

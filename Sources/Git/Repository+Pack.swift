@@ -1,6 +1,7 @@
 internal import CGit2
 internal import Foundation
 internal import Glibc
+internal import GitFormat
 
 /// The object database of a ``Repository/writingOnePack(_:)`` call: the repository's own
 /// database for reading, and a database in memory that takes every write.
@@ -119,7 +120,8 @@ extension Repository {
         switch type {
         case GIT_OBJECT_TREE:
             // Blobs this batch wrote are in `written`; any other blob a tree names is on disk.
-            for folder in try RawTree.folders(in: readObject(id, from: pack.database).bytes) {
+            let bytes = try readObject(id, from: pack.database).bytes
+            for folder in try readingFormat({ try RawTree.folders(in: bytes) }) {
                 try collectIfNew(folder, into: &objects, pack: pack, seen: &seen)
             }
         case GIT_OBJECT_COMMIT:

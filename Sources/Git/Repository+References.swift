@@ -1,4 +1,5 @@
 internal import CGit2
+public import GitFormat
 
 extension Repository {
     /// The commit a reference (or `HEAD`) points at, following symbolic references; nil when

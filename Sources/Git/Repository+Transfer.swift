@@ -1,4 +1,6 @@
 internal import CGit2
+internal import Foundation
+public import GitFormat
 
 extension Repository {
     /// Copies into `destination` every object of the commits reachable from `tips` and not from
@@ -102,7 +104,14 @@ extension Repository {
                         let trees = ([first].compactMap { $0 } + previous).filter { $0.kind == .tree }.map(\.id)
                         try addTree(entry.id, against: trees, path: path.isEmpty ? entry.name : "\(path)/\(entry.name)", commit: commit)
                     } else if !skip(entry.id) {
-                        try pack.add(entry.id, previous: base, read: read)
+                        do {
+                            try pack.add(entry.id, previous: base, read: read)
+                        } catch let error as GitError where error.isOverLimit {
+                            let name = path.isEmpty ? entry.name : "\(path)/\(entry.name)"
+                            let claim = error.message.range(of: "claims").map { String(error.message[$0.lowerBound...]) } ?? error.message
+                            throw GitError(
+                                code: error.code, errorClass: error.errorClass, message: "commit \(commit.short): '\(name)' \(claim)", function: error.function)
+                        }
                     }
                 }
             } catch let error as GitError where error.isFolderProblem {
@@ -136,6 +145,11 @@ extension Repository {
     func readObject(_ id: OID, from database: OpaquePointer?, keepingStored: Bool = false) throws -> ObjectBytes {
         if let tree = storedTree(id) { return keepingStored ? tree : ObjectBytes(type: tree.type, bytes: tree.bytes) }
         if keepingStored, let whole = storedWholeObject(id) { return whole }
+        if let objectFolder {
+            let object = try objectFolder.read(id)
+            if object.type == .tree { recentTreeBytes.keep(id, object.bytes) }
+            return ObjectBytes(type: git_object_t(rawValue: Int32(object.type.rawValue)), bytes: object.bytes)
+        }
         try ensureReadable(id, "git_odb_read")
         var object: OpaquePointer?
         var raw = id.raw
@@ -153,7 +167,7 @@ extension Repository {
     /// entry as read; nil when no pack holds it whole or the entry cannot be read this way.
     private func storedWholeObject(_ id: OID) -> ObjectBytes? {
         guard let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry), header.base == nil,
-            let contents = try? pack.contents(entry, header: header)
+            let contents = try? pack.contents(entry, header: header, largest: largestObject)
         else { return nil }
         return ObjectBytes(type: git_object_t(rawValue: Int32(header.type)), bytes: contents.data, stored: .init(stream: contents.stream))
     }

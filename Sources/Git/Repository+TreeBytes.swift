@@ -1,4 +1,5 @@
 internal import CGit2
+internal import GitFormat
 
 extension Repository {
     /// The bytes of the tree `id` as git stores them (``RawTree``). A folder stored in a pack as
@@ -22,18 +23,22 @@ extension Repository {
 
     /// The tree read from the pack entry that stores it, with that entry as read (none when the
     /// bytes were kept from a recent read); nil when it cannot be read that way, or the object
-    /// is not a tree (then libgit2 reads it, and reports what is wrong).
+    /// is not a tree (then libgit2 reads it, and reports what is wrong). Sizes are checked
+    /// against ``largestObject`` before anything is inflated or rebuilt.
     func storedTree(_ id: OID, depth: Int = 0) -> ObjectBytes? {
         if let kept = recentTreeBytes[id] { return ObjectBytes(type: GIT_OBJECT_TREE, bytes: kept) }
         guard depth <= PackWriter.deepest, let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry) else { return nil }
         let tree: ObjectBytes
         if let base = header.base {
-            guard let baseBytes = storedTree(base, depth: depth + 1)?.bytes, let delta = try? pack.contents(entry, header: header),
-                let target = delta.data.withUnsafeBytes({ instructions in baseBytes.withUnsafeBytes { Delta.apply(instructions, to: $0) } })
+            guard let baseBytes = storedTree(base, depth: depth + 1)?.bytes,
+                let delta = try? pack.contents(entry, header: header, largest: largestObject + Self.deltaOverhead),
+                let target = delta.data.withUnsafeBytes({ instructions in
+                    baseBytes.withUnsafeBytes { Delta.apply(instructions, to: $0, largest: largestObject) }
+                })
             else { return nil }
             tree = ObjectBytes(type: GIT_OBJECT_TREE, bytes: target, stored: .init(stream: delta.stream, delta: (base, baseBytes, delta.data)))
         } else {
-            guard header.type == 2, let whole = try? pack.contents(entry, header: header) else { return nil }
+            guard header.type == 2, let whole = try? pack.contents(entry, header: header, largest: largestObject) else { return nil }
             tree = ObjectBytes(type: GIT_OBJECT_TREE, bytes: whole.data, stored: .init(stream: whole.stream))
         }
         recentTreeBytes.keep(id, tree.bytes)

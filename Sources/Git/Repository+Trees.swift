@@ -1,6 +1,7 @@
 internal import CGit2
 internal import Foundation
 internal import Glibc
+public import GitFormat
 
 extension Repository {
     /// The entry at a slash-separated `path` inside the tree `tree`; nil when there is none.
@@ -63,14 +64,16 @@ extension Repository {
         if let found = indexedFolders.firstIndex(where: { $0.id == id }) {
             let kept = indexedFolders.remove(at: found)
             indexedFolders.insert(kept, at: 0)
-            return .some(try kept.index.entry(named: name))
+            return .some(try readingFormat { try kept.index.entry(named: name) })
         }
         guard !recentTrees.contains(id), let bytes = storedTree(id)?.bytes else { return nil }
-        if let early = try RawTree.entry(named: name, amongTheFirst: 64, of: bytes) { return .some(early) }
-        let index = try RawTree.Index(bytes)
-        indexedFolders.insert((id, index), at: 0)
-        if indexedFolders.count > 4 { indexedFolders.removeLast() }
-        return .some(try index.entry(named: name))
+        return try readingFormat {
+            if let early = try RawTree.entry(named: name, amongTheFirst: 64, of: bytes) { return .some(early) }
+            let index = try RawTree.Index(bytes)
+            indexedFolders.insert((id, index), at: 0)
+            if indexedFolders.count > 4 { indexedFolders.removeLast() }
+            return .some(try index.entry(named: name))
+        }
     }
 
     /// Looks a tree up after checking its object is readable; the caller frees it.
@@ -200,7 +203,8 @@ extension Repository {
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, pointer))
         defer { git_odb_free(database) }
-        let bytes = try RawTree.splice(folder.map { try readObject($0, from: database).bytes } ?? [], removing: removing, inserting: inserting)
+        let base = try folder.map { try readObject($0, from: database).bytes } ?? []
+        let bytes = try readingFormat { try RawTree.splice(base, removing: removing, inserting: inserting) }
         guard !bytes.isEmpty else { return nil }
         let written = try write(tree: bytes)
         // What a checkout or a sync asks next is how this folder differs from its base.

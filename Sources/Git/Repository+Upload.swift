@@ -1,5 +1,6 @@
 internal import CGit2
 internal import Foundation
+public import GitFormat
 
 extension Repository {
     /// Moves `reference` on a network remote (ssh, https, http or `git://`) from `expected` to

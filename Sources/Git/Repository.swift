@@ -1,5 +1,6 @@
 internal import CGit2
 internal import Foundation
+internal import GitFormat
 
 /// The one owner of a libgit2 repository handle.
 ///
@@ -31,12 +32,33 @@ public final class Repository {
     /// The packs, opened to read folders' entries directly (``treeBytes(_:)``).
     // libgit2 lists the packs after this does: an object found in a pack here is one libgit2
     // reads from a pack (``ensureReadable(_:_:)`` relies on it).
-    private(set) lazy var storedPacks = StoredPacks(folder: gitDirectory + "objects/pack/") { [unowned self] in try? refreshObjects() }
+    private(set) lazy var storedPacks =
+        objectFolder?.packs ?? StoredPacks(folder: gitDirectory + "objects/pack/") { [unowned self] in try? refreshObjects() }
+    /// For a repository whose objects libgit2 never reads from disk (a cloud on this machine,
+    /// ``openCloud(at:largestObject:)``): the folder that serves every read, with Concord's checks.
+    let objectFolder: ObjectFolder?
+    /// The largest object Concord's own readers inflate or rebuild, in bytes: anything claiming
+    /// more is refused before memory is spent on it. A cloud's is the container's limit for one
+    /// file; a device's own, 1 GiB.
+    public var largestObject = 1 << 30
+    /// How much larger than the object it rebuilds a delta's instructions may be.
+    static let deltaOverhead = 1 << 16
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer
         gitDirectory = String(cString: git_repository_path(pointer))
         workDirectory = git_repository_workdir(pointer).map { String(cString: $0) }
+        objectFolder = nil
+    }
+
+    /// A repository over `pointer` (made with `git_repository_wrap_odb`) whose objects are
+    /// `folder`'s, for the git folder `gitDirectory`.
+    init(wrapping pointer: OpaquePointer, gitDirectory: String, objects folder: ObjectFolder) {
+        self.pointer = pointer
+        self.gitDirectory = gitDirectory
+        workDirectory = nil
+        objectFolder = folder
+        largestObject = folder.largestObject
     }
 
     deinit {

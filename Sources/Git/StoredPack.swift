@@ -1,13 +1,21 @@
 internal import CGit2
 internal import Foundation
 internal import Glibc
+internal import GitFormat
 
-/// A pack of the object database read through its index, so that its entries can be copied
-/// into another pack as they are stored (compressed, deltas included) instead of being unpacked
-/// and searched for deltas again (git's pack reuse). Both files are mapped read-only, as libgit2
-/// maps packs: git writes a pack once, under a name that is its checksum, and a pack removed
-/// stays mapped. A large entry is read from the file instead, so that what it held does not
-/// stay counted in the process's memory.
+/// A pack of an object database read through its index, with Concord's own reader: entries
+/// are copied into another pack as they are stored (compressed, deltas included) instead of
+/// being unpacked and searched for deltas again (git's pack reuse), and a cloud's objects are
+/// read without libgit2 (``ObjectFolder``).
+///
+/// Nothing is trusted before it is checked: both files are opened only as regular files
+/// (``RegularFile``), the index is checked whole when opened (``PackIndex``), the pack's header
+/// and trailer against it (``Pack/validate(_:against:)``), each offset and entry header when
+/// read, and each size against a limit before anything is inflated. A damaged pack is an
+/// error, never a crash. Both files are mapped read-only, as libgit2 maps packs: git writes a
+/// pack once, under a name that is its checksum, and a pack removed stays mapped. A large entry
+/// is read from the file instead, so that what it held does not stay counted in the process's
+/// memory.
 final class StoredPack {
     /// One stored entry: its number in the index, where it starts and ends in the pack, its id.
     struct Entry {
@@ -29,46 +37,59 @@ final class StoredPack {
         var data: Int
     }
 
-    private let path: String
-    /// The index file.
-    private let index: UnsafeRawBufferPointer
+    /// The pack file's path.
+    let path: String
+    /// The index, checked.
+    private let index: PackIndex
+    /// The index file's mapping, which `index` reads.
+    private let indexBytes: UnsafeRawBufferPointer
     /// The pack file.
     private let pack: UnsafeRawBufferPointer
     private let descriptor: Int32
     private var packSize: Int { pack.count }
     /// The number of objects.
-    let count: Int
+    var count: Int { index.count }
     /// The entries in the order they are stored (git's reverse index), each one integer: its
     /// offset above its number (``Order``). Made at the first question that needs it.
     private var order: Order?
     private var depths: [Int: Int] = [:]
 
-    /// Opens `stem.pack` through `stem.idx` (index version 2).
-    /// - Throws: ``GitError`` when either cannot be read or does not hold what the other says.
+    /// Opens `stem.pack` through `stem.idx`.
+    /// - Throws: ``GitError`` when either is not a regular file, cannot be read, or does not
+    ///   hold what the other says.
     init(stem: String) throws {
         path = stem + ".pack"
-        guard let index = Self.map(stem + ".idx") else { throw Self.damaged(stem + ".idx") }
-        let header = 8 + 256 * 4
-        let count = index.count >= header ? Self.word(in: index, at: header - 4) : 0
-        guard index.count >= header + count * 28 + 40, index.prefix(8).elementsEqual([0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]) else {
-            munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
-            throw Self.damaged(stem + ".idx")
+        let indexPath = stem + ".idx"
+        let indexFile = try RegularFile.open(indexPath)
+        defer { close(indexFile.descriptor) }
+        guard let indexBytes = try RegularFile.map(indexFile, path: indexPath) else {
+            throw GitError(FormatError(.packIndex, "it is empty"), file: indexPath)
         }
-        descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0, let pack = Self.map(descriptor), pack.count >= 32 else {
-            if descriptor >= 0 { close(descriptor) }
-            munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
-            throw Self.damaged(path)
+        var packFile: RegularFile.Opened?
+        var packBytes: UnsafeRawBufferPointer?
+        do {
+            let index = try readingFormat(file: indexPath) { try PackIndex(validating: indexBytes) }
+            let opened = try RegularFile.open(path)
+            packFile = opened
+            guard let mapped = try RegularFile.map(opened, path: path) else { throw GitError(FormatError(.pack, "it is empty"), file: path) }
+            packBytes = mapped
+            try readingFormat(file: path) { try Pack.validate(mapped, against: index) }
+            self.index = index
+            self.indexBytes = indexBytes
+            pack = mapped
+            descriptor = opened.descriptor
+        } catch {
+            if let packBytes { munmap(UnsafeMutableRawPointer(mutating: packBytes.baseAddress), packBytes.count) }
+            if let packFile { close(packFile.descriptor) }
+            munmap(UnsafeMutableRawPointer(mutating: indexBytes.baseAddress), indexBytes.count)
+            throw error
         }
-        self.index = index
-        self.pack = pack
-        self.count = count
     }
 
     deinit {
         close(descriptor)
         munmap(UnsafeMutableRawPointer(mutating: pack.baseAddress), pack.count)
-        munmap(UnsafeMutableRawPointer(mutating: index.baseAddress), index.count)
+        munmap(UnsafeMutableRawPointer(mutating: indexBytes.baseAddress), indexBytes.count)
     }
 
     /// Every entry, in the order they are stored.
@@ -80,29 +101,17 @@ final class StoredPack {
     }
 
     /// The entry of `id`, nil when the pack does not hold it.
+    /// - Throws: ``GitError`` when the index gives it an offset outside the pack.
     func entry(of id: OID) throws -> Entry? {
-        guard let number = number(of: id) else { return nil }
+        guard let number = index.number(of: id) else { return nil }
         let stored = try storedOrder()
-        guard let position = stored.position(ofOffset: offset(of: number)) else { throw Self.damaged(path) }
+        let offset = try readingFormat(file: path) { try index.offset(at: number, packSize: packSize) }
+        guard let position = stored.position(ofOffset: offset) else { throw damaged("object \(id.hex) has no entry") }
         return try entry(storedAt: position, in: stored)
     }
 
     /// True when the pack's index lists `id` (its entries are not ordered for this).
-    func contains(_ id: OID) -> Bool { number(of: id) != nil }
-
-    /// The number of `id` in the index: a binary search among the ids of its first byte.
-    private func number(of id: OID) -> Int? {
-        let first = id.withUnsafeBytes { Int($0[0]) }
-        var low = first == 0 ? 0 : word(8 + (first - 1) * 4), high = word(8 + first * 4)
-        while low < high {
-            let middle = (low + high) / 2
-            let at = 8 + 256 * 4 + middle * 20
-            let order = id.withUnsafeBytes { memcmp($0.baseAddress!, index.baseAddress! + at, 20) }
-            if order == 0 { return middle }
-            if order < 0 { high = middle } else { low = middle + 1 }
-        }
-        return nil
-    }
+    func contains(_ id: OID) -> Bool { index.number(of: id) != nil }
 
     /// The entry's stored bytes from `start` to its end.
     func bytes(of entry: Entry, from start: Int) throws -> [UInt8] {
@@ -110,81 +119,85 @@ final class StoredPack {
     }
 
     /// The entry's data inflated (a whole object's bytes, or a delta's instructions) with the
-    /// compressed data it was inflated from, as read (a copy, not the mapping): copying
-    /// `stream` into another pack stores exactly the `data` that was read, even if the file
-    /// changes meanwhile. nil when the data does not inflate to the size its header says, or
-    /// the header says more than a stream of its length could hold (zlib shrinks at most about
-    /// a thousandfold).
-    func contents(_ entry: Entry, header: Header) throws -> (stream: [UInt8], data: [UInt8])? {
+    /// compressed data it was inflated from, as read (a copy, not the mapping, and no byte past
+    /// the end of the compressed data): copying `stream` into another pack stores exactly the
+    /// `data` that was read, even if the file changes meanwhile.
+    /// - Throws: ``GitError`` when the header gives more than `largest` bytes (checked before
+    ///   anything is inflated), or the data does not inflate to exactly the size it gives.
+    func contents(_ entry: Entry, header: Header, largest: Int) throws -> (stream: [UInt8], data: [UInt8]) {
+        guard header.size <= largest else {
+            throw GitError(
+                code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue),
+                message: "object \(entry.id.hex) claims \(header.size) bytes, over the limit of \(largest)", function: "StoredPack")
+        }
         let stream = try bytes(of: entry, from: header.data)
-        guard header.size <= stream.count * 1100 + 64 else { return nil }
-        var complete = false
-        // zlib writes every byte, or the output is dropped.
-        let output = [UInt8](unsafeUninitializedCapacity: header.size) { target, initialized in
-            var length = uLongf(header.size), consumed = uLong(stream.count)
-            let status = stream.withUnsafeBytes { source in
-                uncompress2(target.baseAddress, &length, source.baseAddress?.assumingMemoryBound(to: Bytef.self), &consumed)
-            }
-            complete = status == Z_OK && Int(length) == header.size
-            initialized = complete ? header.size : 0
+        let (data, consumed) = try stream.withUnsafeBytes { buffer in
+            try readingFormat(file: path) { try Zlib.inflate(buffer, size: header.size) }
         }
-        return complete ? (stream, output) : nil
+        return (consumed == stream.count ? stream : Array(stream[..<consumed]), data)
     }
 
-    /// What `entry`'s header says.
+    /// What `entry`'s header says (a delta's base named by its id, wherever it is stored).
+    /// - Throws: ``GitError`` when the header is malformed or its base is not an entry here.
     func header(of entry: Entry) throws -> Header {
-        let head = try read(entry.start, min(entry.end - entry.start, 32))
-        var at = 0
-        func next() throws -> UInt8 {
-            guard at < head.count else { throw Self.damaged(path) }
-            defer { at += 1 }
-            return head[at]
-        }
-        var byte = try next()
-        let type = (byte >> 4) & 7
-        var size = Int(byte & 0x0F)
-        var shift = 4
-        while byte & 0x80 != 0, shift < 57 {
-            byte = try next()
-            size |= Int(byte & 0x7F) << shift
-            shift += 7
-        }
-        switch type {
-        case 6:
-            byte = try next()
-            var distance = Int(byte & 0x7F)
-            while byte & 0x80 != 0, distance < 1 << 50 {
-                byte = try next()
-                distance = ((distance + 1) << 7) | Int(byte & 0x7F)
-            }
-            guard let base = try idOfEntry(at: entry.start - distance) else { throw Self.damaged(path) }
-            return Header(type: type, size: size, base: base, data: entry.start + at)
-        case 7:
-            guard at + 20 <= head.count, let base = OID(bytes: head[at..<(at + 20)]) else { throw Self.damaged(path) }
-            return Header(type: type, size: size, base: base, data: entry.start + at + 20)
-        case 1...4:
-            return Header(type: type, size: size, base: nil, data: entry.start + at)
-        default:
-            throw Self.damaged(path)
+        let parsed = try readingFormat(file: path) { try Pack.entryHeader(in: pack, at: entry.start, end: entry.end) }
+        switch parsed.base {
+        case nil:
+            return Header(type: parsed.type.rawValue, size: parsed.size, base: nil, data: parsed.dataStart)
+        case let .id(base):
+            return Header(type: parsed.type.rawValue, size: parsed.size, base: base, data: parsed.dataStart)
+        case let .offset(offset):
+            guard let base = try idOfEntry(at: offset) else { throw damaged("the entry at \(entry.start) names a base at \(offset), where no entry starts") }
+            return Header(type: parsed.type.rawValue, size: parsed.size, base: base, data: parsed.dataStart)
         }
     }
 
-    /// How many deltas separate `entry` from a whole object (0 for a whole one).
+    /// How many deltas separate `entry` from a whole object (0 for a whole one), following
+    /// bases within this pack (a base elsewhere ends the count).
+    /// - Throws: ``GitError`` when the chain loops or is longer than ``PackWriter/deepestRead``.
     func depth(of entry: Entry) throws -> Int {
-        if let known = depths[entry.start] { return known }
-        var depth = 0
-        if let base = try header(of: entry).base {
-            depth = 1 + (try self.entry(of: base).map(depth(of:)) ?? 0)
+        var chain: [Int] = []
+        var seen = Set<Int>()
+        var current = entry
+        // The depth of the last entry of `chain`, once the walk knows it.
+        var last = 0
+        while true {
+            if let known = depths[current.start] {
+                last = known + 1
+                break
+            }
+            guard chain.count <= PackWriter.deepestRead, seen.insert(current.start).inserted else {
+                throw damaged("the deltas from the entry at \(entry.start) loop or go deeper than \(PackWriter.deepestRead)")
+            }
+            chain.append(current.start)
+            guard let base = try header(of: current).base else {
+                last = 0
+                break
+            }
+            guard let next = try self.entry(of: base) else {
+                // A base stored elsewhere counts as whole.
+                last = 1
+                break
+            }
+            current = next
         }
-        depths[entry.start] = depth
-        return depth
+        for start in chain.reversed() {
+            depths[start] = last
+            last += 1
+        }
+        return depths[entry.start] ?? 0
     }
 
     // MARK: Pieces
 
     private func storedOrder() throws -> Order {
         if let order { return order }
-        guard let made = Order(offsets: (0..<count).lazy.map(offset(of:)), count: count) else { throw Self.damaged(path) }
+        var offsets: [Int] = []
+        offsets.reserveCapacity(count)
+        for number in 0..<count {
+            offsets.append(try readingFormat(file: path) { try index.offset(at: number, packSize: packSize) })
+        }
+        guard let made = Order(offsets: offsets, count: count) else { throw damaged("its offsets cannot be ordered") }
         order = made
         return made
     }
@@ -192,61 +205,24 @@ final class StoredPack {
     private func entry(storedAt position: Int, in order: Order) throws -> Entry {
         let start = order.offset(at: position), number = order.number(at: position)
         let end = position + 1 < order.keys.count ? order.offset(at: position + 1) : packSize - 20
-        guard start >= 12, start < end else { throw Self.damaged(path) }
-        return Entry(number: number, id: id(of: number), start: start, end: end)
+        guard start >= 12, start < end else { throw damaged("two objects start at \(start)") }
+        return Entry(number: number, id: index.id(at: number), start: start, end: end)
     }
 
     private func idOfEntry(at offset: Int) throws -> OID? {
         let order = try storedOrder()
-        return order.position(ofOffset: offset).map { id(of: order.number(at: $0)) }
-    }
-
-    private func id(of number: Int) -> OID {
-        let at = 8 + 256 * 4 + number * 20
-        return OID(bytes: UnsafeRawBufferPointer(rebasing: index[at..<(at + 20)]))!
-    }
-
-    private func offset(of number: Int) -> Int {
-        let offsets = 8 + 256 * 4 + count * 24
-        let value = word(offsets + number * 4)
-        guard value & 0x8000_0000 != 0 else { return value }
-        let at = offsets + count * 4 + (value & 0x7FFF_FFFF) * 8
-        guard index.count >= at + 8 else { return -1 }
-        return word(at) << 32 | word(at + 4)
-    }
-
-    private func word(_ at: Int) -> Int { Self.word(in: index, at: at) }
-
-    private static func word(in bytes: UnsafeRawBufferPointer, at: Int) -> Int {
-        Int(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
-    }
-
-    /// The file at `path` mapped read-only; nil when it cannot be opened or is empty.
-    private static func map(_ path: String) -> UnsafeRawBufferPointer? {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        return map(descriptor)
-    }
-
-    /// The open file `descriptor` mapped read-only; nil when it is empty or cannot be mapped.
-    private static func map(_ descriptor: Int32) -> UnsafeRawBufferPointer? {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size > 0 else { return nil }
-        let size = Int(status.st_size)
-        guard let start = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), start != MAP_FAILED else { return nil }
-        return UnsafeRawBufferPointer(start: start, count: size)
+        return order.position(ofOffset: offset).map { index.id(at: order.number(at: $0)) }
     }
 
     private func read(_ start: Int, _ count: Int) throws -> [UInt8] {
-        guard start >= 0, count >= 0, start + count <= packSize else { throw Self.damaged(path) }
+        guard start >= 0, count >= 0, start + count <= packSize else { throw damaged("an entry runs past its end") }
         guard count >= Self.readFromFile else { return Array(UnsafeRawBufferPointer(rebasing: pack[start..<(start + count)])) }
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
             let got = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(start + done)) }
-            if got < 0, errno == EINTR { continue }
-            guard got > 0 else { throw Self.damaged(path) }
+            if got < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard got > 0 else { throw damaged("it was cut short while being read") }
             done += got
         }
         return buffer
@@ -258,8 +234,8 @@ final class StoredPack {
     /// from 134 to 152 MB).
     static let readFromFile = 256 << 10
 
-    private static func damaged(_ what: String) -> GitError {
-        GitError(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "cannot copy from \(what): it is damaged", function: "StoredPack")
+    private func damaged(_ what: String) -> GitError {
+        GitError(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "\(path) is damaged: \(what)", function: "StoredPack")
     }
 }
 

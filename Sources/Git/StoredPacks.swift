@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Glibc
+internal import GitFormat
 
 /// A repository's packs, each opened as a ``StoredPack``, to find where an object is stored
 /// and read its entry without libgit2. The listing is read again when the pack folder has
@@ -10,6 +11,9 @@ final class StoredPacks {
     private let afterListing: () -> Void
     private var opened: [(name: String, pack: StoredPack)] = []
     private var listed: timespec?
+    /// The packs that could not be opened at the last listing, with why: their objects are
+    /// missing, and messages about a missing object say so.
+    private(set) var problems: [(name: String, error: GitError)] = []
 
     /// The packs of the folder `folder` (a repository's `objects/pack/`); `afterListing` runs
     /// each time the folder is listed (the repository has libgit2 list it too, so that libgit2
@@ -23,13 +27,13 @@ final class StoredPacks {
     /// memory, or missing) or the packs cannot be read.
     func locate(_ id: OID) -> (pack: StoredPack, entry: StoredPack.Entry)? {
         if let found = search(id) { return found }
-        return refresh() ? search(id) : nil
+        return refreshIfChanged() ? search(id) : nil
     }
 
     /// True when the index of a pack listed so far lists `id` (the folder is listed first if
     /// it never was). A pack stored since is not looked for: false proves nothing.
     func contains(_ id: OID) -> Bool {
-        if listed == nil { _ = refresh() }
+        if listed == nil { _ = refreshIfChanged() }
         return opened.contains { $0.pack.contains(id) }
     }
 
@@ -49,17 +53,31 @@ final class StoredPacks {
         return nil
     }
 
+    /// What to add to a message about a missing object: the packs that could not be read.
+    var problemsSuffix: String {
+        guard let first = problems.first else { return "" }
+        return " (\(problems.count == 1 ? "a pack" : "\(problems.count) packs") could not be read: \(first.error.message))"
+    }
+
     /// Lists the folder again when it changed since the last listing; true when it did.
-    private func refresh() -> Bool {
+    func refreshIfChanged() -> Bool {
         var status = stat()
         guard stat(folder, &status) == 0 else { return false }
         if let listed, listed.tv_sec == status.st_mtim.tv_sec, listed.tv_nsec == status.st_mtim.tv_nsec { return false }
         listed = status.st_mtim
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }
         let known = Dictionary(opened.map { ($0.name, $0.pack) }, uniquingKeysWith: { first, _ in first })
+        problems = []
         opened = names.sorted().compactMap { name in
             if let pack = known[name] { return (name, pack) }
-            return (try? StoredPack(stem: folder + name.dropLast(".pack".count))).map { (name, $0) }
+            do {
+                return (name, try StoredPack(stem: folder + name.dropLast(".pack".count)))
+            } catch let error as GitError {
+                problems.append((name, error))
+            } catch {
+                problems.append((name, GitError(message: "\(error)", function: "StoredPack")))
+            }
+            return nil
         }
         afterListing()
         return true

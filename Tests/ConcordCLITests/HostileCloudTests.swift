@@ -10,7 +10,7 @@ import Testing
         case dotDotFolder, dotDotInOneName, absolutePathInOneName, dotGitFolderWithHook, dotGitInOneName
         case upperCaseDotGit, hfsDisguisedDotGit, ntfsDisguisedDotGit, ntfsShortName
         case symbolicLinkOut, submoduleLink, overlongName, newlineInName, escapeInName, temporaryFileName
-        case conflictRecordsAsAFile, conflictRecordAsAFolder, duplicateEntries, oddMode, oversizedBlob
+        case conflictRecordsAsAFile, conflictRecordAsAFolder, duplicateEntries, fileAndFolderOfOneName, oddMode, oversizedBlob
     }
 
     struct Device {
@@ -77,6 +77,10 @@ import Testing
         case .duplicateEntries:
             let twice = try cloud.tree([.init("100644", "PWNED", pwned), .init("100644", "PWNED", cloud.blob("other\n"))], sorted: false)
             try cloud.push(adding: [.init("40000", "twice", twice)])
+        case .fileAndFolderOfOneName:
+            // git's fsck calls these duplicate entries: a checkout could write only one of them.
+            let clash = try cloud.tree([.init("100644", "todo", pwned), .init("100644", "todo.md", pwned), .init("40000", "todo", pwnedFolder)])
+            try cloud.push(adding: [.init("40000", "notes", clash)])
         case .oddMode:
             try cloud.push(adding: [.init("100666", "odd", pwned)])
         case .oversizedBlob:

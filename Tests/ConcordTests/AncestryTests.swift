@@ -1,5 +1,6 @@
 import Foundation
 import Git
+import GitFormat
 import Logging
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Git
+import GitFormat
 import Testing
 
 /// How a known_hosts file decides on the key a server presents (the ssh tests check the same

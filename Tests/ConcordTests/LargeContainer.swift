@@ -1,5 +1,6 @@
 import Foundation
 import Git
+import GitFormat
 
 /// Builds large containers directly with libgit2 (one tree write, one commit), not with
 /// one save per document, and without writing the documents into the work tree.

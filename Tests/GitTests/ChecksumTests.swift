@@ -1,5 +1,6 @@
 import Foundation
 @testable import Git
+@testable import GitFormat
 import Testing
 
 /// A pack's checksum is SHA-1 computed with the processor's SHA extensions when it has them:

@@ -1,5 +1,6 @@
 import Foundation
 import Git
+import GitFormat
 import Testing
 
 @Suite struct MaintenanceTests {

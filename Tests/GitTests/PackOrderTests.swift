@@ -1,5 +1,6 @@
 import Foundation
 @testable import Git
+@testable import GitFormat
 import Testing
 
 /// A pack's entries in the order they are stored, which says where each entry ends: copying

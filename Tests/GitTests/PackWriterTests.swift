@@ -1,5 +1,6 @@
 import Foundation
 import Git
+import GitFormat
 import Testing
 
 /// Packs written by Concord itself (copying objects between repositories, rolling up packs and

@@ -1,5 +1,6 @@
 import Foundation
 import Git
+import GitFormat
 import Testing
 
 /// Comparing two folders reads their stored bytes (a version stored as a delta is rebuilt from
@@ -208,6 +209,12 @@ import Testing
             ("a folder before a file it follows in git's order", [folderEntry("a"), entry("100644", "a.txt")]),
             ("a mode that is not octal", names.map { entry($0 == "f150" ? "100944" : "100644", $0) }),
             ("an entry cut short", names.map { entry("100644", $0) } + [Data("100644 last\0abc".utf8)]),
+            ("a file and a folder of one name, side by side", [entry("100644", "a"), folderEntry("a")]),
+            ("a file and a folder of one name, names between", [entry("100644", "a"), entry("100644", "a-b"), entry("100644", "a.txt"), folderEntry("a")]),
+            (
+                "a file and a folder of one name, many names between",
+                [entry("100644", "a")] + (0..<40).map { entry("100644", String(format: "a-%02d", $0)) } + [folderEntry("a"), entry("100644", "b")]
+            ),
         ]
         for (what, entries) in cases {
             let bad = try tree(entries)

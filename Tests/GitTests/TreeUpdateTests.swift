@@ -1,5 +1,6 @@
 import Foundation
 import Git
+import GitFormat
 import Testing
 
 /// `updateTree` rewrites only the folders on the updated paths, splicing their stored bytes:

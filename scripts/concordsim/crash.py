@@ -53,8 +53,6 @@ from .hostile import HostileCloud
 # message) is reported as known instead of failing the run; --strict fails on them too.
 KNOWN_BUGS = [
     # (case, a regular expression over the case name), kill point, message, description
-    (r"^clone$", r"^ref:device:refs/heads/main:", r"exists and is not empty",
-     "a clone killed before it configured the device leaves its folder behind: cloning again refuses it"),
     (r"^audit:", r"", r"\.git/config was moved into place without an fsync of the file first$",
      "the device's configuration (.git/config: device name and id, airplane mode, the cloud's URL) is "
      "moved into place by libgit2 before any flush; Concord flushes the file and its folder right after "

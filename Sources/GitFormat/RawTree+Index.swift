@@ -2,14 +2,14 @@ extension RawTree {
     /// A wide folder's bytes with where each entry starts, to find entries by name with a
     /// binary search: one pass over the bytes instead of libgit2 parsing every entry of the
     /// folder into a structure of its own (some 10 ms for a folder of 100,000 documents).
-    struct Index {
+    package struct Index {
         /// The folder's bytes.
-        let bytes: [UInt8]
+        package let bytes: [UInt8]
         private let starts: [Int32]
 
         /// Indexes `bytes`, a folder as git stores it, of less than 2 GB.
-        /// - Throws: ``GitError`` when `bytes` is not a well-formed folder.
-        init(_ bytes: [UInt8]) throws {
+        /// - Throws: ``FormatError`` when `bytes` is not a well-formed folder.
+        package init(_ bytes: [UInt8]) throws {
             self.bytes = bytes
             var starts: [Int32] = []
             try bytes.withUnsafeBufferPointer { buffer in
@@ -23,7 +23,7 @@ extension RawTree {
         }
 
         /// The entry named `name` (a file's or a folder's), nil when there is none.
-        func entry(named name: Substring) throws -> TreeEntry? {
+        package func entry(named name: Substring) throws -> TreeEntry? {
             let name = Array(name.utf8)
             return try bytes.withUnsafeBufferPointer { buffer in
                 for terminator in [UInt8(0), UInt8(ascii: "/")] {
@@ -45,8 +45,8 @@ extension RawTree {
     /// The entry named `name` when it is decided within the first `count` entries of `bytes`
     /// (found there, or absent since an entry past it in git's order was reached): `.some(entry)`
     /// or `.some(nil)`; nil when undecided.
-    /// - Throws: ``GitError`` when `bytes` is not a well-formed folder.
-    static func entry(named name: Substring, amongTheFirst count: Int, of bytes: [UInt8]) throws -> TreeEntry?? {
+    /// - Throws: ``FormatError`` when `bytes` is not a well-formed folder.
+    package static func entry(named name: Substring, amongTheFirst count: Int, of bytes: [UInt8]) throws -> TreeEntry?? {
         let name = Array(name.utf8)
         let asFile = name + [0], asFolder = name + [UInt8(ascii: "/")]
         return try bytes.withUnsafeBufferPointer { buffer in

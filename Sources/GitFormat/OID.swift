@@ -1,16 +1,9 @@
-internal import CGit2
-
 /// A git object id (SHA-1), a value type. Its 20 bytes are held inline, as three words: an id
 /// is copied, compared and hashed without an allocation or a reference count (ids are the keys
 /// of most of Concord's sets and dictionaries).
 public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The bytes in order: 0–7, 8–15 and 16–19, each word loaded in the machine's byte order.
     private let words: (UInt64, UInt64, UInt32)
-
-    init(_ oid: git_oid) {
-        var copy = oid
-        self = Swift.withUnsafeBytes(of: &copy.id) { OID(unchecked: $0) }
-    }
 
     /// An id from its 20 raw bytes; nil for any other count.
     public init?<Bytes: Collection<UInt8>>(bytes: Bytes) {
@@ -22,7 +15,8 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
         }
     }
 
-    private init(unchecked raw: UnsafeRawBufferPointer) {
+    /// An id from the first 20 bytes of `raw`, which must hold at least 20.
+    package init(unchecked raw: UnsafeRawBufferPointer) {
         words = (
             raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
             raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self)
@@ -90,14 +84,6 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
         hasher.combine(words.0)
         hasher.combine(words.1)
         hasher.combine(words.2)
-    }
-
-    var raw: git_oid {
-        var oid = git_oid()
-        withUnsafeMutableBytes(of: &oid.id) { target in
-            withUnsafeBytes { target.copyMemory(from: $0) }
-        }
-        return oid
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {

@@ -11,14 +11,14 @@ internal import Glibc
 /// entries of both in their sorted order, copying each run stored alike, so its cost is one
 /// pass over both (a comparison of bytes where they agree) and its size follows the entries
 /// that changed.
-enum Delta {
+package enum Delta {
     /// The longest range one copy instruction can name (its size has three bytes).
     private static let longestCopy = 0xFF_FFFF
 
     /// A delta that rebuilds `target` from `base`, or nil when it would not be less than half
     /// the size of `target` (storing the target whole is then as good). `tree` says that both
     /// are folders (git tree objects), whose entries can be matched one by one.
-    static func make(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer, tree: Bool) -> [UInt8]? {
+    package static func make(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer, tree: Bool) -> [UInt8]? {
         guard target.count >= 64 else { return nil }
         var delta = Encoder(limit: target.count / 2)
         delta.size(base.count)
@@ -37,23 +37,35 @@ enum Delta {
         return delta.overLimit ? nil : delta.finish()
     }
 
+    /// The sizes a delta's header gives: of the base it applies to, and of the target it
+    /// rebuilds; nil when the header is malformed.
+    package static func sizes(_ delta: UnsafeRawBufferPointer) -> (base: Int, target: Int)? {
+        var at = 0
+        guard let base = size(delta, &at), let target = size(delta, &at) else { return nil }
+        return (base, target)
+    }
+
+    /// A size of a delta's header from `at`: seven bits a byte, least significant first, at
+    /// most eight bytes (56 bits, never a negative size).
+    private static func size(_ delta: UnsafeRawBufferPointer, _ at: inout Int) -> Int? {
+        var value = 0, shift = 0
+        while at < delta.count, shift < 56 {
+            let byte = delta[at]
+            at += 1
+            value |= Int(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+        return nil
+    }
+
     /// The target a delta rebuilds from `base`; nil when the delta is malformed: a size that
     /// does not match, an instruction that reads past the base or the delta, or a target of
-    /// another size than its header says (or over `largest` bytes).
-    static func apply(_ delta: UnsafeRawBufferPointer, to base: UnsafeRawBufferPointer, largest: Int = 1 << 30) -> [UInt8]? {
+    /// another size than its header says (or over `largest` bytes, checked before anything is
+    /// allocated).
+    package static func apply(_ delta: UnsafeRawBufferPointer, to base: UnsafeRawBufferPointer, largest: Int) -> [UInt8]? {
         var at = 0
-        func size() -> Int? {
-            var value = 0, shift = 0
-            while at < delta.count, shift < 63 {
-                let byte = delta[at]
-                at += 1
-                value |= Int(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
-        guard let baseSize = size(), baseSize == base.count, let targetSize = size(), targetSize <= largest else { return nil }
+        guard let baseSize = size(delta, &at), baseSize == base.count, let targetSize = size(delta, &at), targetSize <= largest else { return nil }
         var complete = false
         // Every byte is written by an instruction, or the target is dropped.
         let target = [UInt8](unsafeUninitializedCapacity: targetSize) { buffer, initialized in

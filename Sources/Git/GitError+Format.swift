@@ -1,0 +1,33 @@
+internal import CGit2
+internal import GitFormat
+
+extension GitError {
+    /// The error a reader of git's formats threw, as the wrapper reports every problem with what
+    /// a repository holds: a folder's problem as a tree error (``isFolderProblem``), anything
+    /// else as damaged data (``isBadObject``), naming `file` when it came from one.
+    init(_ error: FormatError, file: String? = nil) {
+        switch error.format {
+        case .tree:
+            var message = error.message
+            if message.hasPrefix("its ") {
+                message = "a folder's " + message.dropFirst("its ".count)
+            } else if message.hasPrefix("it ") {
+                message = "a folder " + message.dropFirst("it ".count)
+            }
+            self.init(errorClass: Int32(GIT_ERROR_TREE.rawValue), message: message, function: "RawTree")
+        default:
+            let errorClass = error.format == .zlib ? GIT_ERROR_ZLIB : GIT_ERROR_ODB
+            let message = file.map { "\($0) is damaged: \(error.description)" } ?? error.description
+            self.init(errorClass: Int32(errorClass.rawValue), message: message, function: error.format.rawValue)
+        }
+    }
+}
+
+/// Runs `body`, reporting a ``FormatError`` it throws as a ``GitError`` (about `file`, if any).
+func readingFormat<T>(file: String? = nil, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as FormatError {
+        throw GitError(error, file: file)
+    }
+}

@@ -1,0 +1,78 @@
+internal import CGit2
+internal import Foundation
+internal import Glibc
+
+/// The one way Concord opens a file of a repository it reads itself (a pack, an index, a loose
+/// object, a reference): without following a link, without waiting (a FIFO where a file should
+/// be would block a plain open forever), and only when `fstat` says it is a regular file, of a
+/// size checked before anything is read or mapped.
+enum RegularFile {
+    /// An open regular file and its size.
+    struct Opened {
+        /// The descriptor, which the caller closes.
+        let descriptor: Int32
+        /// Its size in bytes.
+        let size: Int
+    }
+
+    /// Opens `path` for reading.
+    /// - Throws: ``GitError`` (class ODB) when it cannot be opened, is not a regular file, or
+    ///   holds more than `largest` bytes.
+    static func open(_ path: String, largest: Int = .max) throws -> Opened {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard descriptor >= 0 else {
+            let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            throw problem(path, reason, code: errno == ENOENT ? GIT_ENOTFOUND.rawValue : GIT_ERROR.rawValue)
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw problem(path, reason)
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw problem(path, "it is not a regular file")
+        }
+        guard Int(status.st_size) <= largest else {
+            close(descriptor)
+            throw problem(path, "it holds \(status.st_size) bytes, more than the \(largest) it may")
+        }
+        return Opened(descriptor: descriptor, size: Int(status.st_size))
+    }
+
+    /// The whole of `path`, read after ``open(_:largest:)``.
+    static func read(_ path: String, largest: Int) throws -> [UInt8] {
+        let file = try open(path, largest: largest)
+        defer { close(file.descriptor) }
+        var bytes = [UInt8](repeating: 0, count: file.size)
+        var done = 0
+        while done < file.size {
+            let got = bytes.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress! + done, file.size - done, off_t(done)) }
+            if got < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard got > 0 else { throw problem(path, got < 0 ? String(cString: strerror(errno)) : "it shrank while being read") }
+            done += got
+        }
+        return bytes
+    }
+
+    /// The open file mapped read-only; nil when it is empty.
+    /// - Throws: ``GitError`` when it cannot be mapped.
+    static func map(_ file: Opened, path: String) throws -> UnsafeRawBufferPointer? {
+        guard file.size > 0 else { return nil }
+        guard let start = mmap(nil, file.size, PROT_READ, MAP_PRIVATE, file.descriptor, 0), start != MAP_FAILED else {
+            throw problem(path, String(cString: strerror(errno)))
+        }
+        return UnsafeRawBufferPointer(start: start, count: file.size)
+    }
+
+    /// True when `path` names a regular file (a link is not followed).
+    static func exists(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    private static func problem(_ path: String, _ reason: String, code: Int32 = GIT_ERROR.rawValue) -> GitError {
+        GitError(code: code, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "cannot read \(path): \(reason)", function: "open")
+    }
+}

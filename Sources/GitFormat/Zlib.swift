@@ -1,0 +1,101 @@
+internal import CZlib
+
+/// Inflating what git compresses (pack entries, loose objects), to a size known before any
+/// memory is spent: the caller checks the declared size against its limits first, the output
+/// is allocated once at that size, and inflation stops there. A stream that ends early, goes
+/// on past that size, or is damaged is refused.
+package enum Zlib {
+    /// The bytes `stream` inflates to, which must be exactly `size`, with how many bytes of
+    /// `stream` the compressed data took (bytes after its end are left alone).
+    /// - Throws: ``FormatError`` when the data is damaged or does not inflate to `size` bytes.
+    package static func inflate(_ stream: UnsafeRawBufferPointer, size: Int) throws(FormatError) -> (bytes: [UInt8], consumed: Int) {
+        let inflater = try Inflater(stream)
+        var failure: FormatError?
+        // Every byte is written by zlib, or the output is dropped.
+        let output = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            do throws(FormatError) {
+                let filled = try inflater.fill(UnsafeMutableRawBufferPointer(buffer))
+                guard filled == size, try inflater.isAtEnd() else {
+                    throw FormatError(.zlib, "it does not inflate to the \(size) bytes its header gives")
+                }
+                initialized = size
+            } catch {
+                failure = error
+                initialized = 0
+            }
+        }
+        if let failure { throw failure }
+        return (output, inflater.consumed)
+    }
+
+    /// A zlib stream inflated step by step into buffers the caller gives. zlib's state points
+    /// back at its stream, so the stream lives at one address, allocated here.
+    package final class Inflater {
+        private let stream: UnsafeMutablePointer<z_stream>
+
+        /// Starts inflating `input`, which must outlive this inflater.
+        /// - Throws: ``FormatError`` when zlib cannot start.
+        package init(_ input: UnsafeRawBufferPointer) throws(FormatError) {
+            stream = .allocate(capacity: 1)
+            stream.initialize(to: z_stream())
+            guard inflateInit_(stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+                stream.deallocate()
+                throw FormatError(.zlib, "zlib cannot start")
+            }
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.pointee.avail_in = uInt(clamping: input.count)
+        }
+
+        deinit {
+            inflateEnd(stream)
+            stream.deallocate()
+        }
+
+        /// How many input bytes were used so far.
+        package var consumed: Int { Int(stream.pointee.total_in) }
+
+        /// Inflates into `output` until it is full or the stream ends.
+        /// - Returns: how many bytes were written.
+        /// - Throws: ``FormatError`` when the data is damaged or cut short.
+        package func fill(_ output: UnsafeMutableRawBufferPointer) throws(FormatError) -> Int {
+            guard output.count > 0 else { return 0 }
+            var written = 0
+            while written < output.count {
+                stream.pointee.next_out = output.baseAddress!.advanced(by: written).assumingMemoryBound(to: Bytef.self)
+                let room = min(output.count - written, Int(UInt32.max))
+                stream.pointee.avail_out = uInt(room)
+                let status = CZlib.inflate(stream, Z_NO_FLUSH)
+                written += room - Int(stream.pointee.avail_out)
+                if status == Z_STREAM_END { break }
+                guard status == Z_OK else {
+                    throw FormatError(.zlib, status == Z_BUF_ERROR ? "the stream is cut short" : "the stream is damaged (zlib error \(status))")
+                }
+            }
+            return written
+        }
+
+        /// Inflates into the start of `array` (see ``fill(_:)-(UnsafeMutableRawBufferPointer)``).
+        package func fill(_ array: inout [UInt8]) throws(FormatError) -> Int {
+            var result: Result<Int, FormatError> = .success(0)
+            array.withUnsafeMutableBytes { buffer in
+                do throws(FormatError) { result = .success(try fill(buffer)) } catch { result = .failure(error) }
+            }
+            return try result.get()
+        }
+
+        /// True when the stream ends exactly here: nothing more inflates from it.
+        /// - Throws: ``FormatError`` when the data is damaged.
+        package func isAtEnd() throws(FormatError) -> Bool {
+            var probe: UInt8 = 0
+            let (status, left) = withUnsafeMutableBytes(of: &probe) { byte in
+                stream.pointee.next_out = byte.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.pointee.avail_out = 1
+                return (CZlib.inflate(stream, Z_NO_FLUSH), stream.pointee.avail_out)
+            }
+            guard status == Z_STREAM_END || status == Z_OK || status == Z_BUF_ERROR else {
+                throw FormatError(.zlib, "the stream is damaged (zlib error \(status))")
+            }
+            return status == Z_STREAM_END && left == 1
+        }
+    }
+}

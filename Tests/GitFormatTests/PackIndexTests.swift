@@ -1,0 +1,8 @@
+import Foundation
+import Testing
+
+@testable import GitFormat
+
+@Suite struct PackIndexTests {
+    @Test func placeholder() {}
+}
