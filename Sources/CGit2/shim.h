@@ -30,6 +30,9 @@ static inline int concord_git_set_mwindow_size(size_t bytes) {
 static inline int concord_git_enable_strict_hash_verification(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
 }
+static inline int concord_git_set_pack_max_object_size(size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_PACK_MAX_OBJECT_SIZE, bytes);
+}
 static inline int concord_git_set_ssl_cert_locations(const char *file, const char *path) {
     return git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS, file, path);
 }

@@ -16,7 +16,8 @@ struct ArrivalCheck {
     struct Limits: Equatable {
         /// The largest object (a document, or a file of a package), in bytes.
         var objectSize: Int
-        /// The most bytes of new file content one sync or clone may receive, inflated.
+        /// The most bytes of new file content one sync or clone may write, inflated: each path a
+        /// file arrives under counts.
         var totalSize: Int
 
         static let defaultObjectSize = 100 << 20
@@ -73,6 +74,8 @@ struct ArrivalCheck {
     let limits: Limits
 
     /// Checks every entry that the commits reachable from `tips` and not from `known` introduce.
+    /// The total counts what a checkout would write: every entry's size, so that one file named
+    /// under many paths counts once for each (its object arrives once).
     /// - Throws: ``ConcordError/refusedFromCloud(commit:path:reason:)`` for the first entry refused.
     func check(_ repository: Repository, from tips: [OID], hiding known: [OID]) throws {
         var sizes: [OID: Int] = [:]
@@ -82,8 +85,8 @@ struct ArrivalCheck {
                 if let reason = try problem(with: arriving, repository: repository) {
                     throw ConcordError.refusedFromCloud(commit: arriving.commit.short, path: arriving.path, reason: reason)
                 }
-                guard arriving.entry.kind == .blob, sizes[arriving.entry.id] == nil else { return }
-                let size = try repository.blobSize(arriving.entry.id)
+                guard arriving.entry.kind == .blob else { return }
+                let size = try sizes[arriving.entry.id] ?? repository.blobSize(arriving.entry.id)
                 sizes[arriving.entry.id] = size
                 total += size
                 if size > limits.objectSize {
@@ -95,7 +98,9 @@ struct ArrivalCheck {
                 if total > limits.totalSize {
                     throw ConcordError.refusedFromCloud(
                         commit: arriving.commit.short, path: arriving.path,
-                        reason: "past the limit of \(Self.format(limits.totalSize)) of new content in one transfer (CONCORD_MAX_ARRIVAL_SIZE or concord.maxArrivalSize raise it)")
+                        reason:
+                            "past the limit of \(Self.format(limits.totalSize)) of new content in one transfer, counting each path a file is written to (CONCORD_MAX_ARRIVAL_SIZE or concord.maxArrivalSize raise it)"
+                    )
                 }
             }
         } catch let error as GitError {

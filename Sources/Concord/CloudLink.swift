@@ -135,7 +135,8 @@ final class CloudLink {
                 try keep(
                     repository.fetch(
                         remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"], url: url,
-                        access: access, progress: progress.map(SyncProgress.forward)))
+                        access: access, largestObject: ArrivalCheck.Limits.current(in: repository).objectSize,
+                        progress: progress.map(SyncProgress.forward)))
             }
         } catch let error as GitError {
             throw failure(error, during: .fetch)

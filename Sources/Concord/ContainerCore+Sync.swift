@@ -22,11 +22,12 @@ extension ContainerCore {
                 }
                 report.attempts += 1
                 let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
+                let packsBefore = Set(repository.packs().map(\.name))
                 try cloud.fetch(progress: progress)
                 CrashPoint.reach("sync:fetched")
                 guard let local = try history.head() else { throw ConcordError.failed("this container has no first commit") }
                 let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
-                if let remote { try checkArrival(remote, local: local, restoring: previousRemote) }
+                if let remote { try checkArrival(remote, local: local, restoring: previousRemote, packsBefore: packsBefore) }
                 var toPush = local
                 if let remote, remote != local {
                     if try history.descends(remote, from: local) {

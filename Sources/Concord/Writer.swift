@@ -6,7 +6,8 @@ internal import Logging
 /// The container's writer: runs each write holding the container lock (one writing process at a
 /// time), after clearing what a killed writer left behind, and tidies up before letting go.
 ///
-/// Before the write: git's stale lock files go and a pending work-tree update is finished
+/// Before the write: git's stale lock files and the temporary files of objects being written
+/// (``Repository/removeTemporaryFiles()``) go, and a pending work-tree update is finished
 /// (``Checkout/recoverPending()``). After it: the history index catches up with `main` and the
 /// object database is kept small (``Maintenance``), still under the lock.
 struct Writer {
@@ -31,6 +32,7 @@ struct Writer {
         let lock = try ContainerLock(gitDirectory: repository.gitDirectory, root: root, timeout: lockTimeout)
         return try withExtendedLifetime(lock) {
             removeStaleGitLocks()
+            repository.removeTemporaryFiles()
             try checkout.recoverPending()
             let result = try body()
             history.updateIndex()

@@ -10,17 +10,13 @@ final class RecentTreeBytes {
     /// Least recently used first.
     private var order: [OID] = []
     private var bytes = 0
-    /// The most bytes kept beyond the newest few folders, which are kept whatever their size.
+    /// The most bytes kept; a folder larger than this is not kept at all.
     let limit: Int
     /// The most folders kept: the bases a line of versions is rebuilt from (a version's base is
     /// at most log2(versions) steps back, ``PackWriter``), and the narrow folders a sync reads
     /// more than once (the fetch, the arrival check, the integration and the roll-up each read
     /// the folders that changed: some 600 of 4 KB in a sync of 200 commits), within ``limit``.
     static let mostKept = 1024
-    /// How many of the newest folders are always kept: the two sides of a comparison and the
-    /// bases their deltas name.
-    static let alwaysKept = 4
-
     init(limit: Int) { self.limit = limit }
 
     /// The bytes of the folder `id` when they are kept, else nil.
@@ -42,10 +38,10 @@ final class RecentTreeBytes {
 
     /// Keeps `data` as the bytes of the folder `id`.
     func keep(_ id: OID, _ data: [UInt8]) {
-        guard kept.updateValue(data, forKey: id) == nil else { return }
+        guard data.count <= limit, kept.updateValue(data, forKey: id) == nil else { return }
         order.append(id)
         bytes += data.count
-        while order.count > Self.alwaysKept, bytes > limit || order.count > Self.mostKept {
+        while order.count > 1, bytes > limit || order.count > Self.mostKept {
             bytes -= kept.removeValue(forKey: order.removeFirst())?.count ?? 0
         }
     }

@@ -11,9 +11,11 @@ internal import GitFormat
 final class RecentTrees {
     private var trees: [(id: OID, tree: OpaquePointer, bytes: Int)] = []
     private var bytes = 0
-    /// The most bytes (estimated from entry counts) kept, beyond the newest few folders, which
-    /// are kept whatever their size.
+    /// The most bytes (estimated from entry counts) kept beyond the newest few folders.
     let limit: Int
+    /// The most bytes kept in any case, the newest few folders included; a folder larger than
+    /// this is not kept at all (a folder of 600,000 documents).
+    var hardLimit: Int { limit * 8 }
     /// How many of the newest folders are always kept: a comparison's two sides, and the head's,
     /// the merge's and each contending version's when a resolve looks its documents up in them.
     static let alwaysKept = 6
@@ -37,12 +39,13 @@ final class RecentTrees {
 
     /// Keeps a reference to `tree` (a new one: the caller keeps its own).
     func keep(_ id: OID, _ tree: OpaquePointer) {
+        let size = Int(git_tree_entrycount(tree)) * 48 + 256
+        guard size <= hardLimit else { return }
         var copy: OpaquePointer?
         guard git_tree_dup(&copy, tree) == 0, let copy else { return }
-        let size = Int(git_tree_entrycount(tree)) * 48 + 256
         trees.insert((id, copy, size), at: 0)
         bytes += size
-        while bytes > limit, trees.count > Self.alwaysKept {
+        while bytes > limit && trees.count > Self.alwaysKept || bytes > hardLimit && trees.count > 1 {
             let oldest = trees.removeLast()
             bytes -= oldest.bytes
             git_tree_free(oldest.tree)

@@ -262,7 +262,7 @@ extension Repository {
     }
 
     /// Removes a pack: its index first, so that no reader finds an index without its pack.
-    private static func removePack(_ name: String, in folder: String) {
+    static func removePack(_ name: String, in folder: String) {
         let stem = "\(folder)/\(name.dropLast(".pack".count))"
         for suffix in [".idx", ".rev", ".bitmap", ".pack"] { unlink(stem + suffix) }
     }

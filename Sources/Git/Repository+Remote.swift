@@ -32,15 +32,19 @@ extension Repository {
     ///   - url: the URL to use for this fetch only (for example with a query the configuration
     ///     must not hold); nil uses the configured one.
     ///   - access: credentials and the host key check, for ssh and https.
+    ///   - largestObject: the largest object libgit2's indexer accepts in the pack it receives,
+    ///     refused by its header before it is inflated (a process-wide setting of libgit2's, set
+    ///     for this fetch).
     /// - Returns: the credential the remote accepted; nil when it asked for none.
     /// - Throws: ``GitError``: ``GitError/isAuthentication``, ``GitError/isHostKey`` and
     ///   ``GitError/isCertificate`` say why a server or this side refused the connection,
     ///   ``GitError/isNetwork`` that the remote cannot be reached.
     @discardableResult
     public func fetch(
-        remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil,
+        remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil, largestObject: Int = 1 << 30,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) throws -> Credential? {
+        try check("git_libgit2_opts", concord_git_set_pack_max_object_size(largestObject))
         let remote = try lookupRemote(name, url: url)
         defer { git_remote_free(remote) }
         var options = git_fetch_options()
@@ -56,37 +60,6 @@ extension Repository {
             try withStringArray(refspecs) { array in
                 try check("git_remote_fetch", git_remote_fetch(remote, &array, &options, "concord: fetch"))
             }
-        }
-        return callbacks.lastOffered
-    }
-
-    /// Pushes `refspecs` to the named remote (see ``fetch(remote:refspecs:url:access:progress:)``
-    /// for `url` and `access`).
-    /// - Returns: the credential the remote accepted; nil when it asked for none.
-    /// - Throws: ``GitError``: ``GitError/isNotFastForward`` when the remote refused because
-    ///   it moved on, ``GitError/isNetwork`` when it cannot be reached, and the reasons a
-    ///   fetch gives for a refused connection.
-    @discardableResult
-    public func push(remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil) throws -> Credential? {
-        let remote = try lookupRemote(name, url: url)
-        defer { git_remote_free(remote) }
-        var options = git_push_options()
-        try check("git_push_options_init", git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)))
-        options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
-        let callbacks = RemoteCallbacks(access: access)
-        try withExtendedLifetime(callbacks) {
-            callbacks.install(in: &options.callbacks)
-            try withStringArray(refspecs) { array in
-                try check("git_remote_push", git_remote_push(remote, &array, &options))
-            }
-        }
-        if let (reference, status) = callbacks.rejections.first {
-            let moved = ["fast-forward", "fetch first", "stale", "failed to update ref"].contains { status.contains($0) }
-            throw GitError(
-                code: moved ? GIT_ENONFASTFORWARD.rawValue : GIT_ERROR.rawValue,
-                errorClass: Int32(GIT_ERROR_REFERENCE.rawValue),
-                message: "the remote refused \(reference): \(status)",
-                function: "git_remote_push")
         }
         return callbacks.lastOffered
     }

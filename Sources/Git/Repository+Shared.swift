@@ -1,13 +1,6 @@
 internal import Foundation
 
 extension Repository {
-    /// Opens the bare repository at exactly `path`; nil when there is none there (no such
-    /// folder, a work tree, or anything else).
-    public static func openBare(at path: String) -> Repository? {
-        guard let repository = try? open(at: path), repository.workDirectory == nil else { return nil }
-        return repository
-    }
-
     /// Removes the lock file that a writer killed while moving `reference` left behind: git
     /// refuses every later update of the reference while it is there. Call only while holding
     /// a lock that keeps every other writer of this repository out.
@@ -21,5 +14,38 @@ extension Repository {
     public func removeStaleLocks(ofReferences references: [String]) {
         for reference in references { removeStaleLock(ofReference: reference) }
         for name in ["packed-refs", "config", "HEAD"] { unlink("\(gitDirectory)\(name).lock") }
+    }
+}
+
+extension Repository {
+    /// Removes the temporary files a writer killed while writing objects left behind: libgit2's
+    /// (`objects/tmp_object_git2_*` for a loose object, `objects/pack/pack_git2_*` for a pack
+    /// being indexed, `*.lock` beside a pack's index) and Concord's (`*.tmp-<pid>` beside a pack
+    /// it stores). Call only while holding a lock that keeps every other writer of this
+    /// repository out: then none of them is being written.
+    /// - Returns: how many files were removed.
+    @discardableResult
+    public func removeTemporaryFiles() -> Int {
+        var removed = 0
+        let folders = [
+            ("objects/", { (name: String) in name.hasPrefix("tmp_object_git2_") }),
+            ("objects/pack/", { (name: String) in name.hasPrefix("pack_git2_") || name.hasSuffix(".lock") || name.contains(".tmp-") }),
+        ]
+        for (folder, isTemporary) in folders {
+            let path = gitDirectory + folder
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where isTemporary(name) {
+                if unlink(path + name) == 0 { removed += 1 }
+            }
+        }
+        return removed
+    }
+
+    /// Removes the packs `names` (`pack-….pack`) with their indexes: a fetch's packs whose
+    /// commits were refused, which nothing names. Call only while holding a lock that keeps
+    /// every other writer of this repository out.
+    public func removePacks(_ names: [String]) {
+        let folder = gitDirectory + "objects/pack"
+        for name in names { Self.removePack(name, in: folder) }
+        try? refreshObjects()
     }
 }

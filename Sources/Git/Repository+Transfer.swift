@@ -90,39 +90,70 @@ extension Repository {
             if verifying { try Self.verify(object, is: id) }
             return object
         }
-        func addTree(_ tree: OID, against old: [OID], path: String, commit: OID) throws {
-            guard !old.contains(tree), !pack.contains(tree), !skip(tree) else { return }
-            try pack.add(tree, previous: old.first, read: read)
+        // A folder's path in messages, and an over-limit object told with its commit and path.
+        func adding(_ id: OID, at path: String, commit: OID, previous: OID?) throws {
             do {
-                try forEachDifference(old.first, tree) { first, entry in
-                    guard let entry, entry.kind != .commit else { return }
-                    // A merge's other parents: an entry one of them already has is not new either.
-                    let previous = try old.dropFirst().compactMap { try child(Substring(entry.name), of: $0) }
-                    if previous.contains(where: { $0.id == entry.id }) { return }
-                    let base = first.flatMap { $0.kind == entry.kind ? $0.id : nil }
-                    if entry.kind == .tree {
-                        let trees = ([first].compactMap { $0 } + previous).filter { $0.kind == .tree }.map(\.id)
-                        try addTree(entry.id, against: trees, path: path.isEmpty ? entry.name : "\(path)/\(entry.name)", commit: commit)
-                    } else if !skip(entry.id) {
-                        do {
-                            try pack.add(entry.id, previous: base, read: read)
-                        } catch let error as GitError where error.isOverLimit {
-                            let name = path.isEmpty ? entry.name : "\(path)/\(entry.name)"
-                            let claim = error.message.range(of: "claims").map { String(error.message[$0.lowerBound...]) } ?? error.message
-                            throw GitError(
-                                code: error.code, errorClass: error.errorClass, message: "commit \(commit.short): '\(name)' \(claim)", function: error.function)
-                        }
-                    }
-                }
-            } catch let error as GitError where error.isFolderProblem {
-                throw error.found(inFolder: path, tree: tree, commit: commit)
+                try pack.add(id, previous: previous, read: read)
+            } catch let error as GitError where error.isOverLimit {
+                let claim = error.message.range(of: "claims").map { String(error.message[$0.lowerBound...]) } ?? error.message
+                throw GitError(
+                    code: error.code, errorClass: error.errorClass, message: "commit \(commit.short): '\(Self.shortened(path))' \(claim)",
+                    function: error.function)
             }
+        }
+        // Each commit's changed folders, depth first, in a loop: the folders come from someone
+        // else and may nest without end.
+        struct Folder {
+            var tree: OID
+            var old: [OID]
+            var path: String
+            var depth: Int
         }
         for commit in commits {
             if !skip(commit) { try pack.add(commit, previous: nil, read: read) }
             let parentTrees = try parents(ofCommit: commit).map(treeID(ofCommit:))
-            try addTree(treeID(ofCommit: commit), against: parentTrees, path: "", commit: commit)
+            var pending = [Folder(tree: try treeID(ofCommit: commit), old: parentTrees, path: "", depth: 0)]
+            while let folder = pending.popLast() {
+                let (tree, old, path) = (folder.tree, folder.old, folder.path)
+                guard !old.contains(tree), !pack.contains(tree), !skip(tree) else { continue }
+                guard folder.depth <= Self.deepestFolder else {
+                    throw GitError(
+                        errorClass: Int32(GIT_ERROR_TREE.rawValue),
+                        message: "commit \(commit.short): the folder '\(Self.shortened(path))' is nested deeper than \(Self.deepestFolder) folders",
+                        function: "copyObjects")
+                }
+                try adding(tree, at: path.isEmpty ? "/" : path, commit: commit, previous: old.first)
+                var below: [Folder] = []
+                do {
+                    try forEachDifference(old.first, tree) { first, entry in
+                        guard let entry, entry.kind != .commit else { return }
+                        // A merge's other parents: an entry one of them already has is not new either.
+                        let previous = try old.dropFirst().compactMap { try child(Substring(entry.name), of: $0) }
+                        if previous.contains(where: { $0.id == entry.id }) { return }
+                        let base = first.flatMap { $0.kind == entry.kind ? $0.id : nil }
+                        let name = path.isEmpty ? entry.name : "\(path)/\(entry.name)"
+                        if entry.kind == .tree {
+                            let trees = ([first].compactMap { $0 } + previous).filter { $0.kind == .tree }.map(\.id)
+                            below.append(Folder(tree: entry.id, old: trees, path: name, depth: folder.depth + 1))
+                        } else if !skip(entry.id) {
+                            try adding(entry.id, at: name, commit: commit, previous: base)
+                        }
+                    }
+                } catch let error as GitError where error.isFolderProblem {
+                    throw error.found(inFolder: path, tree: tree, commit: commit)
+                }
+                pending.append(contentsOf: below.reversed())
+            }
         }
+    }
+
+    /// The deepest nesting of folders a transfer takes: a path of 1,024 bytes, Concord's longest,
+    /// holds at most 512 folders.
+    static let deepestFolder = 512
+
+    /// `path` cut to its first 80 characters, for a message.
+    static func shortened(_ path: String) -> String {
+        path.count <= 80 ? path : path.prefix(80) + "…"
     }
 
     /// Refuses `object` unless it hashes to `id` (as libgit2 hashes: SHA-1 with collision detection).

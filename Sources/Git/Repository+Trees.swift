@@ -70,8 +70,11 @@ extension Repository {
         return try readingFormat {
             if let early = try RawTree.entry(named: name, amongTheFirst: 64, of: bytes) { return .some(early) }
             let index = try RawTree.Index(bytes)
-            indexedFolders.insert((id, index), at: 0)
-            if indexedFolders.count > 4 { indexedFolders.removeLast() }
+            // Four folders kept, each at most half the bytes the recent folders may hold.
+            if bytes.count <= recentTreeBytes.limit / 2 {
+                indexedFolders.insert((id, index), at: 0)
+                if indexedFolders.count > 4 { indexedFolders.removeLast() }
+            }
             return .some(try index.entry(named: name))
         }
     }

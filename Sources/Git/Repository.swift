@@ -98,24 +98,6 @@ public final class Repository {
         return Repository(owning: handle)
     }
 
-    /// Clones `url` into `path` without checking anything out (callers write their own work tree,
-    /// so that no filter named by the repository's attributes runs).
-    /// - Throws: ``GitError`` when the remote cannot be reached or read, or `path` is not empty.
-    public static func clone(from url: String, to path: String, progress: (@Sendable (TransferProgress) -> Void)? = nil) throws -> Repository {
-        Libgit2.ensure()
-        var options = git_clone_options()
-        try check("git_clone_options_init", git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)))
-        options.checkout_opts.checkout_strategy = GIT_CHECKOUT_NONE.rawValue
-        let callbacks = RemoteCallbacks(access: nil, progress: progress)
-        var handle: OpaquePointer?
-        try withExtendedLifetime(callbacks) {
-            callbacks.install(in: &options.fetch_opts.callbacks)
-            try check("git_clone", git_clone(&handle, url, path, &options))
-        }
-        guard let handle else { throw GitError(message: "nothing was cloned to \(path)", function: "git_clone") }
-        return Repository(owning: handle)
-    }
-
     /// True when HEAD names a branch that has no commit yet.
     public var isEmpty: Bool {
         git_repository_is_empty(pointer) == 1
