@@ -2,13 +2,16 @@ internal import CGit2
 internal import Foundation
 
 /// What libgit2's callbacks share during one fetch, push or clone: the credentials offered so
-/// far, the host key check, transfer progress and the references a server refused.
+/// far, the host key check, transfer progress (which also tells the network watch that objects
+/// arrive) and the references a server refused.
 ///
 /// Passed to libgit2 as `payload` with `Unmanaged.passUnretained` inside `withExtendedLifetime`,
 /// so that a callback called many times never releases it.
 final class RemoteCallbacks {
     let access: RemoteAccess?
     let progress: (@Sendable (TransferProgress) -> Void)?
+    /// The network operation the callbacks belong to: told when objects arrive or a pack is built.
+    let operation: NetworkOperation?
     /// The next credential of `access` to offer.
     private var next = 0
     /// Credentials handed to libgit2 so far, as named in messages.
@@ -20,16 +23,18 @@ final class RemoteCallbacks {
     /// References a server refused during a push, with its reason.
     var rejections: [(reference: String, status: String)] = []
 
-    init(access: RemoteAccess?, progress: (@Sendable (TransferProgress) -> Void)? = nil) {
+    init(access: RemoteAccess?, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: NetworkOperation? = nil) {
         self.access = access
         self.progress = progress
+        self.operation = operation
     }
 
     /// Points `callbacks` at this state. Call inside `withExtendedLifetime(self)`, for the
     /// whole libgit2 call.
     func install(in callbacks: inout git_remote_callbacks) {
         callbacks.payload = Unmanaged.passUnretained(self).toOpaque()
-        if progress != nil { callbacks.transfer_progress = transferProgressCallback }
+        if progress != nil || operation != nil { callbacks.transfer_progress = transferProgressCallback }
+        if operation != nil { callbacks.pack_progress = packProgressCallback }
         callbacks.push_update_reference = pushUpdateReferenceCallback
         if access != nil {
             callbacks.credentials = credentialsCallback
@@ -157,11 +162,18 @@ private let certificateCheckCallback: git_transport_certificate_check_cb = { cer
 private let transferProgressCallback: git_indexer_progress_cb = { stats, payload in
     guard let stats, let payload else { return 0 }
     let state = Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue()
+    state.operation?.noteObjectsArriving()
     let value = stats.pointee
     state.progress?(
         TransferProgress(
             totalObjects: Int(value.total_objects), receivedObjects: Int(value.received_objects),
             indexedObjects: Int(value.indexed_objects), receivedBytes: Int(value.received_bytes)))
+    return 0
+}
+
+private let packProgressCallback: git_packbuilder_progress = { _, _, _, payload in
+    guard let payload else { return 0 }
+    Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().operation?.noteLocalProgress()
     return 0
 }
 

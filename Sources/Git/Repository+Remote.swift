@@ -32,13 +32,15 @@ extension Repository {
     ///   - url: the URL to use for this fetch only (for example with a query the configuration
     ///     must not hold); nil uses the configured one.
     ///   - access: credentials and the host key check, for ssh and https.
+    ///   - limits: how long a server may take, and how much it may send before any object.
     /// - Returns: the credential the remote accepted; nil when it asked for none.
     /// - Throws: ``GitError``: ``GitError/isAuthentication``, ``GitError/isHostKey`` and
     ///   ``GitError/isCertificate`` say why a server or this side refused the connection,
-    ///   ``GitError/isNetwork`` that the remote cannot be reached.
+    ///   ``GitError/isNetwork`` that the remote cannot be reached (``GitError/isTimeout``: not in
+    ///   time), ``GitError/isOversizedAnswer`` that it sent too much before any object.
     @discardableResult
     public func fetch(
-        remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil,
+        remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil, limits: NetworkLimits = NetworkLimits(),
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) throws -> Credential? {
         let remote = try lookupRemote(name, url: url)
@@ -50,34 +52,39 @@ extension Repository {
         options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
         // FETCH_HEAD would hold the URL, a query token with it; nothing reads it.
         options.update_fetchhead = 0
-        let callbacks = RemoteCallbacks(access: access, progress: progress)
+        let operation = NetworkOperation(limits: limits)
+        let callbacks = RemoteCallbacks(access: access, progress: progress, operation: operation)
         try withExtendedLifetime(callbacks) {
             callbacks.install(in: &options.callbacks)
             try withStringArray(refspecs) { array in
-                try check("git_remote_fetch", git_remote_fetch(remote, &array, &options, "concord: fetch"))
+                try operation.run { try check("git_remote_fetch", git_remote_fetch(remote, &array, &options, "concord: fetch")) }
             }
         }
         return callbacks.lastOffered
     }
 
-    /// Pushes `refspecs` to the named remote (see ``fetch(remote:refspecs:url:access:progress:)``
-    /// for `url` and `access`).
+    /// Pushes `refspecs` to the named remote (see ``fetch(remote:refspecs:url:access:limits:progress:)``
+    /// for `url`, `access` and `limits`; a push receives no object, so the answer's limit covers
+    /// all it receives).
     /// - Returns: the credential the remote accepted; nil when it asked for none.
     /// - Throws: ``GitError``: ``GitError/isNotFastForward`` when the remote refused because
     ///   it moved on, ``GitError/isNetwork`` when it cannot be reached, and the reasons a
-    ///   fetch gives for a refused connection.
+    ///   fetch gives for a refused or failed connection.
     @discardableResult
-    public func push(remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil) throws -> Credential? {
+    public func push(
+        remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil, limits: NetworkLimits = NetworkLimits()
+    ) throws -> Credential? {
         let remote = try lookupRemote(name, url: url)
         defer { git_remote_free(remote) }
         var options = git_push_options()
         try check("git_push_options_init", git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION)))
         options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
-        let callbacks = RemoteCallbacks(access: access)
+        let operation = NetworkOperation(limits: limits)
+        let callbacks = RemoteCallbacks(access: access, operation: operation)
         try withExtendedLifetime(callbacks) {
             callbacks.install(in: &options.callbacks)
             try withStringArray(refspecs) { array in
-                try check("git_remote_push", git_remote_push(remote, &array, &options))
+                try operation.run { try check("git_remote_push", git_remote_push(remote, &array, &options)) }
             }
         }
         if let (reference, status) = callbacks.rejections.first {
