@@ -10,7 +10,8 @@ internal import Git
 /// (``Repository/copyObjects(to:from:hiding:trusted:)``) and the cloud's `main` moves by
 /// compare-and-swap. Any other cloud goes through libgit2's transports, with the credentials
 /// of ``CloudEnvironment`` and the store (``CloudSecrets``), ssh host keys checked against
-/// known_hosts and certificates always verified.
+/// known_hosts, certificates always verified, and time-outs (``NetworkLimits/current(in:)``): a
+/// server that stalls makes a sync offline, like one that cannot be reached.
 final class CloudLink {
     /// What an unreachable cloud is reported as.
     enum Purpose {
@@ -26,8 +27,8 @@ final class CloudLink {
         /// A local folder that is not a bare repository: libgit2's local transport.
         case folder
         /// ssh, https, http or `git://`, through libgit2's transports; `url` adds back what the
-        /// configuration must not hold (a query).
-        case network(url: String?, access: RemoteAccess)
+        /// configuration must not hold (a query); `limits` bound how long a server may stall.
+        case network(url: String?, access: RemoteAccess, limits: NetworkLimits)
     }
 
     /// The device's repository.
@@ -48,7 +49,8 @@ final class CloudLink {
     /// The link of the container whose repository is `repository`.
     /// - Parameter secretsSource: where the stored secrets came from, when init or clone was
     ///   just given them (for messages).
-    /// - Throws: ``ConcordError/failed(_:)`` when the container has no cloud,
+    /// - Throws: ``ConcordError/failed(_:)`` when the container has no cloud or a network cloud's
+    ///   time-out setting is invalid (``NetworkLimits/current(in:)``),
     ///   ``ConcordError/cloudRefused(_:)`` when `SSL_CERT_FILE` cannot be read.
     init(
         repository: Repository, lockTimeout: Double, purpose: Purpose = .sync, secretsSource given: String? = nil,
@@ -99,7 +101,8 @@ final class CloudLink {
             credentials.append(.password(username: username, password: secrets?.password ?? ""))
         }
         let access = RemoteAccess(credentials: credentials, sshUser: address.username ?? environment.loginName, hostKeys: hostKeys)
-        transport = .network(url: secrets?.query.map { "\(address.url)?\($0)" }, access: access)
+        transport = .network(
+            url: secrets?.query.map { "\(address.url)?\($0)" }, access: access, limits: try NetworkLimits.current(in: repository))
         if address.transport == .http, let file = environment.certificateFile {
             do {
                 try CertificateAuthorities.add(file: file)
@@ -130,11 +133,11 @@ final class CloudLink {
                 try repository.fetch(
                     remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"],
                     progress: progress.map(SyncProgress.forward))
-            case let .network(url, access):
+            case let .network(url, access, limits):
                 try keep(
                     repository.fetch(
                         remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"], url: url,
-                        access: access, progress: progress.map(SyncProgress.forward)))
+                        access: access, limits: limits, progress: progress.map(SyncProgress.forward)))
             }
         } catch let error as GitError {
             throw failure(error, during: .fetch)
@@ -168,11 +171,12 @@ final class CloudLink {
                 }
             case .folder:
                 try repository.push(remote: "origin", refspecs: ["\(ContainerCore.branch):\(ContainerCore.branch)"])
-            case let .network(url, access):
+            case let .network(url, access, limits):
                 // Exactly what changed, as one pack, and a compare-and-swap of the cloud's main
                 // from what was fetched (libgit2's push reads every folder of the cloud's commit).
                 let fetched = try repository.resolve(ContainerCore.remoteBranch)
-                try keep(repository.upload(main, to: ContainerCore.branch, expected: fetched, remote: "origin", url: url, access: access))
+                try keep(
+                    repository.upload(main, to: ContainerCore.branch, expected: fetched, remote: "origin", url: url, access: access, limits: limits))
             }
         } catch let error as GitError where !error.isNotFastForward {
             throw failure(error, during: .push)
@@ -258,14 +262,17 @@ final class CloudLink {
                     cause: .certificate, url: url,
                     detail: "\(message); if a private authority signed it, name its certificate with SSL_CERT_FILE=FILE"))
         }
-        if error.isBadObject {
-            // The cloud answered: what it holds or sent cannot be read. Not offline, which
-            // says to wait; waiting changes nothing here.
+        if error.isBadObject || error.isOversizedAnswer {
+            // The cloud answered: what it holds or sent cannot be read (or is far too large to
+            // be references). Not offline, which says to wait; waiting changes nothing here.
             return step == .fetch
                 ? .damagedFromCloud(url: url, reason: message)
                 : .failed("cannot push to the cloud \(url): \(message)")
         }
         var cause = message
+        if error.isTimeout {
+            cause += "; \(NetworkLimits.timeoutSettings) sets the time-out, in seconds"
+        }
         if case let .local(path) = address.transport, !FileManager.default.fileExists(atPath: path) {
             cause = "the cloud folder \(path) does not exist"
         }
