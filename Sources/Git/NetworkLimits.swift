@@ -6,7 +6,8 @@
 public struct NetworkLimits: Sendable, Equatable {
     /// Seconds that connecting (name resolution included) may take, and that a connection may
     /// go without progress: fewer than ``minimumRate`` bytes a second moving either way, on
-    /// average, while no object arrives nor is indexed.
+    /// average, while libgit2 reports no progress (objects received or indexed, a progress
+    /// message from the server, a pack being built).
     public var timeout: Double
     /// The most bytes a server may send before the first object of a fetch (the references it
     /// advertises, its answers to the negotiation), and in all of a push, which receives none.
@@ -16,11 +17,13 @@ public struct NetworkLimits: Sendable, Equatable {
     public static let defaultTimeout: Double = 30
     /// The limit on what a server sends before any object: 32 MB, about 400,000 references.
     public static let defaultAnswerLimit = 32 << 20
-    /// The slowest a connection may move and still count as progressing, in bytes a second: a
-    /// server dripping a byte a second is stalled. The model is curl's low-speed limit
-    /// (`CURLOPT_LOW_SPEED_LIMIT`, git's `http.lowSpeedLimit`); a server at work on a large
-    /// fetch sends progress lines well above it.
-    public static let minimumRate = 16
+    /// The slowest a connection may move and still count as progressing, in bytes a second,
+    /// counted on the socket (ssh's and TLS's framing included): a server dripping a byte a
+    /// second, which under encryption moves some 30 to 50 bytes a second, is stalled. The model
+    /// is curl's low-speed limit (`CURLOPT_LOW_SPEED_LIMIT`, git's `http.lowSpeedLimit`); a
+    /// server at work on a large fetch says so in progress messages, which count as progress
+    /// whatever their size.
+    public static let minimumRate = 256
 
     /// Limits with `timeout` seconds (more than 0) and `answerLimit` bytes.
     public init(timeout: Double = defaultTimeout, answerLimit: Int = defaultAnswerLimit) {

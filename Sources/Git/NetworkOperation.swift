@@ -3,7 +3,7 @@ internal import Foundation
 internal import Synchronization
 
 /// One fetch, push or upload as the network watch sees it: its limits, what its connections
-/// received before the first object, the last sign of work on this side, and why the watch cut
+/// received before the first object, when libgit2 last reported progress, and why the watch cut
 /// a connection short, if it did.
 ///
 /// ``run(_:)`` makes it the calling thread's operation for the whole libgit2 call: libgit2
@@ -17,7 +17,7 @@ final class NetworkOperation: Sendable {
         /// No connection was made within the time-out.
         case notConnected(peer: String)
         /// The connection moved fewer than ``NetworkLimits/minimumProgress`` bytes within the
-        /// time-out while nothing arrived or was indexed; the server sent `received` of them.
+        /// time-out while libgit2 reported no progress; the server sent `received` of them.
         case stalled(peer: String, received: UInt64)
         /// The server sent more than ``NetworkLimits/answerLimit`` bytes before any object.
         case oversized(peer: String)
@@ -28,7 +28,7 @@ final class NetworkOperation: Sendable {
         /// Bytes received so far by each open connection, and by those closed.
         var received: [ObjectIdentifier: UInt64] = [:]
         var receivedByClosed: UInt64 = 0
-        var lastLocalProgress: ContinuousClock.Instant = .now
+        var lastProgressReport: ContinuousClock.Instant = .now
         var verdict: Verdict?
     }
 
@@ -64,25 +64,28 @@ final class NetworkOperation: Sendable {
     /// The first cut the watch made, if any.
     var verdict: Verdict? { state.withLock { $0.verdict } }
 
-    /// When this side last reported work of its own (objects received or indexed).
-    var lastLocalProgress: ContinuousClock.Instant { state.withLock { $0.lastLocalProgress } }
+    /// When libgit2 last reported progress: objects received or indexed, a progress message from
+    /// the server (read inside ssh's or TLS's encryption, where the watch's byte counters cannot
+    /// tell a server at work from one that drips), a pack being built.
+    var lastProgressReport: ContinuousClock.Instant { state.withLock { $0.lastProgressReport } }
 
     /// True until the first object of a fetch arrives: what the connections receive meanwhile
     /// counts against ``NetworkLimits/answerLimit``.
     var countsAnswer: Bool { state.withLock { !$0.objectsArriving } }
 
-    /// Notes that objects arrive or are indexed: the answer's limit no longer applies, and this
-    /// side is at work.
+    /// Notes that objects arrive or are indexed: the answer's limit no longer applies, and the
+    /// operation makes progress.
     func noteObjectsArriving() {
         state.withLock { state in
             state.objectsArriving = true
-            state.lastLocalProgress = .now
+            state.lastProgressReport = .now
         }
     }
 
-    /// Notes that this side is at work (building a pack to send).
-    func noteLocalProgress() {
-        state.withLock { $0.lastLocalProgress = .now }
+    /// Notes that libgit2 reported progress other than objects: a progress message from the
+    /// server, a pack being built.
+    func noteProgress() {
+        state.withLock { $0.lastProgressReport = .now }
     }
 
     /// Notes that the connection `socket` has received `total` bytes since it connected.

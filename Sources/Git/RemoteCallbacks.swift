@@ -10,7 +10,8 @@ internal import Foundation
 final class RemoteCallbacks {
     let access: RemoteAccess?
     let progress: (@Sendable (TransferProgress) -> Void)?
-    /// The network operation the callbacks belong to: told when objects arrive or a pack is built.
+    /// The network operation the callbacks belong to: told when objects arrive, the server sends
+    /// a progress message or a pack is built.
     let operation: NetworkOperation?
     /// The next credential of `access` to offer.
     private var next = 0
@@ -34,7 +35,10 @@ final class RemoteCallbacks {
     func install(in callbacks: inout git_remote_callbacks) {
         callbacks.payload = Unmanaged.passUnretained(self).toOpaque()
         if progress != nil || operation != nil { callbacks.transfer_progress = transferProgressCallback }
-        if operation != nil { callbacks.pack_progress = packProgressCallback }
+        if operation != nil {
+            callbacks.sideband_progress = sidebandProgressCallback
+            callbacks.pack_progress = packProgressCallback
+        }
         callbacks.push_update_reference = pushUpdateReferenceCallback
         if access != nil {
             callbacks.credentials = credentialsCallback
@@ -171,9 +175,15 @@ private let transferProgressCallback: git_indexer_progress_cb = { stats, payload
     return 0
 }
 
+private let sidebandProgressCallback: git_transport_message_cb = { _, _, payload in
+    guard let payload else { return 0 }
+    Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().operation?.noteProgress()
+    return 0
+}
+
 private let packProgressCallback: git_packbuilder_progress = { _, _, _, payload in
     guard let payload else { return 0 }
-    Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().operation?.noteLocalProgress()
+    Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().operation?.noteProgress()
     return 0
 }
 

@@ -130,7 +130,7 @@ final class SocketStream: Sendable {
     /// Reads the socket's counters and cuts the connection (`shutdown`) when the server sent
     /// more than the answer's limit before any object, or when the connection made no
     /// progress within the time-out: fewer than ``NetworkLimits/minimumProgress`` bytes moved
-    /// either way, and no object arrived or was indexed.
+    /// either way, and libgit2 reported no progress (``NetworkOperation/lastProgressReport``).
     /// - Returns: the verdict when this call cut the connection.
     @discardableResult
     func inspect(at now: ContinuousClock.Instant) -> NetworkOperation.Verdict? {
@@ -141,7 +141,7 @@ final class SocketStream: Sendable {
             var verdict = operation.noteReceived(received, by: ObjectIdentifier(self), peer: peer)
             if verdict == nil {
                 let moved = received &+ acknowledged
-                if moved &- state.progressBytes >= operation.limits.minimumProgress || operation.lastLocalProgress > state.progressTime {
+                if moved &- state.progressBytes >= operation.limits.minimumProgress || operation.lastProgressReport > state.progressTime {
                     state.progressBytes = moved
                     state.progressReceived = received
                     state.progressTime = now
