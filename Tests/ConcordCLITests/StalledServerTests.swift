@@ -92,41 +92,46 @@ import Testing
         let server = try StallingServer(.silent)
         defer { server.close() }
         for scheme in ["ssh", "https", "http"] {
-            let clone = try run(cli, ["clone", server.url(scheme), "\(cli.folder)/b"])
+            let clone = try run(cli, ["clone", server.url(scheme), "\(cli.folder)/\(scheme)"])
             expectRefusal(clone, "concord: cannot clone the cloud \(server.url(scheme)): timed out: no progress from 127.0.0.1:\(server.port)", "in 2 s")
         }
     }
 
     /// A real sshd whose git never answers (the session is up: libssh2 waits in a channel read),
-    /// and one whose git sends references without end (libssh2 reads the socket itself: the
-    /// watch's byte counters see it).
-    @Test func overSSHAGitThatNeverAnswersTimesOutAndOneThatNeverEndsIsRefused() throws {
+    /// one whose git drips a byte a second (some 40 bytes a second on the socket, in ssh's
+    /// framing), and one whose git sends references without end (libssh2 reads the socket
+    /// itself: the watch's byte counters see it).
+    @Test func overSSHAGitThatStallsTimesOutAndOneThatNeverEndsIsRefused() throws {
         var cli = try CLI()
         defer { cli.remove() }
         let scripts = try Self.writeScripts(in: cli.folder)
-        for (script, cause) in [(scripts.silent, "timed out: no progress from 127.0.0.1:"), (scripts.endless, "MB before any object")] {
+        let stalled = "timed out: no progress from 127.0.0.1:"
+        for (script, cause) in [(scripts.silent, stalled), (scripts.drip, stalled), (scripts.endless, "MB before any object")] {
             let server = try SSHServer(in: "\(cli.folder)/sshd-\(URL(fileURLWithPath: script).lastPathComponent)", forceCommand: script)
             defer { server.stop() }
             try server.trust()
             cli.environment = CloudTesting.environment(home: server.home, Self.timeout)
             let url = server.url("\(cli.folder)/cloud.git")
-            let clone = try run(cli, ["clone", url, "\(cli.folder)/b"])
+            let clone = try run(cli, ["clone", url, "\(cli.folder)/clone-\(URL(fileURLWithPath: script).lastPathComponent)"])
             expectRefusal(clone, "concord: ", cause)
         }
     }
 
-    /// A real HTTPS server whose git never answers once the TLS session is up, and one whose git
-    /// sends references without end.
-    @Test func overHTTPSAGitThatNeverAnswersTimesOutAndOneThatNeverEndsIsRefused() throws {
+    /// A real HTTPS server whose git never answers once the TLS session is up, one whose git
+    /// drips a byte a second (each byte a TLS record of its own), and one whose git sends
+    /// references without end.
+    @Test func overHTTPSAGitThatStallsTimesOutAndOneThatNeverEndsIsRefused() throws {
         var cli = try CLI()
         defer { cli.remove() }
         let scripts = try Self.writeScripts(in: cli.folder)
-        let server = try HTTPSServer(in: "\(cli.folder)/https", users: [:], scripts: ["/stall": scripts.silentCGI, "/endless": scripts.endless])
+        let server = try HTTPSServer(
+            in: "\(cli.folder)/https", users: [:], scripts: ["/stall": scripts.silentCGI, "/drip": scripts.drip, "/endless": scripts.endless])
         defer { server.stop() }
         cli.environment = CloudTesting.environment(home: "\(cli.folder)/home", Self.timeout.merging(["SSL_CERT_FILE": server.authority]) { $1 })
-        for (path, cause) in [("stall", "timed out: no progress from localhost:\(server.port) in 2 s"), ("endless", "localhost:\(server.port) sent more than 32 MB")] {
+        let stalled = "timed out: no progress from localhost:\(server.port) in 2 s"
+        for (path, cause) in [("stall", stalled), ("drip", stalled), ("endless", "localhost:\(server.port) sent more than 32 MB")] {
             let url = "https://localhost:\(server.port)/\(path)/cloud.git"
-            expectRefusal(try run(cli, ["clone", url, "\(cli.folder)/b"]), "concord: ", cause)
+            expectRefusal(try run(cli, ["clone", url, "\(cli.folder)/\(path)"]), "concord: ", cause)
         }
     }
 
@@ -195,12 +200,18 @@ import Testing
     }
 
     /// A git that never answers (for sshd: it reads until the connection closes), the same as
-    /// a CGI program (that sleeps), and one that sends references without end (as a CGI
-    /// program too when `GATEWAY_INTERFACE` says so).
-    static func writeScripts(in folder: String) throws -> (silent: String, silentCGI: String, endless: String) {
-        let silent = "\(folder)/silent.sh", silentCGI = "\(folder)/silent.cgi", endless = "\(folder)/endless.py"
+    /// a CGI program (that sleeps), one that writes a byte a second, and one that sends
+    /// references without end (the last two as CGI programs too when `GATEWAY_INTERFACE` says so).
+    static func writeScripts(in folder: String) throws -> (silent: String, silentCGI: String, drip: String, endless: String) {
+        let silent = "\(folder)/silent.sh", silentCGI = "\(folder)/silent.cgi", drip = "\(folder)/drip.sh", endless = "\(folder)/endless.py"
         try "#!/bin/sh\nexec cat >/dev/null\n".write(toFile: silent, atomically: true, encoding: .utf8)
         try "#!/bin/sh\nexec sleep 120\n".write(toFile: silentCGI, atomically: true, encoding: .utf8)
+        let dripScript = #"""
+            #!/bin/sh
+            if [ -n "$GATEWAY_INTERFACE" ]; then printf 'Content-Type: application/x-git-upload-pack-advertisement\r\n\r\n'; fi
+            while printf f; do sleep 1; done
+            """#
+        try dripScript.write(toFile: drip, atomically: true, encoding: .utf8)
         let script = #"""
             #!/usr/bin/python3
             import os, sys
@@ -216,9 +227,9 @@ import Testing
                 number += 1000
             """#
         try script.write(toFile: endless, atomically: true, encoding: .utf8)
-        for file in [silent, silentCGI, endless] {
+        for file in [silent, silentCGI, drip, endless] {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file)
         }
-        return (silent, silentCGI, endless)
+        return (silent, silentCGI, drip, endless)
     }
 }
