@@ -2,7 +2,7 @@
 /// server may send before the objects of a fetch begin.
 ///
 /// libgit2 1.5 has no time-out of its own (`GIT_OPT_SET_SERVER_TIMEOUT` came in 1.7), so every
-/// socket it opens is Concord's (``SocketStream``), watched by ``NetworkWatch``.
+/// socket it opens is Concord's (`SocketStream`), watched by `NetworkWatch`.
 public struct NetworkLimits: Sendable, Equatable {
     /// Seconds that connecting (name resolution included) may take, and that a connection may
     /// go without progress: fewer than ``minimumRate`` bytes a second moving either way, on
