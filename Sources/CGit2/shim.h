@@ -68,6 +68,63 @@ static inline void concord_odb_backend_free(git_odb_backend *backend) {
     free(backend);
 }
 
+#include <errno.h>
+#include <git2/sys/stream.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/*
+ * The stream Concord registers for every plain socket libgit2 opens (Sources/Git/SocketStream.swift).
+ * libgit2 1.5's ssh transport never calls a stream's read or write: _git_ssh_session_create casts
+ * the stream to libgit2's private git_socket_stream (src/libgit2/streams/socket.h: the git_stream,
+ * the host, the port, then the socket) and hands that socket to libssh2. So this struct starts
+ * with exactly those fields, in that order; Concord's own come after them.
+ */
+typedef struct {
+    git_stream parent;
+    char *host;
+    char *port;
+    int socket;
+    /* The Swift SocketStream that owns the connection, retained until free. */
+    void *owner;
+} concord_socket_stream;
+
+static inline int concord_git_stream_register_standard(git_stream_registration *registration) {
+    return git_stream_register(GIT_STREAM_STANDARD, registration);
+}
+
+/*
+ * Linux's struct tcp_info (linux/tcp.h) as far as its byte counters (kernel 4.1 and later), which
+ * glibc's struct tcp_info lacks; linux/tcp.h cannot be included beside <netinet/tcp.h>. The
+ * kernel's struct only ever grows at its end, so glibc's struct is its prefix.
+ */
+struct concord_tcp_info {
+    struct tcp_info base;
+    uint64_t pacing_rate;
+    uint64_t max_pacing_rate;
+    uint64_t bytes_acked;
+    uint64_t bytes_received;
+};
+_Static_assert(sizeof(struct tcp_info) == 104, "glibc's struct tcp_info is the first 104 bytes of Linux's");
+
+/*
+ * The bytes a TCP socket has received, and the bytes it sent that the other side acknowledged,
+ * since it connected. 0, or -1 (errno set) when the kernel does not count them.
+ */
+static inline int concord_tcp_bytes(int socket, uint64_t *received, uint64_t *acked) {
+    struct concord_tcp_info info;
+    socklen_t length = sizeof info;
+    memset(&info, 0, sizeof info);
+    if (getsockopt(socket, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    if (length < sizeof info) { errno = ENOTSUP; return -1; }
+    *received = info.bytes_received;
+    *acked = info.bytes_acked;
+    return 0;
+}
+
 #include <unistd.h>
 
 /* syncfs(2) is declared only under _GNU_SOURCE, which Swift's Glibc module does not define. */

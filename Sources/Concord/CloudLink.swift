@@ -13,8 +13,9 @@ internal import GitFormat
 /// fetched hashed to its id, and the cloud's `main` moves by compare-and-swap under git's lock
 /// file. Nothing of the cloud is shared with the device: no hard link, no alternates. Any other
 /// cloud goes through libgit2's transports, with the credentials of ``CloudEnvironment`` and the
-/// store (``CloudSecrets``), ssh host keys checked against known_hosts and certificates always
-/// verified.
+/// store (``CloudSecrets``), ssh host keys checked against known_hosts, certificates always
+/// verified, and time-outs (``NetworkLimits/current(in:)``): a server that stalls makes a sync
+/// offline, like one that cannot be reached.
 final class CloudLink {
     /// What an unreachable cloud is reported as.
     enum Purpose {
@@ -30,8 +31,8 @@ final class CloudLink {
         /// A path on this machine that holds no repository (now): the cloud cannot be reached.
         case missing(GitError)
         /// ssh, https, http or `git://`, through libgit2's transports; `url` adds back what the
-        /// configuration must not hold (a query).
-        case network(url: String?, access: RemoteAccess)
+        /// configuration must not hold (a query); `limits` bound how long a server may stall.
+        case network(url: String?, access: RemoteAccess, limits: NetworkLimits)
     }
 
     /// The device's repository.
@@ -52,7 +53,8 @@ final class CloudLink {
     /// The link of the container whose repository is `repository`.
     /// - Parameter secretsSource: where the stored secrets came from, when init or clone was
     ///   just given them (for messages).
-    /// - Throws: ``ConcordError/failed(_:)`` when the container has no cloud,
+    /// - Throws: ``ConcordError/failed(_:)`` when the container has no cloud or a network cloud's
+    ///   time-out setting is invalid (``NetworkLimits/current(in:)``),
     ///   ``ConcordError/cloudRefused(_:)`` when `SSL_CERT_FILE` cannot be read.
     init(
         repository: Repository, lockTimeout: Double, purpose: Purpose = .sync, secretsSource given: String? = nil,
@@ -102,7 +104,8 @@ final class CloudLink {
             credentials.append(.password(username: username, password: secrets?.password ?? ""))
         }
         let access = RemoteAccess(credentials: credentials, sshUser: address.username ?? environment.loginName, hostKeys: hostKeys)
-        transport = .network(url: secrets?.query.map { "\(address.url)?\($0)" }, access: access)
+        transport = .network(
+            url: secrets?.query.map { "\(address.url)?\($0)" }, access: access, limits: try NetworkLimits.current(in: repository))
         if address.transport == .http, let file = environment.certificateFile {
             do {
                 try CertificateAuthorities.add(file: file)
@@ -131,11 +134,11 @@ final class CloudLink {
                 try repository.forceReference(ContainerCore.remoteBranch, to: tip, message: "concord: fetch")
             case let .missing(error):
                 throw error
-            case let .network(url, access):
+            case let .network(url, access, limits):
                 try keep(
                     repository.fetch(
                         remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"], url: url,
-                        access: access, largestObject: ArrivalCheck.Limits.current(in: repository).objectSize,
+                        access: access, limits: limits, largestObject: ArrivalCheck.Limits.current(in: repository).objectSize,
                         progress: progress.map(SyncProgress.forward)))
             }
         } catch let error as GitError {
@@ -167,11 +170,12 @@ final class CloudLink {
                 }
             case let .missing(error):
                 throw error
-            case let .network(url, access):
+            case let .network(url, access, limits):
                 // Exactly what changed, as one pack, and a compare-and-swap of the cloud's main
                 // from what was fetched (libgit2's push reads every folder of the cloud's commit).
                 let fetched = try repository.resolve(ContainerCore.remoteBranch)
-                try keep(repository.upload(main, to: ContainerCore.branch, expected: fetched, remote: "origin", url: url, access: access))
+                try keep(
+                    repository.upload(main, to: ContainerCore.branch, expected: fetched, remote: "origin", url: url, access: access, limits: limits))
             }
         } catch let error as GitError where !error.isNotFastForward {
             throw failure(error, during: .push)
@@ -255,14 +259,17 @@ final class CloudLink {
                 "refused what the cloud \(url) sent: \(message); nothing of it was taken, and this device keeps its own versions "
                     + "(CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise the limit, on every device)")
         }
-        if error.isBadObject {
-            // The cloud answered: what it holds or sent cannot be read. Not offline, which
-            // says to wait; waiting changes nothing here.
+        if error.isBadObject || error.isOversizedAnswer {
+            // The cloud answered: what it holds or sent cannot be read (or is far too large to
+            // be references). Not offline, which says to wait; waiting changes nothing here.
             return step == .fetch
                 ? .damagedFromCloud(url: url, reason: message)
                 : .failed("cannot push to the cloud \(url): \(message)")
         }
         var cause = message
+        if error.isTimeout {
+            cause += "; \(NetworkLimits.timeoutSettings) sets the time-out, in seconds"
+        }
         if case let .local(path) = address.transport, !FileManager.default.fileExists(atPath: path) {
             cause = "the cloud folder \(path) does not exist"
         }

@@ -17,6 +17,8 @@ struct DeviceSettings {
     /// The configuration keys of the arrival limits (`CONCORD_MAX_OBJECT_SIZE`, `CONCORD_MAX_ARRIVAL_SIZE`).
     static let maxObjectSizeKey = "concord.maxObjectSize"
     static let maxArrivalSizeKey = "concord.maxArrivalSize"
+    /// The configuration key of the network time-out (`CONCORD_NETWORK_TIMEOUT`).
+    static let networkTimeoutKey = "concord.networkTimeout"
 
     let repository: Repository
 

@@ -2,7 +2,8 @@ internal import CGit2
 
 /// An error reported by libgit2, with the name of the call that failed.
 public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The libgit2 return code (`GIT_ENOTFOUND` is -3, `GIT_ENONFASTFORWARD` is -11, …).
+    /// The libgit2 return code (`GIT_ENOTFOUND` is -3, `GIT_ENONFASTFORWARD` is -11, …), or
+    /// one of Concord's network codes (``timeoutCode``, ``oversizedAnswerCode``).
     public let code: Int32
     /// The libgit2 error class (`GIT_ERROR_OS`, `GIT_ERROR_NET`, …) as a number.
     public let errorClass: Int32

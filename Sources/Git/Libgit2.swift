@@ -6,7 +6,8 @@ internal import Foundation
 /// Concord ignores the user's global, XDG and system git configuration: a container's
 /// behaviour depends only on the container, and no outside configuration can name a program
 /// to run. Objects and references are written with fsync, so that a version reported saved
-/// survives a power cut.
+/// survives a power cut. Every network connection goes through ``SocketStream``, which bounds
+/// how long it may wait on a server (``NetworkLimits``).
 enum Libgit2 {
     static let initialized: Bool = {
         git_libgit2_init()
@@ -32,6 +33,8 @@ enum Libgit2 {
         // git does; hashing again at every read (SHA-1 with collision detection) was most of the
         // cost of reading a wide folder's versions.
         _ = concord_git_enable_strict_hash_verification(0)
+        // Every socket libgit2 opens is Concord's, with time-outs (libgit2 1.5 has none).
+        _ = SocketStream.register()
         return true
     }()
 

@@ -1,14 +1,18 @@
 internal import CGit2
 internal import Foundation
 
-/// What libgit2's callbacks share during one fetch, push or clone: the credentials offered so
-/// far, the host key check, transfer progress and the references a server refused.
+/// What libgit2's callbacks share during one fetch or upload: the credentials offered so
+/// far, the host key check, transfer progress (which also tells the network watch that objects
+/// arrive).
 ///
 /// Passed to libgit2 as `payload` with `Unmanaged.passUnretained` inside `withExtendedLifetime`,
 /// so that a callback called many times never releases it.
 final class RemoteCallbacks {
     let access: RemoteAccess?
     let progress: (@Sendable (TransferProgress) -> Void)?
+    /// The network operation the callbacks belong to: told when objects arrive, the server sends
+    /// a progress message or a pack is built.
+    let operation: NetworkOperation?
     /// The next credential of `access` to offer.
     private var next = 0
     /// Credentials handed to libgit2 so far, as named in messages.
@@ -17,20 +21,22 @@ final class RemoteCallbacks {
     private(set) var lastOffered: Credential?
     /// Credentials passed over, with the reason.
     private(set) var skipped: [String] = []
-    /// References a server refused during a push, with its reason.
-    var rejections: [(reference: String, status: String)] = []
 
-    init(access: RemoteAccess?, progress: (@Sendable (TransferProgress) -> Void)? = nil) {
+    init(access: RemoteAccess?, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: NetworkOperation? = nil) {
         self.access = access
         self.progress = progress
+        self.operation = operation
     }
 
     /// Points `callbacks` at this state. Call inside `withExtendedLifetime(self)`, for the
     /// whole libgit2 call.
     func install(in callbacks: inout git_remote_callbacks) {
         callbacks.payload = Unmanaged.passUnretained(self).toOpaque()
-        if progress != nil { callbacks.transfer_progress = transferProgressCallback }
-        callbacks.push_update_reference = pushUpdateReferenceCallback
+        if progress != nil || operation != nil { callbacks.transfer_progress = transferProgressCallback }
+        if operation != nil {
+            callbacks.sideband_progress = sidebandProgressCallback
+            callbacks.pack_progress = packProgressCallback
+        }
         if access != nil {
             callbacks.credentials = credentialsCallback
             callbacks.certificate_check = certificateCheckCallback
@@ -157,6 +163,7 @@ private let certificateCheckCallback: git_transport_certificate_check_cb = { cer
 private let transferProgressCallback: git_indexer_progress_cb = { stats, payload in
     guard let stats, let payload else { return 0 }
     let state = Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue()
+    state.operation?.noteObjectsArriving()
     let value = stats.pointee
     state.progress?(
         TransferProgress(
@@ -165,9 +172,14 @@ private let transferProgressCallback: git_indexer_progress_cb = { stats, payload
     return 0
 }
 
-private let pushUpdateReferenceCallback: @convention(c) (UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Int32 = { reference, status, payload in
-    guard let payload, let status else { return 0 }
-    let state = Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue()
-    state.rejections.append((reference.map { String(cString: $0) } ?? "?", String(cString: status)))
+private let sidebandProgressCallback: git_transport_message_cb = { _, _, payload in
+    guard let payload else { return 0 }
+    Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().operation?.noteProgress()
+    return 0
+}
+
+private let packProgressCallback: git_packbuilder_progress = { _, _, _, payload in
+    guard let payload else { return 0 }
+    Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().operation?.noteProgress()
     return 0
 }

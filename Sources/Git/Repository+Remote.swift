@@ -32,16 +32,19 @@ extension Repository {
     ///   - url: the URL to use for this fetch only (for example with a query the configuration
     ///     must not hold); nil uses the configured one.
     ///   - access: credentials and the host key check, for ssh and https.
+    ///   - limits: how long a server may take, and how much it may send before any object.
     ///   - largestObject: the largest object libgit2's indexer accepts in the pack it receives,
     ///     refused by its header before it is inflated (a process-wide setting of libgit2's, set
     ///     for this fetch).
     /// - Returns: the credential the remote accepted; nil when it asked for none.
     /// - Throws: ``GitError``: ``GitError/isAuthentication``, ``GitError/isHostKey`` and
     ///   ``GitError/isCertificate`` say why a server or this side refused the connection,
-    ///   ``GitError/isNetwork`` that the remote cannot be reached.
+    ///   ``GitError/isNetwork`` that the remote cannot be reached (``GitError/isTimeout``: not in
+    ///   time), ``GitError/isOversizedAnswer`` that it sent too much before any object.
     @discardableResult
     public func fetch(
-        remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil, largestObject: Int = 1 << 30,
+        remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil, limits: NetworkLimits = NetworkLimits(),
+        largestObject: Int = 1 << 30,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) throws -> Credential? {
         try check("git_libgit2_opts", concord_git_set_pack_max_object_size(largestObject))
@@ -54,11 +57,12 @@ extension Repository {
         options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
         // FETCH_HEAD would hold the URL, a query token with it; nothing reads it.
         options.update_fetchhead = 0
-        let callbacks = RemoteCallbacks(access: access, progress: progress)
+        let operation = NetworkOperation(limits: limits)
+        let callbacks = RemoteCallbacks(access: access, progress: progress, operation: operation)
         try withExtendedLifetime(callbacks) {
             callbacks.install(in: &options.callbacks)
             try withStringArray(refspecs) { array in
-                try check("git_remote_fetch", git_remote_fetch(remote, &array, &options, "concord: fetch"))
+                try operation.run { try check("git_remote_fetch", git_remote_fetch(remote, &array, &options, "concord: fetch")) }
             }
         }
         return callbacks.lastOffered

@@ -12,64 +12,70 @@ extension Repository {
     ///
     /// A compare-and-swap: the remote must still hold `expected` (nil: no such reference), both
     /// when it advertises its references and when it updates. libgit2's transports do the
-    /// connecting, with `access` (credentials, host key check) and `url` as in
-    /// ``fetch(remote:refspecs:url:access:progress:)``; this side speaks receive-pack over them.
+    /// connecting, with `access` (credentials, host key check), `url` and `limits` as in
+    /// ``fetch(remote:refspecs:url:access:limits:progress:)``; this side speaks receive-pack
+    /// over them. The pack is built before connecting: the connection never waits on this
+    /// side's work.
     /// - Returns: the credential the remote accepted; nil when it asked for none.
     /// - Throws: ``GitError``: ``GitError/isNotFastForward`` when the remote moved on, the
     ///   reasons a fetch gives for a refused or failed connection, and the remote's own refusal.
     @discardableResult
     public func upload(
-        _ target: OID, to reference: String, expected: OID?, remote name: String, url: String? = nil, access: RemoteAccess? = nil
+        _ target: OID, to reference: String, expected: OID?, remote name: String, url: String? = nil, access: RemoteAccess? = nil,
+        limits: NetworkLimits = NetworkLimits()
     ) throws -> Credential? {
         let remote = try lookupRemote(name, url: url)
         defer { git_remote_free(remote) }
         guard let address = git_remote_url(remote).map({ String(cString: $0) }), let kind = Subtransport.Kind(url: address) else {
             throw GitError(message: "an upload needs an ssh, https, http or git:// remote", function: "git_transport_smart")
         }
+        let pack = try packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes
         let capture = Subtransport(kind)
-        let callbacks = RemoteCallbacks(access: access)
+        let operation = NetworkOperation(limits: limits)
+        let callbacks = RemoteCallbacks(access: access, operation: operation)
         return try withExtendedLifetime((capture, callbacks)) {
-            var definition = git_smart_subtransport_definition(
-                callback: subtransportCallback, rpc: kind == .http ? 1 : 0, param: Unmanaged.passUnretained(capture).toOpaque())
-            var transport: UnsafeMutablePointer<git_transport>?
-            try check("git_transport_smart", git_transport_smart(&transport, remote, &definition))
-            guard let transport, let subtransport = capture.subtransport else {
-                throw GitError(message: "libgit2 made no transport for \(address)", function: "git_transport_smart")
-            }
-            defer {
-                _ = transport.pointee.close(transport)
-                transport.pointee.free(transport)
-            }
-            var options = git_remote_connect_options()
-            try check("git_remote_connect_options_init", git_remote_connect_options_init(&options, UInt32(GIT_REMOTE_CONNECT_OPTIONS_VERSION)))
-            options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
-            callbacks.install(in: &options.callbacks)
-            try check("git_transport connect", transport.pointee.connect(transport, address, Int32(GIT_DIRECTION_PUSH.rawValue), &options))
-            let current = try advertised(reference, by: transport)
-            guard current == expected else {
-                throw GitError(
-                    code: GIT_ENONFASTFORWARD.rawValue, errorClass: Int32(GIT_ERROR_REFERENCE.rawValue),
-                    message: "the remote's \(reference) moved since it was fetched", function: "git_transport ls")
-            }
-            var stream: UnsafeMutablePointer<git_smart_subtransport_stream>?
-            try check(
-                "git_smart_subtransport action",
-                subtransport.pointee.action(&stream, subtransport, address, GIT_SERVICE_RECEIVEPACK))
-            guard let stream else { throw GitError(message: "libgit2 opened no stream to \(address)", function: "git_smart_subtransport action") }
-            // A stateless (http) stream is this caller's; a stateful one stays the transport's.
-            defer { if kind == .http { stream.pointee.free(stream) } }
-            let zero = String(repeating: "0", count: 40)
-            var request = PacketLine.encode("\(expected?.hex ?? zero) \(target.hex) \(reference)\0report-status agent=concord\n")
-            request += PacketLine.flush
-            try write(request, to: stream)
-            let pack = try packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes
-            try pack.withUnsafeBytes { bytes in
+            try operation.run {
+                var definition = git_smart_subtransport_definition(
+                    callback: subtransportCallback, rpc: kind == .http ? 1 : 0, param: Unmanaged.passUnretained(capture).toOpaque())
+                var transport: UnsafeMutablePointer<git_transport>?
+                try check("git_transport_smart", git_transport_smart(&transport, remote, &definition))
+                guard let transport, let subtransport = capture.subtransport else {
+                    throw GitError(message: "libgit2 made no transport for \(address)", function: "git_transport_smart")
+                }
+                defer {
+                    _ = transport.pointee.close(transport)
+                    transport.pointee.free(transport)
+                }
+                var options = git_remote_connect_options()
+                try check("git_remote_connect_options_init", git_remote_connect_options_init(&options, UInt32(GIT_REMOTE_CONNECT_OPTIONS_VERSION)))
+                options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
+                callbacks.install(in: &options.callbacks)
+                try check("git_transport connect", transport.pointee.connect(transport, address, Int32(GIT_DIRECTION_PUSH.rawValue), &options))
+                let current = try advertised(reference, by: transport)
+                guard current == expected else {
+                    throw GitError(
+                        code: GIT_ENONFASTFORWARD.rawValue, errorClass: Int32(GIT_ERROR_REFERENCE.rawValue),
+                        message: "the remote's \(reference) moved since it was fetched", function: "git_transport ls")
+                }
+                var stream: UnsafeMutablePointer<git_smart_subtransport_stream>?
                 try check(
-                    "git_smart_subtransport_stream write",
-                    stream.pointee.write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count))
+                    "git_smart_subtransport action",
+                    subtransport.pointee.action(&stream, subtransport, address, GIT_SERVICE_RECEIVEPACK))
+                guard let stream else { throw GitError(message: "libgit2 opened no stream to \(address)", function: "git_smart_subtransport action") }
+                // A stateless (http) stream is this caller's; a stateful one stays the transport's.
+                defer { if kind == .http { stream.pointee.free(stream) } }
+                let zero = String(repeating: "0", count: 40)
+                var request = PacketLine.encode("\(expected?.hex ?? zero) \(target.hex) \(reference)\0report-status agent=concord\n")
+                request += PacketLine.flush
+                try write(request, to: stream)
+                try pack.withUnsafeBytes { bytes in
+                    try check(
+                        "git_smart_subtransport_stream write",
+                        stream.pointee.write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count))
+                }
+                try checkReport(PacketLine.readUntilFlush(from: stream), for: reference)
+                return callbacks.lastOffered
             }
-            try checkReport(PacketLine.readUntilFlush(from: stream), for: reference)
-            return callbacks.lastOffered
         }
     }
 

@@ -69,6 +69,34 @@ struct ChildProcess {
         return nil
     }
 
+    /// Waits up to `seconds` for the child to exit by itself; returns its exit status (nil when
+    /// a signal ended it) and the most memory it ever held (its peak resident set, from `wait4`),
+    /// nil when it still runs. A child that holds more than `memoryLimit` bytes meanwhile is
+    /// killed at once (status nil), so that a test never lets one grow without bound.
+    func exitStatusAndPeakMemory(within seconds: Double, memoryLimit: Int = .max) -> (status: Int32?, peakBytes: Int)? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        var usage = rusage()
+        while Date() < deadline {
+            if wait4(pid, &status, WNOHANG, &usage) == pid { return (Self.exitCode(status), usage.ru_maxrss * 1024) }
+            if residentBytes > memoryLimit {
+                kill(pid, SIGKILL)
+                wait4(pid, &status, 0, &usage)
+                return (nil, usage.ru_maxrss * 1024)
+            }
+            usleep(50_000)
+        }
+        return nil
+    }
+
+    /// The memory the child holds now (its resident set, from `/proc/PID/statm`); 0 when unknown.
+    private var residentBytes: Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     /// Kills the child at once (SIGKILL) and reaps it.
     func kill9() {
         kill(pid, SIGKILL)

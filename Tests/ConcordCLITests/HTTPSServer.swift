@@ -11,8 +11,9 @@ final class HTTPSServer {
     let authority: String
     private let process: ServerProcess
 
-    /// Starts the server with the users `users` (name → password).
-    init(in folder: String, users: [String: String]) throws {
+    /// Starts the server with the users `users` (name → password); `scripts` maps more paths
+    /// (`/stall`) to CGI programs, whose answers are then streamed as they come.
+    init(in folder: String, users: [String: String], scripts: [String: String] = [:]) throws {
         self.folder = folder
         try FileManager.default.createDirectory(atPath: "\(folder)/repos", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: "\(folder)/www", withIntermediateDirectories: true)
@@ -49,13 +50,13 @@ final class HTTPSServer {
             ssl.engine = "enable"
             ssl.pemfile = "\(folder)/server.pem"
             ssl.privkey = "\(folder)/server.key"
-            alias.url = ("/git" => "/usr/lib/git-core/git-http-backend")
+            alias.url = ("/git" => "/usr/lib/git-core/git-http-backend"\(scripts.map { ", \"\($0.key)\" => \"\($0.value)\"" }.joined()))
             cgi.assign = ("" => "")
             setenv.add-environment = ("GIT_PROJECT_ROOT" => "\(folder)/repos", "GIT_HTTP_EXPORT_ALL" => "1")
             auth.backend = "plain"
             auth.backend.plain.userfile = "\(folder)/users"
             auth.require = ("/git" => ("method" => "basic", "realm" => "git", "require" => "valid-user"))
-            """
+            """ + (scripts.isEmpty ? "" : "\nserver.stream-response-body = 2")
         try config.write(toFile: "\(folder)/lighttpd.conf", atomically: true, encoding: .utf8)
         process = try ServerProcess(["/usr/sbin/lighttpd", "-D", "-f", "\(folder)/lighttpd.conf"], log: "\(folder)/lighttpd.log")
         try process.wait(until: { ServerProcess.canConnect(port) }, what: "lighttpd (see \(folder)/lighttpd.log)")

@@ -17,8 +17,9 @@ final class SSHServer {
     let hostKey: String
     private let process: ServerProcess
 
-    /// Makes the keys and starts `sshd` with files below `folder`.
-    init(in folder: String) throws {
+    /// Makes the keys and starts `sshd` with files below `folder`; every session runs
+    /// `forceCommand` instead of the command asked for, when given.
+    init(in folder: String, forceCommand: String? = nil) throws {
         self.folder = folder
         home = "\(folder)/home"
         try FileManager.default.createDirectory(atPath: "\(home)/.ssh", withIntermediateDirectories: true)
@@ -45,7 +46,7 @@ final class SSHServer {
             AllowTcpForwarding no
             X11Forwarding no
             LogLevel VERBOSE
-            """
+            """ + (forceCommand.map { "\nForceCommand \($0)" } ?? "")
         try config.write(toFile: "\(folder)/sshd_config", atomically: true, encoding: .utf8)
         process = try ServerProcess(["/usr/sbin/sshd", "-D", "-e", "-f", "\(folder)/sshd_config"], log: "\(folder)/sshd.log")
         try process.wait(until: { ServerProcess.canConnect(port) }, what: "sshd (see \(folder)/sshd.log)")

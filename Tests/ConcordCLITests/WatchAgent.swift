@@ -17,14 +17,14 @@ final class WatchAgent {
     /// Starts `concord -C DEVICE watch --json` (without `--json` when `json` is false) on a device
     /// of the fixture; it writes to its own `DEVICE.agent.*.jsonl`. The periodic sync is an hour
     /// apart unless `arguments` say otherwise, so that what a test sees comes from watching, not
-    /// from the clock.
-    init(_ cli: CLI, device: String, json: Bool = true, arguments: [String] = ["--interval", "3600"]) throws {
+    /// from the clock. The agent runs with the fixture's environment and `environment` added.
+    init(_ cli: CLI, device: String, json: Bool = true, arguments: [String] = ["--interval", "3600"], environment: [String: String] = [:]) throws {
         self.device = device
         output = "\(cli.folder)/\(device).agent.\(UUID().uuidString.prefix(8)).jsonl"
         errorOutput = output.replacingOccurrences(of: ".jsonl", with: ".err")
         process = try ChildProcess(
             [CLI.binary, "-C", "\(cli.folder)/\(device)", "watch"] + (json ? ["--json"] : []) + arguments,
-            stdout: output, stderr: errorOutput)
+            environment: cli.environment.merging(environment) { $1 }, stdout: output, stderr: errorOutput)
     }
 
     /// The lines printed so far (the text output, without `--json`).

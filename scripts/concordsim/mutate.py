@@ -94,6 +94,16 @@ MUTATIONS = [
              "return false ? errno : nil",
              "a pack Concord writes itself (a push to a local cloud, a roll-up) and its index are renamed into place "
              "without being synced first (Repository.writeDurably)"),
+    Mutation("no-stall-time-out", "Sources/Git/SocketStream.swift",
+             "} else if now - state.progressTime >= .seconds(operation.limits.timeout) {",
+             "} else if false, now - state.progressTime >= .seconds(operation.limits.timeout) {",
+             "the network watch never cuts a connection that stalled (SocketStream.inspect): a server that never "
+             "answers, or drips, holds sync, clone and the container's lock forever"),
+    Mutation("no-answer-limit", "Sources/Git/NetworkOperation.swift",
+             "return all > UInt64(limits.answerLimit) ? .oversized(peer: peer) : nil",
+             "return nil",
+             "a server may send without limit before any object (NetworkOperation.noteReceived): an endless list "
+             "of references grows the command's memory without bound"),
 ]
 
 
