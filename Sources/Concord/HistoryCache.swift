@@ -24,7 +24,7 @@ final class HistoryCache {
 
     private var commits: [OID: Entry] = [:]
     private var nodes: [OID: Node] = [:]
-    private var changedPaths: [OID: Set<String>?] = [:]
+    private var changedPaths: [OID: Set<TreePath>?] = [:]
     private var versions: [VersionKey: OID?] = [:]
     private let limit: Int
 
@@ -52,7 +52,7 @@ final class HistoryCache {
 
     /// The paths a one-parent commit changed and the folders holding them, computed with
     /// `compute` the first time; nil when it changed too many to keep.
-    func changedPaths(of commit: OID, compute: () throws -> Set<String>?) rethrows -> Set<String>? {
+    func changedPaths(of commit: OID, compute: () throws -> Set<TreePath>?) rethrows -> Set<TreePath>? {
         if let known = changedPaths[commit] { return known }
         let paths = try compute()
         if changedPaths.count >= limit { changedPaths.removeAll(keepingCapacity: true) }
