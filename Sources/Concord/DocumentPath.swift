@@ -58,5 +58,5 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
 
     /// Orders paths by their bytes (git's order of names), so that listings sort the same on
     /// every device and two twins of one name never compare as equivalent.
-    public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool { lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8) }
+    public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool { TreePath.precedes(lhs.value, rhs.value) }
 }

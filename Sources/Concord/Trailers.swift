@@ -77,7 +77,8 @@ struct Trailers: Equatable {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let key = trimmed(UnsafeBufferPointer(rebasing: line[..<colon]))
         guard key.starts(with: "Concord-".utf8) else { return nil }
-        let name = knownKeys.first { $0.utf8.elementsEqual(key) } ?? String(decoding: key, as: UTF8.self)
+        let decoded = String(decoding: key, as: UTF8.self)
+        let name = knownKeys.first { TreePath.sameBytes($0, decoded) } ?? decoded
         return (name, String(decoding: trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])), as: UTF8.self))
     }
 

@@ -20,19 +20,46 @@ struct TreePath: Hashable, Comparable, CustomStringConvertible {
     func hash(into hasher: inout Hasher) { Self.hashBytes(value, into: &hasher) }
 
     /// Orders by bytes, as git orders names.
-    static func < (lhs: TreePath, rhs: TreePath) -> Bool { lhs.value.utf8.lexicographicallyPrecedes(rhs.value.utf8) }
+    static func < (lhs: TreePath, rhs: TreePath) -> Bool { precedes(lhs.value, rhs.value) }
 
     /// True when `a` and `b` hold the same bytes (not merely canonically equivalent text).
-    static func sameBytes(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        return withBytes(a) { x in
+            withBytes(b) { y in
+                var index = 0
+                while index < x.count {
+                    if x[index] != y[index] { return false }
+                    index += 1
+                }
+                return true
+            }
+        }
+    }
+
+    /// True when the bytes of `a` come before those of `b` (a prefix first).
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        withBytes(a) { x in
+            withBytes(b) { y in
+                var index = 0
+                while index < x.count && index < y.count {
+                    if x[index] != y[index] { return x[index] < y[index] }
+                    index += 1
+                }
+                return x.count < y.count
+            }
+        }
     }
 
     /// Feeds the bytes of `text` to `hasher`, so that a hash agrees with ``sameBytes(_:_:)``.
     static func hashBytes(_ text: String, into hasher: inout Hasher) {
-        let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if hashed == nil {
-            for byte in text.utf8 { hasher.combine(byte) }
-        }
+        withBytes(text) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         hasher.combine(text.utf8.count)
+    }
+
+    /// Calls `body` with the UTF-8 bytes of `text` (a native string's own storage, not a copy).
+    private static func withBytes<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var text = text
+        return text.withUTF8(body)
     }
 }

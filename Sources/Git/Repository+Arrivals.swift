@@ -43,7 +43,7 @@ extension Repository {
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(id)
-            for byte in path.utf8 { hasher.combine(byte) }
+            Repository.hashName(path[...], into: &hasher)
         }
     }
 

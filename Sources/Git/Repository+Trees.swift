@@ -215,6 +215,13 @@ extension Repository {
         a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
     }
 
+    /// Feeds the bytes of `name` to `hasher`, so that a hash agrees with ``sameName(_:_:)``.
+    static func hashName(_ name: Substring, into hasher: inout Hasher) {
+        // A substring of a native string is contiguous; any other one is hashed by its length alone.
+        _ = name.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(name.utf8.count)
+    }
+
     /// Writes a folder's bytes as a tree object.
     private func write(tree bytes: [UInt8]) throws -> OID {
         var database: OpaquePointer?
@@ -320,7 +327,7 @@ struct ChildMemo {
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(tree)
-            for byte in name.utf8 { hasher.combine(byte) }
+            Repository.hashName(name, into: &hasher)
         }
     }
     /// The most entries kept.
