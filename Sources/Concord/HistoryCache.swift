@@ -7,6 +7,8 @@ internal import Git
 final class HistoryCache {
     /// A commit and its trailers, read once.
     struct Entry {
+        /// The commit, its message left out: the trailers are what Concord reads of it, and a
+        /// cache of 100,000 commits must not keep every message whole.
         var commit: Commit
         var trailers: Trailers
     }
@@ -33,8 +35,10 @@ final class HistoryCache {
     /// The cached entry for `id`, reading it with `read` the first time.
     func entry(_ id: OID, read: (OID) throws -> Commit) rethrows -> Entry {
         if let known = commits[id] { return known }
-        let commit = try read(id)
-        let entry = Entry(commit: commit, trailers: Trailers(message: commit.message))
+        var commit = try read(id)
+        let trailers = Trailers(message: commit.message)
+        commit.message = ""
+        let entry = Entry(commit: commit, trailers: trailers)
         if commits.count >= limit { commits.removeAll(keepingCapacity: true) }
         commits[id] = entry
         return entry
