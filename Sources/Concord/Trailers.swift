@@ -23,6 +23,9 @@ struct Trailers: Equatable {
     private var currentByDocument: [TreePath: OID?] = [:]
     /// The document whose group the pairs read last belong to.
     private var group: TreePath?
+    /// The first value of each key: a stamp reads the device and the clock of a commit each
+    /// time it is asked for, and they come last, after every document's group.
+    private var firstValues: [TreePath: String] = [:]
 
     static func == (lhs: Trailers, rhs: Trailers) -> Bool {
         lhs.pairs.count == rhs.pairs.count
@@ -92,11 +95,12 @@ struct Trailers: Equatable {
         return UnsafeBufferPointer(rebasing: slice)
     }
 
-    func value(_ key: String) -> String? { pairs.first { TreePath.sameBytes($0.key, key) }?.value }
+    func value(_ key: String) -> String? { firstValues[TreePath(key)] }
     func values(_ key: String) -> [String] { pairs.filter { TreePath.sameBytes($0.key, key) }.map(\.value) }
 
     mutating func add(_ key: String, _ value: String) {
         pairs.append((key, value))
+        if firstValues[TreePath(key)] == nil { firstValues[TreePath(key)] = value }
         if TreePath.sameBytes(key, Self.document) {
             group = TreePath(value)
         } else if TreePath.sameBytes(key, Self.resolves), let group {
