@@ -132,6 +132,7 @@ struct ArrivalCheck {
         if path.utf8.count > PathRules.maximumPathLength {
             return "a path of \(path.utf8.count) bytes (at most \(PathRules.maximumPathLength))"
         }
+        if let problem = PathRules.slashProblem(path) { return problem }
         switch entry.mode {
         case TreeEntry.fileMode, TreeEntry.executableMode, TreeEntry.treeMode: break
         case 0o120000: return "a symbolic link; links are never written, so that no document can lead out of the container"

@@ -22,6 +22,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw ConcordError.invalidPath(text.debugDescription, reason: "contains a control character")
         }
+        if let problem = PathRules.slashProblem(text) { throw ConcordError.invalidPath(text, reason: problem) }
         if text.hasPrefix("/") || text.hasPrefix("~") {
             throw ConcordError.invalidPath(text, reason: "absolute paths leave the container; give a path relative to the container root")
         }

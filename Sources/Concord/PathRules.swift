@@ -33,6 +33,7 @@ enum PathRules {
         if path.utf8.count > maximumPathLength {
             return "a path of \(path.utf8.count) bytes (at most \(maximumPathLength))"
         }
+        if let problem = slashProblem(path) { return problem }
         for component in path.split(separator: "/", omittingEmptySubsequences: false) {
             if let problem = problem(withName: component) { return problem }
         }
@@ -56,6 +57,16 @@ enum PathRules {
             return "\(subject) is the existing \(what) '\(shown)' in another Unicode normalization, which a macOS device could not hold beside it"
         }
         return "\(subject) differs from the existing \(what) '\(shown)' only by case, which a macOS or Windows device could not hold beside it"
+    }
+
+    /// Why a '/' of `path` is not a separator of its own; nil when each is. A name that starts
+    /// with a combining mark (or ends with a prepended one) joins the '/' beside it into one
+    /// character: Swift's `String` then splits the path elsewhere than git does (a folder `d`
+    /// holding `\u{301}x.txt` reads as one name), and an integration once dropped such a file.
+    static func slashProblem(_ path: String) -> String? {
+        let bytes = path.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
+        let characters = path.reduce(0) { $0 + ($1 == "/" ? 1 : 0) }
+        return bytes == characters ? nil : "a '/' joined with the character beside it into one (a name starting with a combining mark)"
     }
 
     /// C0 controls, DEL and C1 controls: characters a terminal may act on.
