@@ -26,11 +26,11 @@ struct TwinFinder {
     /// The name kept in the folder that the new name `name` is a twin of; nil when there is
     /// none, and then `name` is kept from now on.
     mutating func twin(ofNew name: String) -> String? {
-        var kept = self.kept ?? keptNames()
-        defer { self.kept = kept }
+        if kept == nil { kept = keptNames() }
         let key = PathRules.foldedName(name)
-        if let existing = kept[key] { return existing }
-        kept[key] = name
+        if let existing = kept?[key] { return existing }
+        // In place: a copy of the dictionary for each new name would make an import quadratic.
+        kept?[key] = name
         return nil
     }
 
