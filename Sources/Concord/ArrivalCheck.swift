@@ -10,7 +10,8 @@ internal import GitFormat
 /// Refused: names ``PathRules`` refuses (`..`, `.git` and its disguises, `/`, control
 /// characters, names too long), symbolic links and submodule links (a document could follow
 /// them out of the container), modes Concord never writes, a `.concord` folder of another shape
-/// than Concord's records, and blobs larger than the limits.
+/// than Concord's records, blobs larger than the limits, and commits larger than
+/// ``Limits/commitSize`` (their messages, which Concord parses).
 struct ArrivalCheck {
     /// The limits on what one sync or clone may receive.
     struct Limits: Equatable {
@@ -22,6 +23,16 @@ struct ArrivalCheck {
 
         static let defaultObjectSize = 100 << 20
         static let defaultTotalSize = 2 << 30
+
+        /// The largest commit, in bytes: its message, with the lines of its tree, parents and
+        /// signatures. Reading a message costs time and memory in proportion to its size (every
+        /// trailer group names a document whose versions are then looked up), so a bound is
+        /// needed; it is fixed, the same on every device. It is set far above what Concord
+        /// writes: its largest messages name every document a commit resolved or kept as the
+        /// same content on both sides (about 100 bytes each, so 16 MiB is some 150,000
+        /// documents in one commit), and a device that refused a commit another device wrote
+        /// in good faith could never sync again. ``CommitMaker`` refuses to write past it.
+        static let commitSize = 16 << 20
 
         /// The limits from the environment (`CONCORD_MAX_OBJECT_SIZE`, `CONCORD_MAX_ARRIVAL_SIZE`),
         /// else the container's configuration (`concord.maxObjectSize`, `concord.maxArrivalSize`),
@@ -73,14 +84,25 @@ struct ArrivalCheck {
 
     let limits: Limits
 
-    /// Checks every entry that the commits reachable from `tips` and not from `known` introduce.
-    /// The total counts what a checkout would write: every entry's size, so that one file named
-    /// under many paths counts once for each (its object arrives once).
-    /// - Throws: ``ConcordError/refusedFromCloud(commit:path:reason:)`` for the first entry refused.
+    /// Checks every commit reachable from `tips` and not from `known`, then every entry they
+    /// introduce. The total counts what a checkout would write: every entry's size, so that one
+    /// file named under many paths counts once for each (its object arrives once).
+    /// - Throws: ``ConcordError/refusedCommitFromCloud(commit:reason:)`` for a commit over
+    ///   ``Limits/commitSize``, before anything parses its message;
+    ///   ``ConcordError/refusedFromCloud(commit:path:reason:)`` for the first entry refused.
     func check(_ repository: Repository, from tips: [OID], hiding known: [OID]) throws {
         var sizes: [OID: Int] = [:]
         var total = 0
         do {
+            try repository.walk(from: tips, hiding: known.filter(repository.contains)) { commit in
+                // The size in the object's header (of any kind of object, not only a blob's).
+                let size = try repository.blobSize(commit)
+                if size > Limits.commitSize {
+                    throw ConcordError.refusedCommitFromCloud(
+                        commit: commit.short, reason: "it is \(Self.format(size)), over the limit of \(Self.format(Limits.commitSize)) for one commit and its message")
+                }
+                return true
+            }
             try repository.forEachArrivingEntry(from: tips, hiding: known) { arriving in
                 if let reason = try problem(with: arriving, repository: repository) {
                     throw ConcordError.refusedFromCloud(commit: arriving.commit.short, path: arriving.path, reason: reason)
@@ -116,6 +138,7 @@ struct ArrivalCheck {
         if path.utf8.count > PathRules.maximumPathLength {
             return "a path of \(path.utf8.count) bytes (at most \(PathRules.maximumPathLength))"
         }
+        if let problem = PathRules.slashProblem(path) { return problem }
         switch entry.mode {
         case TreeEntry.fileMode, TreeEntry.executableMode, TreeEntry.treeMode: break
         case 0o120000: return "a symbolic link; links are never written, so that no document can lead out of the container"

@@ -106,7 +106,7 @@ struct Checkout {
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(ids[0], ids[1]) }
                 try apply(changes, force: false)
                 // An update killed between writing its files and renaming them left them behind.
-                workTree.removeTemporaryFiles(inFolders: Set(changes.map { workTree.split($0.path).folder }))
+                workTree.removeTemporaryFiles(inFolders: Set(changes.map { TreePath(workTree.split($0.path).folder) }).map(\.value))
             }
         }
         finishJournal()

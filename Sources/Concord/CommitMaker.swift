@@ -25,16 +25,26 @@ struct CommitMaker {
     /// Writes a commit authored as this device, with Concord's trailers, moving `main` from
     /// `parents.first` to it (compare-and-swap) unless `updateMain` is false.
     /// - Returns: the new commit.
+    /// - Throws: ``ConcordError/failed(_:)`` when the commit would be larger than other devices
+    ///   accept from a cloud (``ArrivalCheck/Limits/commitSize``), before anything is written.
     func commit(tree: OID, parents: [OID], subject: String, trailers extra: Trailers, updateMain: Bool = true) throws -> OID {
         let clock = try nextClock(after: parents)
         var trailers = extra
         trailers.add(Trailers.device, device.id)
         trailers.add(Trailers.clock, clock.description)
         let signature = Signature(name: device.name, email: "\(device.id)@concord.invalid", time: now())
+        let message = trailers.message(subject: subject)
+        // The tree, parent and signature lines count toward the limit too.
+        let otherLines = 2 * (signature.name.utf8.count + signature.email.utf8.count) + 64 * (parents.count + 1) + 256
+        if message.utf8.count + otherLines > ArrivalCheck.Limits.commitSize {
+            throw ConcordError.failed(
+                "this commit's message would be \(ArrivalCheck.format(message.utf8.count)), over the limit of \(ArrivalCheck.format(ArrivalCheck.Limits.commitSize)) that other devices accept for one commit; nothing was written (resolve fewer documents at once)"
+            )
+        }
         return try ConcordError.wrap("cannot write the commit") {
             try repository.createCommit(
                 tree: tree, parents: parents, author: signature, committer: signature,
-                message: trailers.message(subject: subject), updateReference: updateMain ? ContainerCore.branch : nil)
+                message: message, updateReference: updateMain ? ContainerCore.branch : nil)
         }
     }
 }

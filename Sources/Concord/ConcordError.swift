@@ -48,6 +48,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case keyValue(String)
     /// A commit from the cloud holds an entry that no device may write; nothing of it was taken.
     case refusedFromCloud(commit: String, path: String, reason: String)
+    /// A commit from the cloud is itself refused (a message over the limit); nothing of it was taken.
+    case refusedCommitFromCloud(commit: String, reason: String)
     /// The cloud at the URL (shown without secrets) was reached, but what it sent is missing,
     /// damaged or malformed (a commit or folder that cannot be read); nothing of it was taken.
     case damagedFromCloud(url: String, reason: String)
@@ -81,6 +83,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .keyValue(message): "key-value store: \(message)"
         case let .refusedFromCloud(commit, path, reason):
             "refused the cloud's commit \(commit): '\(TerminalText.escaped(path))' is \(reason); nothing was written, and this device keeps its own versions (whoever writes to the cloud must remove that commit)"
+        case let .refusedCommitFromCloud(commit, reason):
+            "refused the cloud's commit \(commit): \(reason); nothing was written, and this device keeps its own versions (whoever writes to the cloud must remove that commit)"
         case let .damagedFromCloud(url, reason):
             "refused what the cloud \(url) sent: \(TerminalText.escaped(reason)); it is missing, damaged or malformed, nothing of it was taken, and this device keeps its own versions (whoever writes to the cloud must repair it)"
         case let .failed(message): message

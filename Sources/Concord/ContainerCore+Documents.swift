@@ -21,12 +21,16 @@ extension ContainerCore {
     // MARK: Saving
 
     /// Saves a version of `document`: `content` when given (also written to the work tree),
-    /// else what the work tree holds. Only that document's path is read and written.
+    /// else what the work tree holds. Only that document's path is read and written. A new
+    /// document whose name is a twin of an existing one (``History/refuseTwin(of:in:)``) is
+    /// refused before anything is written.
     func save(_ document: DocumentPath, content: DocumentContent?) throws -> SaveResult {
         try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try history.checkDocument(document, in: headTree)
+            let oldEntry = try history.entry(document.value, in: headTree)
+            if oldEntry == nil { try history.refuseTwin(of: document, in: headTree) }
             if case let .file(data)? = content { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: document.value) }
             if case let .package(files)? = content {
                 for (file, data) in files { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: "\(document.value)/\(file)") }
@@ -35,7 +39,6 @@ extension ContainerCore {
             let newEntry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository)
             CrashPoint.reach("save:objects-written")
             guard let newEntry else { throw ConcordError.missingInput(document.value) }
-            let oldEntry = try history.entry(document.value, in: headTree)
             if oldEntry?.id == newEntry.id && oldEntry?.mode == newEntry.mode {
                 return SaveResult(document: document, version: nil, isDeletion: false)
             }

@@ -43,26 +43,40 @@ extension ContainerCore {
     }
 
     /// Compares `folder` with its tree; within a `scope` (nil: everything), only the entries it reaches.
+    ///
+    /// A new name that is a twin of one the folder keeps (``TwinFinder``) is skipped with its
+    /// reason, and the rest is saved: a file a person made by mistake (`Note.txt` beside
+    /// `note.txt`) is reported on the warning line, not allowed to block every other save —
+    /// the sync agent saves with this scan, and refusing all would stall it until someone
+    /// renamed the file, while the skipped file is safe in the work tree.
     private func scanFolder(_ folder: String, tree: OID?, patterns: [String], scan: inout Scan, isRoot: Bool = false, scope: SaveScope? = nil) throws {
         let entries = try tree.map { id in try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: id) } } ?? []
-        var inTree = Dictionary(entries.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        for name in workTree.names(inFolder: folder) {
+        var inTree = Dictionary(entries.map { (TreePath($0.name), $0) }, uniquingKeysWith: { a, _ in a })
+        let names = workTree.names(inFolder: folder)
+        var twins = TwinFinder(entries: entries, names: names, folder: folder, scope: scope)
+        for name in names {
             if name.hasPrefix(WorkTree.temporaryPrefix) { continue }
             if isRoot && (name == ".git" || name == ".concord") {
-                inTree[name] = nil
+                inTree[TreePath(name)] = nil
                 continue
             }
             let path = folder.isEmpty ? name : "\(folder)/\(name)"
             if let scope, !scope.reaches(path) {
-                inTree[name] = nil
+                inTree[TreePath(name)] = nil
                 continue
             }
             guard let document = try? DocumentPath(path) else {
                 scan.skipped.append(.init(path: path.debugDescription, reason: "not a valid document name (not UTF-8, or a control character)"))
-                inTree[name] = nil
+                inTree[TreePath(name)] = nil
                 continue
             }
-            let old = inTree.removeValue(forKey: name)
+            let old = inTree.removeValue(forKey: TreePath(name))
+            if old == nil, let twin = twins.twin(ofNew: name) {
+                let existing = folder.isEmpty ? twin : "\(folder)/\(twin)"
+                let isFolder = workTree.kind(existing) == .directory && !patterns.contains { GlobPattern($0).matches(twin) }
+                scan.skipped.append(.init(path: path, reason: PathRules.twinProblem(path, existing: existing, what: isFolder ? "folder" : "document")))
+                continue
+            }
             let isPackage = patterns.contains { GlobPattern($0).matches(name) }
             switch workTree.kind(path) {
             case .directory where !isPackage:
@@ -89,7 +103,7 @@ extension ContainerCore {
                 scan.skipped.append(.init(path: path, reason: "not a regular file"))
             }
         }
-        for (name, entry) in inTree {
+        for (name, entry) in inTree.map({ ($0.key.value, $0.value) }) {
             let path = folder.isEmpty ? name : "\(folder)/\(name)"
             if let scope, !scope.reaches(path) { continue }
             scan.updates.append(.remove(path: path))

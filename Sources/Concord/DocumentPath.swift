@@ -3,6 +3,11 @@
 /// Refused: empty paths, absolute paths, `.` and `..` components, `.git` anywhere (in any case
 /// or disguise), `.concord` at the root, control characters, text that was not valid UTF-8, and
 /// names or paths too long for a file system (``PathRules``).
+///
+/// Two paths are equal only when their UTF-8 bytes are: names that differ by Unicode
+/// normalization alone (`café.txt` with a precomposed `é`, and with `e` and a combining accent)
+/// are two documents, as they are two names in git and on Linux. `String` would take them for
+/// one (it compares by canonical equivalence), so equality, hashing and order are by bytes.
 public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The normalised path, for example `notes/today.txt`.
     public let value: String
@@ -17,6 +22,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw ConcordError.invalidPath(text.debugDescription, reason: "contains a control character")
         }
+        if let problem = PathRules.slashProblem(text) { throw ConcordError.invalidPath(text, reason: problem) }
         if text.hasPrefix("/") || text.hasPrefix("~") {
             throw ConcordError.invalidPath(text, reason: "absolute paths leave the container; give a path relative to the container root")
         }
@@ -45,6 +51,13 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
 
     public var description: String { value }
 
-    /// Orders paths by their text, so that listings sort the same on every device.
-    public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool { lhs.value < rhs.value }
+    /// True when both paths hold the same bytes.
+    public static func == (lhs: DocumentPath, rhs: DocumentPath) -> Bool { TreePath.sameBytes(lhs.value, rhs.value) }
+
+    /// Hashes the path's bytes.
+    public func hash(into hasher: inout Hasher) { TreePath.hashBytes(value, into: &hasher) }
+
+    /// Orders paths by their bytes (git's order of names), so that listings sort the same on
+    /// every device and two twins of one name never compare as equivalent.
+    public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool { TreePath.precedes(lhs.value, rhs.value) }
 }

@@ -107,30 +107,28 @@ extension History {
         for commit in arrived.reversed() {
             let known = try known(commit)
             let commitTree = known.commit.tree
-            var perParent: [Set<String>] = []
+            var perParent: [Set<DocumentPath>] = []
             // A file's entries before and after, from the first parent's differences (a missing
             // one may also be a folder there: then it is read from the folder).
-            var firstChanges: [String: TreeChange] = [:]
+            var firstChanges: [TreePath: TreeChange] = [:]
             var firstParentTree: OID?
             for parent in known.commit.parents.isEmpty ? [nil] : known.commit.parents.map(Optional.some) {
                 let parentTree = try tree(of: parent)
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(parentTree, commitTree) }
                 if perParent.isEmpty {
-                    firstChanges = Dictionary(changes.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+                    firstChanges = Dictionary(changes.map { (TreePath($0.path), $0) }, uniquingKeysWith: { a, _ in a })
                     firstParentTree = parentTree
                 }
-                perParent.append(Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document.value }))
+                perParent.append(Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document }))
             }
             var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
-            for document in known.trailers.values(Trailers.document) where !known.trailers.resolved(DocumentPath(unchecked: document)).isEmpty {
-                versionPaths.insert(document)
-            }
+            versionPaths.formUnion(known.trailers.resolvedDocuments)
             // A document the first parent's differences do not name has that parent's entry (read
             // there: its folder was read already); a package's folder changed is read here.
-            for path in versionPaths.sorted() where !Self.isConcordPath(path) {
-                let document = DocumentPath(unchecked: path)
-                let change = firstChanges[path]
-                let unchanged = change == nil && !perParent[0].contains(path) && firstParentTree != nil
+            for document in versionPaths.sorted() where !Self.isConcordPath(document.value) {
+                let path = document.value
+                let change = firstChanges[TreePath(path)]
+                let unchanged = change == nil && !perParent[0].contains(document) && firstParentTree != nil
                 let entry = try change?.new ?? entry(path, in: unchanged ? firstParentTree : commitTree)
                 let version = HistoryIndex.Version(
                     commit: commit, entry: entry?.id, mode: entry?.mode ?? 0,
@@ -151,7 +149,7 @@ extension History {
         defer { self.index = saved }
         try extend(fresh, to: head)
         var lines: [String] = []
-        for path in fresh.paths.union(index.paths).sorted() {
+        for path in fresh.paths.union(index.paths).sorted().map(\.value) {
             let a = index.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
             let b = fresh.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
             if a != b { lines.append("  \(path): extended \(a); rebuilt \(b)") }

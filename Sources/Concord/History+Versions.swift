@@ -97,16 +97,16 @@ extension History {
                         try repository.diff(tree(of: commit.parents[0]), commit.tree, limit: 1000)
                     })
             else { return nil }
-            var paths = Set<String>()
+            var paths = Set<TreePath>()
             for change in changes {
                 var path = Substring(change.path)
-                while paths.insert(String(path)).inserted, let slash = path.lastIndex(of: "/") {
+                while paths.insert(TreePath(path)).inserted, let slash = path.lastIndex(of: "/") {
                     path = path[..<slash]
                 }
             }
             return paths
         }
-        return paths.map { $0.contains(document.value) }
+        return paths.map { $0.contains(TreePath(document.value)) }
     }
 
     /// The versions a version replaced: the one its first parent held, and, for a resolution,

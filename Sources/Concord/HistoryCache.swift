@@ -8,6 +8,8 @@ internal import GitFormat
 final class HistoryCache {
     /// A commit and its trailers, read once.
     struct Entry {
+        /// The commit, its message left out: the trailers are what Concord reads of it, and a
+        /// cache of 100,000 commits must not keep every message whole.
         var commit: Commit
         var trailers: Trailers
     }
@@ -25,7 +27,7 @@ final class HistoryCache {
 
     private var commits: [OID: Entry] = [:]
     private var nodes: [OID: Node] = [:]
-    private var changedPaths: [OID: Set<String>?] = [:]
+    private var changedPaths: [OID: Set<TreePath>?] = [:]
     private var versions: [VersionKey: OID?] = [:]
     private let limit: Int
 
@@ -34,8 +36,10 @@ final class HistoryCache {
     /// The cached entry for `id`, reading it with `read` the first time.
     func entry(_ id: OID, read: (OID) throws -> Commit) rethrows -> Entry {
         if let known = commits[id] { return known }
-        let commit = try read(id)
-        let entry = Entry(commit: commit, trailers: Trailers(message: commit.message))
+        var commit = try read(id)
+        let trailers = Trailers(message: commit.message)
+        commit.message = ""
+        let entry = Entry(commit: commit, trailers: trailers)
         if commits.count >= limit { commits.removeAll(keepingCapacity: true) }
         commits[id] = entry
         return entry
@@ -53,7 +57,7 @@ final class HistoryCache {
 
     /// The paths a one-parent commit changed and the folders holding them, computed with
     /// `compute` the first time; nil when it changed too many to keep.
-    func changedPaths(of commit: OID, compute: () throws -> Set<String>?) rethrows -> Set<String>? {
+    func changedPaths(of commit: OID, compute: () throws -> Set<TreePath>?) rethrows -> Set<TreePath>? {
         if let known = changedPaths[commit] { return known }
         let paths = try compute()
         if changedPaths.count >= limit { changedPaths.removeAll(keepingCapacity: true) }

@@ -27,6 +27,10 @@ final class HistoryIndex {
         var replaces: [OID]
     }
 
+    /// The first line of `tip`. Version 5 keys paths by their bytes: a version 4 index may hold
+    /// two names that differ by Unicode normalization alone as one path, so it is rebuilt.
+    static let format = "concord-history 5"
+
     /// The commit whose history the index describes.
     private(set) var tip: OID?
     /// The package patterns that decide which folders are documents.
@@ -37,10 +41,10 @@ final class HistoryIndex {
     private let folder: String
     private var generation: Int
     private var base: BaseTable?
-    private var logged: [String: [Version]] = [:]
+    private var logged: [TreePath: [Version]] = [:]
     /// Paths read so far: all their versions, and each entry's versions counted (a folder above
     /// many documents has a version in most commits, so a lookup must not copy them).
-    private var read: [String: PathVersions] = [:]
+    private var read: [TreePath: PathVersions] = [:]
     private var pending: [(path: String, version: Version)] = []
     private var logBytes: Int
 
@@ -63,7 +67,7 @@ final class HistoryIndex {
         let folder = gitDirectory + "concord/history"
         guard let text = try? String(contentsOfFile: "\(folder)/tip", encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n").map(String.init)
-        guard lines.count >= 4, lines[0] == "concord-history 4", let tip = OID(hex: lines[1]),
+        guard lines.count >= 4, lines[0] == Self.format, let tip = OID(hex: lines[1]),
             let generation = Int(lines[2]), let logBytes = Int(lines[3])
         else { return nil }
         guard let base = BaseTable(path: "\(folder)/base-\(generation)") else { return nil }
@@ -90,10 +94,11 @@ final class HistoryIndex {
     }
 
     private func pathVersions(_ path: String) -> PathVersions {
-        if let known = read[path] { return known }
+        let key = TreePath(path)
+        if let known = read[key] { return known }
         var versions = PathVersions()
-        for version in (base?.versions(of: path) ?? []) + (logged[path] ?? []) { versions.append(version) }
-        read[path] = versions
+        for version in (base?.versions(of: path) ?? []) + (logged[key] ?? []) { versions.append(version) }
+        read[key] = versions
         return versions
     }
 
@@ -121,12 +126,12 @@ final class HistoryIndex {
     func advance(to commit: OID) { tip = commit }
 
     /// Every path with a version (for checks).
-    var paths: Set<String> { Set(logged.keys).union(base?.paths() ?? []) }
+    var paths: Set<TreePath> { Set(logged.keys).union((base?.paths() ?? []).map(TreePath.init)) }
 
     /// Records a version of `path`.
     func add(_ version: Version, of path: String) {
-        logged[path, default: []].append(version)
-        read[path]?.append(version)
+        logged[TreePath(path), default: []].append(version)
+        read[TreePath(path)]?.append(version)
         pending.append((path, version))
     }
 
@@ -165,16 +170,16 @@ final class HistoryIndex {
     /// Writes every path's versions and current version as a new base of the next generation.
     private func writeBase() throws {
         var paths = Set(logged.keys)
-        if let base { paths.formUnion(base.paths()) }
+        if let base { paths.formUnion(base.paths().map(TreePath.init)) }
         var entries: [(hash: UInt64, path: String, data: Data)] = []
-        for path in paths {
+        for path in paths.map(\.value) {
             var data = Data()
             let versions = versions(of: path)
             Self.appendInteger(UInt32(versions.count), to: &data)
             for version in versions { Self.encode(version, into: &data) }
             entries.append((BaseTable.hash(path), path, data))
         }
-        entries.sort { ($0.hash, $0.path) < ($1.hash, $1.path) }
+        entries.sort { $0.hash != $1.hash ? $0.hash < $1.hash : TreePath($0.path) < TreePath($1.path) }
         var table = Data(BaseTable.magic)
         Self.appendInteger(UInt32(entries.count), to: &table)
         var body = Data()
@@ -202,7 +207,7 @@ final class HistoryIndex {
 
     private func writeTip() throws {
         guard let tip else { return }
-        let text = "concord-history 4\n\(tip.hex)\n\(generation)\n\(logBytes)\n" + patterns.map { "\($0)\n" }.joined()
+        let text = "\(Self.format)\n\(tip.hex)\n\(generation)\n\(logBytes)\n" + patterns.map { "\($0)\n" }.joined()
         try Data(text.utf8).write(to: URL(fileURLWithPath: "\(folder)/tip"), options: .atomic)
     }
 
@@ -214,7 +219,7 @@ final class HistoryIndex {
             guard let length = reader.integer(UInt16.self), let key = reader.bytes(Int(length)),
                 let version = Self.decodeVersion(&reader)
             else { return false }
-            logged[String(decoding: key, as: UTF8.self), default: []].append(version)
+            logged[TreePath(String(decoding: key, as: UTF8.self)), default: []].append(version)
         }
         return true
     }

@@ -24,7 +24,7 @@ struct Integration {
         var tree: OID?
         var documents = Set<DocumentPath>()
         var records = Set<DocumentPath>()
-        var meta = Set<String>()
+        var meta = Set<TreePath>()
     }
 
     /// Merges the histories of `local` and `remote` into one commit whose parents are both.
@@ -133,7 +133,7 @@ struct Integration {
             }
         }
 
-        for path in localSide.meta.union(remoteSide.meta).sorted() {
+        for path in localSide.meta.union(remoteSide.meta).sorted().map(\.value) {
             let baseEntry = try history.entry(path, in: baseTree)
             let localEntry = try history.entry(path, in: localSide.tree)
             let remoteEntry = try history.entry(path, in: remoteSide.tree)
@@ -199,7 +199,7 @@ struct Integration {
                 let name = String(change.path.dropFirst(ConflictRecord.folder.count + 1))
                 if let document = ConflictRecord.document(fromName: name) { side.records.insert(document) }
             } else if change.path.hasPrefix(".concord/") {
-                side.meta.insert(change.path)
+                side.meta.insert(TreePath(change.path))
             } else if let (document, _) = history.document(containing: change.path, patterns: patterns) {
                 side.documents.insert(document)
             }

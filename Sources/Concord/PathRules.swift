@@ -13,7 +13,8 @@ enum PathRules {
     static func problem(withName name: Substring) -> String? {
         if name.isEmpty { return "an empty name" }
         if name == "." || name == ".." { return "'\(name)' leaves the folder it is in" }
-        if name.contains("/") { return "a name holding '/'" }
+        // By bytes: a '/' followed by a combining mark is one Character, which `contains("/")` misses.
+        if name.utf8.contains(UInt8(ascii: "/")) { return "a name holding '/'" }
         if name.utf8.contains(0) { return "a name holding a NUL byte" }
         if name.unicodeScalars.contains("\u{FFFD}") { return "a name that is not valid UTF-8" }
         if name.unicodeScalars.contains(where: isControl) { return "a name holding a control character" }
@@ -32,10 +33,40 @@ enum PathRules {
         if path.utf8.count > maximumPathLength {
             return "a path of \(path.utf8.count) bytes (at most \(maximumPathLength))"
         }
+        if let problem = slashProblem(path) { return problem }
         for component in path.split(separator: "/", omittingEmptySubsequences: false) {
             if let problem = problem(withName: component) { return problem }
         }
         return nil
+    }
+
+    /// The key under which two names are one on a file system that ignores case or Unicode
+    /// normalization (APFS and HFS+ on macOS, NTFS on Windows): the name lowercased, kept as a
+    /// `String`, which compares and hashes by canonical equivalence, so that `Café.txt`,
+    /// `café.txt` (NFC) and `café.txt` (NFD) share one key. Used only to find such twins; paths
+    /// themselves are told apart by their bytes (``TreePath``).
+    static func foldedName(_ name: some StringProtocol) -> String { name.lowercased() }
+
+    /// Why `name` cannot be created beside `existing`, its twin (other bytes, the same
+    /// ``foldedName(_:)``); `what` is "document" or "folder", the kind of `existing`, and
+    /// `subject` how the message names `name` ("it", or the folder quoted).
+    static func twinProblem(_ name: String, existing: String, what: String, subject: String = "it") -> String {
+        let shown = TerminalText.escaped(existing)
+        // `String ==` on purpose: canonically equivalent twins differ by normalization alone.
+        if name == existing {
+            return "\(subject) is the existing \(what) '\(shown)' in another Unicode normalization, which a macOS device could not hold beside it"
+        }
+        return "\(subject) differs from the existing \(what) '\(shown)' only by case, which a macOS or Windows device could not hold beside it"
+    }
+
+    /// Why a '/' of `path` is not a separator of its own; nil when each is. A name that starts
+    /// with a combining mark (or ends with a prepended one) joins the '/' beside it into one
+    /// character: Swift's `String` then splits the path elsewhere than git does (a folder `d`
+    /// holding `\u{301}x.txt` reads as one name), and an integration once dropped such a file.
+    static func slashProblem(_ path: String) -> String? {
+        let bytes = path.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
+        let characters = path.reduce(0) { $0 + ($1 == "/" ? 1 : 0) }
+        return bytes == characters ? nil : "a '/' joined with the character beside it into one (a name starting with a combining mark)"
     }
 
     /// C0 controls, DEL and C1 controls: characters a terminal may act on.

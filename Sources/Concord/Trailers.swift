@@ -15,13 +15,27 @@ struct Trailers: Equatable {
     /// the content), so that finding the current version never follows the wrong parent.
     static let current = "Concord-Current"
 
-    var pairs: [(key: String, value: String)] = []
+    /// The `Key: value` lines, in the order of the message.
+    private(set) var pairs: [(key: String, value: String)] = []
+    /// The versions each document's group resolved (``resolved(_:)``), gathered as the pairs
+    /// are read: a message naming thousands of documents is read once, not once per document.
+    private var resolvedByDocument: [TreePath: [String]] = [:]
+    /// The first `Concord-Current` version named for each document (nil: not a commit id).
+    private var currentByDocument: [TreePath: OID?] = [:]
+    /// The document whose group the pairs read last belong to.
+    private var group: TreePath?
+    /// The first value of each key: a stamp reads the device and the clock of a commit each
+    /// time it is asked for, and they come last, after every document's group.
+    private var firstValues: [TreePath: String] = [:]
 
     static func == (lhs: Trailers, rhs: Trailers) -> Bool {
-        lhs.pairs.map { "\($0.key)=\($0.value)" } == rhs.pairs.map { "\($0.key)=\($0.value)" }
+        lhs.pairs.count == rhs.pairs.count
+            && zip(lhs.pairs, rhs.pairs).allSatisfy { TreePath.sameBytes($0.key, $1.key) && TreePath.sameBytes($0.value, $1.value) }
     }
 
-    init(_ pairs: [(key: String, value: String)] = []) { self.pairs = pairs }
+    init(_ pairs: [(key: String, value: String)] = []) {
+        for (key, value) in pairs { add(key, value) }
+    }
 
     /// Reads the `Key: value` lines of the message's last paragraph (paragraphs end at an empty
     /// line, lines at `\n`; keys start with `Concord-`; spaces around both are dropped). Read as
@@ -32,7 +46,7 @@ struct Trailers: Equatable {
             guard let last = Self.lastParagraph(bytes) else { return }
             var lineStart = last.lowerBound
             for index in last.lowerBound...last.upperBound where index == last.upperBound || bytes[index] == 0x0A {
-                if let pair = Self.pair(UnsafeBufferPointer(rebasing: bytes[lineStart..<index])) { pairs.append(pair) }
+                if let pair = Self.pair(UnsafeBufferPointer(rebasing: bytes[lineStart..<index])) { add(pair.key, pair.value) }
                 lineStart = index + 1
             }
         }
@@ -67,8 +81,13 @@ struct Trailers: Equatable {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let key = trimmed(UnsafeBufferPointer(rebasing: line[..<colon]))
         guard key.starts(with: "Concord-".utf8) else { return nil }
-        return (String(decoding: key, as: UTF8.self), String(decoding: trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])), as: UTF8.self))
+        let decoded = String(decoding: key, as: UTF8.self)
+        let name = knownKeys.first { TreePath.sameBytes($0, decoded) } ?? decoded
+        return (name, String(decoding: trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])), as: UTF8.self))
     }
+
+    /// The keys Concord writes, shared by every message that holds them instead of copied.
+    private static let knownKeys = [document, device, clock, resolves, conflict, current]
 
     private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
         var slice = bytes[...]
@@ -77,34 +96,41 @@ struct Trailers: Equatable {
         return UnsafeBufferPointer(rebasing: slice)
     }
 
-    func value(_ key: String) -> String? { pairs.first { $0.key == key }?.value }
-    func values(_ key: String) -> [String] { pairs.filter { $0.key == key }.map(\.value) }
+    func value(_ key: String) -> String? { firstValues[TreePath(key)] }
+    func values(_ key: String) -> [String] { pairs.filter { TreePath.sameBytes($0.key, key) }.map(\.value) }
 
-    mutating func add(_ key: String, _ value: String) { pairs.append((key, value)) }
+    mutating func add(_ key: String, _ value: String) {
+        pairs.append((key, value))
+        if firstValues[TreePath(key)] == nil { firstValues[TreePath(key)] = value }
+        if TreePath.sameBytes(key, Self.document) {
+            group = TreePath(value)
+        } else if TreePath.sameBytes(key, Self.resolves), let group {
+            resolvedByDocument[group, default: []].append(value)
+        } else if TreePath.sameBytes(key, Self.current), let space = value.utf8.firstIndex(of: UInt8(ascii: " ")) {
+            let document = TreePath(value[value.utf8.index(after: space)...])
+            if currentByDocument[document] == nil { currentByDocument[document] = .some(OID(hex: String(value[..<space]))) }
+        }
+    }
 
     /// The versions this commit resolved for `document`: the `Concord-Resolves` lines after its
     /// `Concord-Document` line, up to the next document's (one commit can resolve several
     /// documents). Empty when the commit resolved nothing of it.
     func resolved(_ document: DocumentPath) -> [String] {
-        var result: [String] = []
-        var inGroup = false
-        for (key, value) in pairs {
-            if key == Self.document {
-                inGroup = value == document.value
-            } else if key == Self.resolves, inGroup {
-                result.append(value)
-            }
+        resolvedByDocument[TreePath(document.value)] ?? []
+    }
+
+    /// The documents this commit resolved something of, in the order their groups came.
+    var resolvedDocuments: [DocumentPath] {
+        var seen = Set<TreePath>()
+        return values(Self.document).compactMap { value in
+            let path = TreePath(value)
+            return resolvedByDocument[path] != nil && seen.insert(path).inserted ? DocumentPath(unchecked: value) : nil
         }
-        return result
     }
 
     /// The version a `Concord-Current` trailer names for `document`.
     func current(of document: DocumentPath) -> OID? {
-        for value in values(Self.current) {
-            guard let space = value.firstIndex(of: " "), String(value[value.index(after: space)...]) == document.value else { continue }
-            return OID(hex: String(value[..<space]))
-        }
-        return nil
+        currentByDocument[TreePath(document.value)] ?? nil
     }
 
     /// The message: a subject line, a blank line, the trailers.

@@ -70,7 +70,7 @@ extension WorkTree {
         func discard() {
             var folder: (path: String, descriptor: Descriptor)?
             for file in pending {
-                if folder?.path != file.folder {
+                if folder.map({ !TreePath.sameBytes($0.path, file.folder) }) ?? true {
                     guard let descriptor = try? workTree.open(file.folder, creating: false) else { continue }
                     folder = (file.folder, descriptor)
                 }
@@ -95,7 +95,7 @@ extension WorkTree {
                 done += 1
                 do {
                     let parent: Descriptor
-                    if let folder, folder.path == file.folder {
+                    if let folder, TreePath.sameBytes(folder.path, file.folder) {
                         parent = folder.descriptor
                     } else {
                         parent = try workTree.reachable(file.folder, for: file.path)

@@ -128,7 +128,7 @@ struct WorkTree {
 
     /// Removes the temporary files an interrupted write left in `folders` (relative to the root):
     /// the files named with ``temporaryPrefix``, which no document may be (``PathRules``).
-    func removeTemporaryFiles(inFolders folders: Set<String>) {
+    func removeTemporaryFiles(inFolders folders: [String]) {
         for folder in folders {
             guard let descriptor = try? open(folder, creating: false) else { continue }
             for name in (try? descriptor.names()) ?? [] where name.hasPrefix(Self.temporaryPrefix) {

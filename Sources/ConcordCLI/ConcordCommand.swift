@@ -31,9 +31,11 @@ public struct ConcordCommand: AsyncParsableCommand {
     public init() {}
 
     /// Runs the command line: a leading `-C PATH` is moved after the subcommand name, where
-    /// each subcommand's options take it.
+    /// each subcommand's options take it. First, the secrets of cloud URLs among the process's
+    /// arguments are hidden from the process list (``ArgumentSecrets``).
     /// Exit codes: 0 done, 1 failed, 2 bad usage, 3 a merge needs a person.
     public static func run(arguments: [String]) async -> Never {
+        ArgumentSecrets.hideFromProcessList()
         if let problem = ProcessEnvironment.environmentProblem {
             Output.printError("concord: \(problem)")
             Foundation.exit(1)

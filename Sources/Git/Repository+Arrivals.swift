@@ -38,6 +38,14 @@ extension Repository {
     private struct FolderKey: Hashable {
         var id: OID
         var path: String
+
+        // By bytes: two paths that differ by Unicode normalization alone are two folders.
+        static func == (a: FolderKey, b: FolderKey) -> Bool { a.id == b.id && Repository.sameName(a.path[...], b.path[...]) }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(id)
+            Repository.hashName(path[...], into: &hasher)
+        }
     }
 
     private func visitArriving(

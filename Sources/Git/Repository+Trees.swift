@@ -146,7 +146,8 @@ extension Repository {
         // path's before those below it, and the same path's in the order given.
         let changes = updates.enumerated().map { (path: $0.element.path.split(separator: "/", omittingEmptySubsequences: false)[...], update: $0.element, order: $0.offset) }
             .sorted { a, b in
-                a.path == b.path ? a.order < b.order : a.path.lexicographicallyPrecedes(b.path) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                a.path.elementsEqual(b.path, by: Self.sameName)
+                    ? a.order < b.order : a.path.lexicographicallyPrecedes(b.path) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             }.map { (path: $0.path, update: $0.update) }
         let root = try splice(base, changes) ?? write(tree: [])
         notePendingObject(root)
@@ -161,7 +162,7 @@ extension Repository {
         while start < changes.endIndex {
             let name = changes[start].path.first!
             var end = start + 1
-            while end < changes.endIndex, changes[end].path.first! == name { end += 1 }
+            while end < changes.endIndex, Self.sameName(changes[end].path.first!, name) { end += 1 }
             try Self.checkName(name, of: changes[start].update.path)
             let existing = try folder.flatMap { try child(name, of: $0) }
             var entry = existing
@@ -213,6 +214,19 @@ extension Repository {
         // What a checkout or a sync asks next is how this folder differs from its base.
         self.differences[folder, written] = differences.sorted { $0.key < $1.key }.map { ($0.old, $0.new) }
         return written
+    }
+
+    /// True when two names hold the same bytes. `==` on Swift strings compares by canonical
+    /// equivalence, and would take `café` in NFC and in NFD, two entries of a tree, for one.
+    static func sameName(_ a: Substring, _ b: Substring) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+    }
+
+    /// Feeds the bytes of `name` to `hasher`, so that a hash agrees with ``sameName(_:_:)``.
+    static func hashName(_ name: Substring, into hasher: inout Hasher) {
+        // A substring of a native string is contiguous; any other one is hashed by its length alone.
+        _ = name.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        hasher.combine(name.utf8.count)
     }
 
     /// Writes a folder's bytes as a tree object.
@@ -314,6 +328,14 @@ struct ChildMemo {
     private struct Key: Hashable {
         var tree: OID
         var name: Substring
+
+        // By bytes: two names that differ by Unicode normalization alone are two entries.
+        static func == (a: Key, b: Key) -> Bool { a.tree == b.tree && Repository.sameName(a.name, b.name) }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(tree)
+            Repository.hashName(name, into: &hasher)
+        }
     }
     /// The most entries kept.
     static let limit = 100_000

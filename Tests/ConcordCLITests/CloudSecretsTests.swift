@@ -85,4 +85,51 @@ import Testing
         let offline = try cli.run(["-C", "a", "sync"])
         #expect(offline.status == 1 && !offline.stderr.contains("hunter2"), "\(offline.stderr)")
     }
+
+    /// The store is also a way to give a password: written by hand (0600, the URL as
+    /// `.git/config` names the cloud), it serves the next sync, as the README shows.
+    @Test func aStoreWrittenByHandGivesThePassword() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let url = server.url("cloud.git")
+        try cli.ok(["init", "a"])
+        try cli.git(["remote", "add", "origin", url], in: "a")
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+        let refused = try cli.run(["-C", "a", "sync"])
+        #expect(refused.status == 1 && refused.stderr.contains("authentication failed"), "\(refused.stderr)")
+        let store = "\(cli.folder)/a/.git/concord/credentials"
+        try Data(#"{"url": "\#(url)", "username": "alice", "password": "s3cret-pass"}"#.utf8).write(to: URL(fileURLWithPath: store))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: store)
+        try cli.ok(["-C", "a", "sync"])
+        #expect(CloudTesting.main(ofBare: "\(server.folder)/repos/cloud.git") == (try cli.git(["rev-parse", "main"], in: "a")))
+    }
+
+    /// A password given in a URL argument is gone from the arguments any user of the machine
+    /// can read (`ps`, `/proc/PID/cmdline`) while the command runs: here a clone or an init
+    /// that waits on a server that never answers. A token shorter than `***` is shown as
+    /// asterisks, the whole argument (the system's copy cannot grow).
+    @Test(arguments: ["clone", "init --remote", "init --remote=", "clone with a short token"])
+    func aPasswordInAURLArgumentIsHiddenFromTheProcessList(_ form: String) throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let server = try SilentServer()
+        let secret = form == "clone with a short token" ? "Zq" : "someone:Pa55-S3CRET"
+        let url = "https://\(secret)@127.0.0.1:\(server.port)/cloud.git"
+        let arguments =
+            switch form {
+            case "init --remote": ["init", "\(cli.folder)/a", "--remote", url]
+            case "init --remote=": ["init", "\(cli.folder)/a", "--remote=\(url)"]
+            default: ["clone", url, "\(cli.folder)/b"]
+            }
+        let process = try ChildProcess(
+            [CLI.binary] + arguments, environment: CloudTesting.environment(home: "\(cli.folder)/home"), stdout: "/dev/null", stderr: "/dev/null")
+        defer { process.kill9() }
+        #expect(server.waitForConnection(within: 30), "\(form): the command reached the server")
+        let shown = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.pid)/cmdline"))
+        for part in secret.split(separator: ":") {
+            #expect(shown.range(of: Data(part.utf8)) == nil, "\(form): \(String(decoding: shown, as: UTF8.self))")
+        }
+        let expected = secret == "Zq" ? String(repeating: "*", count: url.utf8.count) : "https://***@127.0.0.1:\(server.port)/cloud.git"
+        #expect(String(decoding: shown, as: UTF8.self).contains(expected), "\(form): \(String(decoding: shown, as: UTF8.self))")
+    }
 }

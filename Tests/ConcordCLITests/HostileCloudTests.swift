@@ -11,6 +11,7 @@ import Testing
         case upperCaseDotGit, hfsDisguisedDotGit, ntfsDisguisedDotGit, ntfsShortName
         case symbolicLinkOut, submoduleLink, overlongName, newlineInName, escapeInName, temporaryFileName
         case conflictRecordsAsAFile, conflictRecordAsAFolder, duplicateEntries, fileAndFolderOfOneName, oddMode, oversizedBlob
+        case combiningMarkAfterSlash
     }
 
     struct Device {
@@ -83,6 +84,10 @@ import Testing
             try cloud.push(adding: [.init("40000", "notes", clash)])
         case .oddMode:
             try cloud.push(adding: [.init("100666", "odd", pwned)])
+        case .combiningMarkAfterSlash:
+            // `docs/` then `\u{301}PWNED`: one character for Swift, which read the path as one name
+            // (an integration dropped the file); two names for git.
+            try cloud.push(adding: [.init("40000", "docs", cloud.tree([.init("100644", "\u{301}PWNED", pwned)]))])
         case .oversizedBlob:
             try cloud.push(adding: [.init("100644", "zeros.bin", cloud.blob(Data(count: 4096)))])
             return ["CONCORD_MAX_OBJECT_SIZE": "1k"]

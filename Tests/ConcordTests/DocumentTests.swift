@@ -82,7 +82,10 @@ import Testing
         #expect(try fixture.git(["rev-list", "--count", "main"], in: device.root).hasPrefix("1"))
     }
 
-    @Test(arguments: ["/etc/passwd", "../outside", "a/../../b", ".git/config", "x/.git/y", ".concord/conflicts/x", "", "a/./b", "bad\u{FFFD}name", "tab\there"])
+    @Test(arguments: [
+        "/etc/passwd", "../outside", "a/../../b", ".git/config", "x/.git/y", ".concord/conflicts/x", "", "a/./b", "bad\u{FFFD}name", "tab\there", "d/\u{301}x.txt",
+        "d\u{600}/x.txt",
+    ])
     func invalidDocumentPathsAreRefused(_ path: String) {
         #expect(throws: ConcordError.self) { try DocumentPath(path) }
     }

@@ -1,3 +1,5 @@
+import Git
+import GitFormat
 import Testing
 
 @testable import Concord
@@ -32,5 +34,34 @@ import Testing
         // "\n\n\n": the first two end a paragraph, the third starts the next one.
         #expect(pairs("subject\n\n\nConcord-Device: Mac") == ["Concord-Device=Mac"])
         #expect(pairs("subject\n\n\n\nConcord-Device: Mac\nConcord-Clock: 7\n") == ["Concord-Device=Mac", "Concord-Clock=7"])
+    }
+
+    /// Two documents whose names differ only by Unicode normalization are two groups: what one
+    /// resolved, or the current version named for it, is never the other's.
+    @Test func documentsAreToldApartByTheirBytes() throws {
+        let composed = try DocumentPath("caf\u{E9}.txt"), decomposed = try DocumentPath("cafe\u{301}.txt")
+        let a = String(repeating: "a", count: 40), b = String(repeating: "b", count: 40)
+        let trailers = Trailers(
+            message: "Resolve 2 documents\n\nConcord-Document: \(composed)\nConcord-Resolves: \(a)\nConcord-Document: \(decomposed)\nConcord-Resolves: \(b)\n"
+                + "Concord-Current: \(b) \(decomposed)\n")
+        #expect(trailers.resolved(composed) == [a] && trailers.resolved(decomposed) == [b])
+        #expect(trailers.current(of: decomposed)?.hex == b && trailers.current(of: composed) == nil)
+        #expect(trailers.resolvedDocuments.map { Array($0.value.utf8) } == [Array(composed.value.utf8), Array(decomposed.value.utf8)])
+    }
+
+    /// A message larger than devices accept from a cloud is never written: the commit is
+    /// refused in one line and `main` stays where it was.
+    @Test func aCommitOverTheLimitIsNeverWritten() throws {
+        let fixture = try Fixture(devices: 1)
+        let main = try fixture.git(["rev-parse", "main"], in: fixture[1].root)
+        var trailers = Trailers()
+        for index in 0..<(ArrivalCheck.Limits.commitSize / 20) { trailers.add(Trailers.document, "documents/\(index).txt") }
+        #expect(throws: ConcordError.self) {
+            try fixture[1].withCore { core in
+                let head = try core.history.head()
+                _ = try core.commitMaker.commit(tree: core.history.tree(of: head)!, parents: [head!], subject: "Too much", trailers: trailers)
+            }
+        }
+        #expect(try fixture.git(["rev-parse", "main"], in: fixture[1].root) == main)
     }
 }

@@ -104,4 +104,26 @@ import Testing
             #expect(throws: GitError.self, "\(path)") { try repository.updateTree(nil, [.upsert(path: path, id: blob, mode: TreeEntry.fileMode)]) }
         }
     }
+
+    /// Two names that differ only by Unicode normalization (NFC and NFD `café`) are two entries:
+    /// updating one never replaces the other, and looking one up never answers with the other,
+    /// whichever was looked up first (Swift's `String ==` takes them for one name).
+    @Test func namesThatDifferOnlyByNormalizationAreTwoEntries() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let repository = try Repository.create(at: folder, bare: true)
+        let one = try repository.writeBlob(Data("one\n".utf8)), two = try repository.writeBlob(Data("two\n".utf8))
+        let both = try repository.updateTree(
+            nil, [.upsert(path: "\(composed)/x", id: one, mode: TreeEntry.fileMode), .upsert(path: "\(decomposed)/x", id: two, mode: TreeEntry.fileMode)])
+        #expect(try repository.entries(ofTree: both).map { Array($0.name.utf8) } == [Array(decomposed.utf8), Array(composed.utf8)])
+        let changed = try repository.updateTree(both, [.upsert(path: "\(composed)/x", id: two, mode: TreeEntry.fileMode), .remove(path: "\(decomposed)/x")])
+        #expect(try repository.entries(ofTree: changed).map { Array($0.name.utf8) } == [Array(composed.utf8)])
+        for order in [[composed, decomposed], [decomposed, composed]] {
+            let reader = try Repository.open(at: folder)
+            for name in order {
+                #expect(try reader.entry(at: "\(name)/x", in: both)?.id == (name.utf8.elementsEqual(composed.utf8) ? one : two), "\(order)")
+                #expect(try reader.entry(at: name, in: both).map { Array($0.name.utf8) } == Array(name.utf8), "\(order)")
+            }
+        }
+    }
 }
