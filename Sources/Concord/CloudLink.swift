@@ -117,29 +117,37 @@ final class CloudLink {
         }
     }
 
-    /// Fetches the cloud's `main` into `origin/main`.
+    /// Fetches the objects of the cloud's `main` that this device lacks, and returns the commit
+    /// it names; nil when the cloud has no `main`. `origin/main` does not move: the caller moves
+    /// it once what arrived passed the arrival check (``ContainerCore/checkArrival(_:local:packsBefore:)``),
+    /// so that it only ever names commits this device accepted. (A network fetch goes through
+    /// `refs/concord/incoming`, removed before this returns.)
     /// - Throws: ``ConcordError/offline(reason:waiting:)`` (``ConcordError/failed(_:)`` for a
     ///   clone) when the cloud cannot be reached, ``ConcordError/cloudRefused(_:)`` when it
     ///   refused this device or this device refused it, ``ConcordError/damagedFromCloud(url:reason:)``
-    ///   when what it sent is missing, damaged or malformed (`origin/main` does not move).
-    func fetch(progress: (@Sendable (SyncProgress) -> Void)?) throws {
+    ///   when what it sent is missing, damaged or malformed.
+    func fetch(progress: (@Sendable (SyncProgress) -> Void)?) throws -> OID? {
         do {
             switch transport {
             case let .local(cloud):
-                guard let tip = try cloud.cloudReference(ContainerCore.branch) else { return }
+                guard let tip = try cloud.cloudReference(ContainerCore.branch) else { return nil }
                 if !repository.contains(tip) {
                     let known = try [ContainerCore.branch, ContainerCore.remoteBranch].compactMap(repository.resolve)
                     try cloud.copyObjects(to: repository, from: [tip], hiding: known)
                 }
-                try repository.forceReference(ContainerCore.remoteBranch, to: tip, message: "concord: fetch")
+                return tip
             case let .missing(error):
                 throw error
             case let .network(url, access, limits):
+                try? repository.removeReference(ContainerCore.incomingBranch)
                 try keep(
                     repository.fetch(
-                        remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.remoteBranch)"], url: url,
+                        remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.incomingBranch)"], url: url,
                         access: access, limits: limits, largestObject: ArrivalCheck.Limits.current(in: repository).objectSize,
                         progress: progress.map(SyncProgress.forward)))
+                let tip = try repository.resolve(ContainerCore.incomingBranch)
+                try? repository.removeReference(ContainerCore.incomingBranch)
+                return tip
             }
         } catch let error as GitError {
             throw failure(error, during: .fetch)
@@ -184,7 +192,7 @@ final class CloudLink {
     }
 
     /// Makes the device repository at `path` for a clone of the cloud at `address`, and
-    /// fetches the cloud's `main` into its `origin/main` through a link, as a sync fetches: a
+    /// fetches the cloud's `main` through a link, as a sync fetches (``fetch(progress:)``): a
     /// cloud on this machine shares no file with the device (no hard link, no alternates, no
     /// reference but `main`), and what arrives passes the same checks and limits. The secrets
     /// the URL or the environment gave are stored first.
@@ -193,7 +201,7 @@ final class CloudLink {
     static func clone(
         _ address: CloudAddress, to path: String, lockTimeout: Double, progress: (@Sendable (SyncProgress) -> Void)?,
         environment: CloudEnvironment = .current
-    ) throws -> Repository {
+    ) throws -> (repository: Repository, main: OID?) {
         let repository = try ConcordError.wrap("cannot create a repository at \(path)") {
             let repository = try Repository.create(at: path, bare: false)
             try UnfinishedClone.mark(repository)
@@ -204,8 +212,7 @@ final class CloudLink {
         try given?.secrets.save(gitDirectory: repository.gitDirectory)
         let link = try CloudLink(
             repository: repository, lockTimeout: lockTimeout, purpose: .clone, secretsSource: given?.source, environment: environment)
-        try link.fetch(progress: progress)
-        return repository
+        return (repository, try link.fetch(progress: progress))
     }
 
     /// Versions (commits other than integrations) on `main` that the cloud has not received,

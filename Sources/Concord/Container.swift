@@ -144,13 +144,14 @@ public final class Container: Sendable {
             // the first sync connects, refusing then a cloud that holds another container.
             let link = try address.map { _ in try core.cloudLink(secretsSource: given?.source) }
             var reached = link != nil
+            var cloudMain: OID?
             do {
-                try link?.fetch(progress: nil)
+                cloudMain = try link?.fetch(progress: nil)
             } catch let ConcordError.offline(reason, _) {
                 reached = false
                 options.logger.warning("the cloud was not reached (\(reason)): the container starts offline, and its first sync connects")
             }
-            if let address, try core.repository.resolve(ContainerCore.remoteBranch) != nil {
+            if let address, cloudMain != nil {
                 throw ConcordError.cloudHasContainer(Cloud.redacted(address.url))
             }
             try core.createFirstCommit(packagePatterns: packagePatterns)
@@ -180,8 +181,8 @@ public final class Container: Sendable {
         let existed = fileManager.fileExists(atPath: path)
         do {
             let address = CloudAddress(url)
-            let repository = try CloudLink.clone(address, to: path, lockTimeout: options.lockTimeout, progress: options.progress)
-            guard let remoteMain = try repository.resolve(ContainerCore.remoteBranch) else {
+            let (repository, cloudMain) = try CloudLink.clone(address, to: path, lockTimeout: options.lockTimeout, progress: options.progress)
+            guard let remoteMain = cloudMain else {
                 throw ConcordError.failed("the cloud \(Cloud.redacted(address.url)) holds no container (no main branch)")
             }
             try ArrivalCheck(limits: .current(in: nil)).check(repository, from: [remoteMain], hiding: [])
@@ -191,6 +192,7 @@ public final class Container: Sendable {
                 try Checkout.writeJournal(in: repository, old: nil, new: repository.treeID(ofCommit: remoteMain))
             }
             try ConcordError.wrap("cannot set up the clone") {
+                try repository.forceReference(ContainerCore.remoteBranch, to: remoteMain, message: "concord: clone")
                 try repository.forceReference(ContainerCore.branch, to: remoteMain, message: "concord: clone")
                 try repository.setHead(ContainerCore.branch)
             }

@@ -23,11 +23,16 @@ extension ContainerCore {
                 report.attempts += 1
                 let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
                 let packsBefore = Set(repository.packs().map(\.name))
-                try cloud.fetch(progress: progress)
+                let fetched = try cloud.fetch(progress: progress)
                 CrashPoint.reach("sync:fetched")
                 guard let local = try history.head() else { throw ConcordError.failed("this container has no first commit") }
-                let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
-                if let remote { try checkArrival(remote, local: local, restoring: previousRemote, packsBefore: packsBefore) }
+                if let fetched, fetched != previousRemote {
+                    try checkArrival(fetched, local: local, packsBefore: packsBefore)
+                    try ConcordError.wrap("cannot write origin/main") {
+                        try repository.forceReference(Self.remoteBranch, to: fetched, message: "concord: fetch")
+                    }
+                }
+                let remote = fetched ?? previousRemote
                 var toPush = local
                 if let remote, remote != local {
                     if try history.descends(remote, from: local) {

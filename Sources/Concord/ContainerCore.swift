@@ -12,6 +12,8 @@ internal import GitFormat
 final class ContainerCore {
     static let branch = "refs/heads/main"
     static let remoteBranch = "refs/remotes/origin/main"
+    /// Where a network fetch puts the cloud's `main` until it is checked (then removed).
+    static let incomingBranch = "refs/concord/incoming"
     static let packagesFile = ".concord/packages"
     static let policiesFile = ".concord/policies"
 

@@ -48,6 +48,7 @@ extension Repository {
                     try check("git_odb_stream_write", git_odb_stream_write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), count))
                 }
                 remaining -= count
+                if remaining > 0 { CrashPoint.reach("blob:streaming") }
             }
             var oid = git_oid()
             try check("git_odb_stream_finalize_write", git_odb_stream_finalize_write(&oid, stream))
@@ -102,7 +103,7 @@ extension Repository {
         try ensureReadable(id, "git_blob_lookup")
         var raw = id.raw
         var blob: OpaquePointer?
-        try check("git_blob_lookup", git_blob_lookup(&blob, pointer, &raw))
+        try explainingMissing { try check("git_blob_lookup", git_blob_lookup(&blob, pointer, &raw)) }
         defer { git_blob_free(blob) }
         let size = Int(git_blob_rawsize(blob))
         let bytes = UnsafeRawBufferPointer(start: git_blob_rawcontent(blob), count: size)

@@ -184,7 +184,7 @@ extension Repository {
         try ensureReadable(id, "git_odb_read")
         var object: OpaquePointer?
         var raw = id.raw
-        try check("git_odb_read", git_odb_read(&object, database, &raw))
+        try explainingMissing { try check("git_odb_read", git_odb_read(&object, database, &raw)) }
         defer { git_odb_object_free(object) }
         let size = git_odb_object_size(object)
         let data = git_odb_object_data(object)

@@ -85,7 +85,7 @@ extension Repository {
         try ensureReadable(id, "git_tree_lookup")
         var raw = id.raw
         var tree: OpaquePointer?
-        try check("git_tree_lookup", git_tree_lookup(&tree, pointer, &raw))
+        try explainingMissing { try check("git_tree_lookup", git_tree_lookup(&tree, pointer, &raw)) }
         if let tree { recentTrees.keep(id, tree) }
         return tree
     }
@@ -95,7 +95,7 @@ extension Repository {
         try ensureReadable(id, "git_commit_lookup")
         var raw = id.raw
         var commit: OpaquePointer?
-        try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw))
+        try explainingMissing { try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw)) }
         return commit
     }
 

@@ -55,6 +55,7 @@ final class StoredPacks {
 
     /// What to add to a message about a missing object: the packs that could not be read.
     var problemsSuffix: String {
+        if listed == nil { _ = refreshIfChanged() }
         guard let first = problems.first else { return "" }
         return " (\(problems.count == 1 ? "a pack" : "\(problems.count) packs") could not be read: \(first.error.message))"
     }

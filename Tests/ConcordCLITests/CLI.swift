@@ -58,6 +58,35 @@ struct CLI {
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
+    /// One run of `concord` watched from outside: whether it ended in time, its exit status (nil
+    /// when a signal ended it), what it wrote on stderr, and the most memory it held.
+    struct MeasuredRun {
+        var ended: Bool
+        var status: Int32?
+        var stderr: String
+        var peakBytes: Int
+    }
+
+    /// The most memory any command may hold on any input, as the README states: 256 MB plus the
+    /// largest document the limits allow (100 MB by default).
+    static func memoryBound(largestDocument: Int = 100 << 20) -> Int { (256 << 20) + largestDocument }
+
+    /// Runs `concord` with `arguments` (paths absolute, or `-C` with one), killed if it has not
+    /// ended within `seconds` or holds more than `memoryLimit` bytes; measures its peak memory
+    /// (``ChildProcess/exitStatusAndPeakMemory(within:memoryLimit:)``).
+    func measured(
+        _ arguments: [String], environment: [String: String] = [:], within seconds: Double = 60, memoryLimit: Int = CLI.memoryBound()
+    ) throws -> MeasuredRun {
+        let errors = "\(folder)/run-\(UUID().uuidString.prefix(8)).err"
+        let child = try ChildProcess(
+            [CLI.binary] + arguments, environment: self.environment.merging(environment) { $1 }, stdout: "/dev/null", stderr: errors)
+        let end = child.exitStatusAndPeakMemory(within: seconds, memoryLimit: memoryLimit)
+        if end == nil { child.kill9() }
+        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        try? FileManager.default.removeItem(atPath: errors)
+        return MeasuredRun(ended: end != nil, status: end?.status, stderr: stderr, peakBytes: end?.peakBytes ?? 0)
+    }
+
     /// Runs and requires exit 0.
     @discardableResult
     func ok(_ arguments: [String], input: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
@@ -96,6 +125,22 @@ struct CLI {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// What `git fsck --no-dangling` reports for the repository of `device` (stdout and stderr,
+    /// and its exit status when not 0); empty when it is clean.
+    func fsck(_ device: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = ["-C", "\(folder)/\(device)", "fsck", "--no-dangling", "--no-progress"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let report = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return process.terminationStatus == 0 ? report : "exit \(process.terminationStatus): \(report)"
     }
 
     /// The tree id of a device's main.

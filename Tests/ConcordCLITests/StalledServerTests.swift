@@ -170,28 +170,13 @@ import Testing
 
     // MARK: Helpers
 
-    /// One run of `concord` (paths in `arguments` absolute), killed if it has not ended within a
-    /// minute or holds more than ``memoryBound``.
-    struct Run {
-        var ended: Bool
-        var status: Int32?
-        var stderr: String
-        var peakBytes: Int
-    }
-
-    private func run(_ cli: CLI, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let errors = "\(cli.folder)/run-\(UUID().uuidString.prefix(8)).err"
-        let child = try ChildProcess([CLI.binary] + arguments, environment: cli.environment.merging(environment) { $1 }, stdout: "/dev/null", stderr: errors)
-        let end = child.exitStatusAndPeakMemory(within: 60, memoryLimit: Self.memoryBound)
-        if end == nil { child.kill9() }
-        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        try? FileManager.default.removeItem(atPath: errors)
-        return Run(ended: end != nil, status: end?.status, stderr: stderr, peakBytes: end?.peakBytes ?? 0)
+    private func run(_ cli: CLI, _ arguments: [String], environment: [String: String] = [:]) throws -> CLI.MeasuredRun {
+        try cli.measured(arguments, environment: environment, memoryLimit: Self.memoryBound)
     }
 
     /// Exit 1 within the minute, with one line on stderr that starts with `prefix` and contains
     /// `detail`, and memory under the bound.
-    private func expectRefusal(_ run: Run, _ prefix: String, _ detail: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectRefusal(_ run: CLI.MeasuredRun, _ prefix: String, _ detail: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(run.ended, "killed: still running after a minute, or holding more than \(Self.memoryBound >> 20) MB", sourceLocation: sourceLocation)
         #expect(run.status == 1, "\(run.stderr)", sourceLocation: sourceLocation)
         let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLast()

@@ -94,6 +94,17 @@ MUTATIONS = [
              "return false ? errno : nil",
              "a pack Concord writes itself (a push to a local cloud, a roll-up) and its index are renamed into place "
              "without being synced first (Repository.writeDurably)"),
+    Mutation("arrival-counts-each-file-once", "Sources/Concord/ArrivalCheck.swift",
+             "                let size = try sizes[arriving.entry.id] ?? repository.blobSize(arriving.entry.id)\n",
+             "                guard sizes[arriving.entry.id] == nil else { return }\n"
+             "                let size = try repository.blobSize(arriving.entry.id)\n",
+             "the arrival limit counts each file once (ArrivalCheck.check), not each path a checkout writes it to: "
+             "one large file named many times passes the limit and fills the disk"),
+    Mutation("opens-what-is-not-a-file", "Sources/Git/RegularFile.swift",
+             "        guard status.st_mode & S_IFMT == S_IFREG else {\n",
+             "        guard true else {\n",
+             "Concord's readers open whatever a cloud holds where a pack, an index or a loose object should be "
+             "(RegularFile.open): a FIFO there makes sync and clone wait forever"),
     Mutation("no-stall-time-out", "Sources/Git/SocketStream.swift",
              "} else if now - state.progressTime >= .seconds(operation.limits.timeout) {",
              "} else if false, now - state.progressTime >= .seconds(operation.limits.timeout) {",
