@@ -1,4 +1,5 @@
 internal import CGit2
+internal import Foundation
 
 /// An error reported by libgit2, with the name of the call that failed.
 public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -42,6 +43,12 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// True when an object was refused for claiming more than a limit allows.
     public var isOverLimit: Bool { code == Self.overLimitCode }
+
+    /// "claims 3 GB, over the limit of 100 MB": the end of an over-limit message.
+    static func overLimit(_ size: Int, _ limit: Int) -> String {
+        "claims \(ByteCountFormatter.string(fromByteCount: Int64(size), countStyle: .binary)), "
+            + "over the limit of \(ByteCountFormatter.string(fromByteCount: Int64(limit), countStyle: .binary))"
+    }
 
     public var description: String { "\(message) (\(function), code \(code))" }
 }

@@ -154,7 +154,9 @@ final class ObjectFolder {
             let object = try file.bytes.withUnsafeBytes { try LooseObject.read($0, largest: largestObject) }
             return Object(type: object.type, bytes: object.bytes)
         } catch let error as FormatError where error.isOverLimit {
-            throw GitError(code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "object \(id.hex) \(error.message)", function: "ObjectFolder")
+            throw GitError(
+                code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue),
+                message: "object \(id.hex) \(error.claimed.map { GitError.overLimit($0, largestObject) } ?? error.message)", function: "ObjectFolder")
         } catch let error as FormatError {
             throw GitError(error, file: file.path)
         }
@@ -169,7 +171,7 @@ final class ObjectFolder {
     private func overLimit(_ id: OID, _ size: Int) -> GitError {
         GitError(
             code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue),
-            message: "object \(id.hex) claims \(size) bytes, over the limit of \(largestObject)", function: "ObjectFolder")
+            message: "object \(id.hex) \(GitError.overLimit(size, largestObject))", function: "ObjectFolder")
     }
 
     private func damaged(_ id: OID, _ what: String) -> GitError {

@@ -128,7 +128,7 @@ final class StoredPack {
         guard header.size <= largest else {
             throw GitError(
                 code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue),
-                message: "object \(entry.id.hex) claims \(header.size) bytes, over the limit of \(largest)", function: "StoredPack")
+                message: "object \(entry.id.hex) \(GitError.overLimit(header.size, largest))", function: "StoredPack")
         }
         let stream = try bytes(of: entry, from: header.data)
         let (data, consumed) = try stream.withUnsafeBytes { buffer in

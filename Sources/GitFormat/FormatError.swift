@@ -29,11 +29,15 @@ public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
     /// depth, a count): refused before memory is spent on it.
     public let isOverLimit: Bool
 
-    /// An error in `format`.
-    public init(_ format: Format, _ message: String, overLimit: Bool = false) {
+    /// For an error over a limit, the size the bytes claimed, when known.
+    public let claimed: Int?
+
+    /// An error in `format`; `claimed` is the size an over-limit object claimed.
+    public init(_ format: Format, _ message: String, overLimit: Bool = false, claimed: Int? = nil) {
         self.format = format
         self.message = message
-        self.isOverLimit = overLimit
+        self.isOverLimit = overLimit || claimed != nil
+        self.claimed = claimed
     }
 
     public var description: String { "\(format.rawValue): \(message)" }

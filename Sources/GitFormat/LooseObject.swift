@@ -14,7 +14,7 @@ package enum LooseObject {
         let got = try inflater.fill(&head)
         let (type, size, start) = try header(head.prefix(got))
         guard size <= largest else {
-            throw FormatError(.looseObject, "claims \(size) bytes, over the limit of \(largest)", overLimit: true)
+            throw FormatError(.looseObject, "claims \(size) bytes, over the limit of \(largest)", claimed: size)
         }
         let already = min(got - start, size)
         var failure: FormatError?

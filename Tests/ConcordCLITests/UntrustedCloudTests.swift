@@ -31,8 +31,8 @@ import Glibc
             case .deepTree: "nested deeper than 512 folders"
             case .fanoutPastCount: "fan-out table decreases"
             case .hugeCountIndex: "does not match the 4294967295 objects it claims"
-            case .packedBlobClaiming3G, .looseBlobClaiming3G: "claims 3221225472 bytes, over the limit of 104857600"
-            case .treeDeltaBomb: "claims 1073741824 bytes, over the limit of 104857600"
+            case .packedBlobClaiming3G, .looseBlobClaiming3G: "claims 3 GB, over the limit of 100 MB"
+            case .treeDeltaBomb: "claims 1 GB, over the limit of 100 MB"
             case .refDeltaCycle: "its deltas loop"
             case .fifoIndex, .fifoLoose: "it is not a regular file"
             case .garbagePackedRefs: "line 2 of packed-refs is malformed"
@@ -40,7 +40,7 @@ import Glibc
         }
 
         /// True when the refusal names the commit that holds the attack.
-        var namesTheCommit: Bool { [.deepTree, .packedBlobClaiming3G, .looseBlobClaiming3G].contains(self) }
+        var namesTheCommit: Bool { [.deepTree, .packedBlobClaiming3G, .looseBlobClaiming3G, .treeDeltaBomb].contains(self) }
     }
 
     @Test(arguments: Attack.allCases)

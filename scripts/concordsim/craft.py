@@ -309,7 +309,7 @@ def junk(cloud: Cloud, tags: int = 100_000) -> None:
     return None
 
 
-def one_file_many_names(cloud: Cloud, size: int, names: int) -> bytes:
+def one_file_many_names(cloud: Cloud, size: int = 102_400, names: int = 40) -> bytes:
     """One file of `size` bytes named `names` times: it arrives once, a checkout writes it each time."""
     blob = cloud.write_loose("blob", os.urandom(size))
     return cloud.push([("40000", b"copies", cloud.tree([("100644", f"copy-{n:03d}".encode(), blob) for n in range(names)]))])
@@ -335,6 +335,7 @@ ATTACKS = {
     "fifo-index": fifo_index,
     "fifo-loose": fifo_loose,
     "garbage-packed-refs": garbage_packed_refs,
+    "one-file-many-names": one_file_many_names,
 }
 
 # Attacks whose refusal can name the commit (the rest damage the cloud's storage, not a commit).
@@ -343,7 +344,7 @@ NAMES_THE_COMMIT = {"deep-tree", "packed-blob-claiming-3g", "loose-blob-claiming
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("attack", choices=sorted(ATTACKS) + ["alternates", "junk", "one-file-many-names"])
+    parser.add_argument("attack", choices=sorted(ATTACKS) + ["alternates", "junk"])
     parser.add_argument("cloud")
     parser.add_argument("--outside", help="alternates: the folder outside the cloud that holds the objects")
     parser.add_argument("--size", type=int, default=1024, help="one-file-many-names: the file's size")

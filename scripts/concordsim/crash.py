@@ -312,6 +312,20 @@ def repair_cloud(h):
             raise HarnessFailure(f"a file of the hostile commit was written in {top}")
 
 
+def prep_over_limit(h):
+    """The cloud's main moved to a commit naming one file forty times, past device one's limit
+    on what one transfer writes (1 MB): its objects arrive, then the arrival check refuses it
+    and removes them (craft.py). An attack on the cloud's own files (a lying index, a delta
+    loop) is refused before anything is written, so it has no crash point to kill at."""
+    run_git("-C", h.one.path, "config", "concord.maxArrivalSize", "1m")
+    HostileCloud(h.fx.cloud.dir).attack("one-file-many-names")
+
+
+def repair_over_limit(h):
+    HostileCloud(h.fx.cloud.dir).repair()
+    run_git("-C", h.one.path, "config", "--unset", "concord.maxArrivalSize")
+
+
 def prep_kv(h):
     h.run(h.one, "kv", "set", "theme", '"light"')
 
@@ -334,6 +348,8 @@ CASES = [
     Case("gc", prep_gc, lambda h: (h.one, ["gc"], None), moves_main=False),
     Case("sync-hostile", prep_hostile, lambda h: (h.one, ["sync", "--json"], None), moves_main=False,
          after=repair_cloud, refused=True),
+    Case("sync-over-limit", prep_over_limit, lambda h: (h.one, ["sync", "--json"], None), moves_main=False,
+         after=repair_over_limit, refused=True),
     Case("clone", _nothing, lambda h: (None, ["clone", h.fx.cloud.url, h.three.path, "--device", "three"], None),
          actor="three", moves_main=False),
 ]

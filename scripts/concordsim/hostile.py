@@ -8,7 +8,11 @@ clone (DESIGN.md: the cloud is input). The same attacks as Tests/ConcordCLITests
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+
+from . import craft
 
 # name -> (mode, name bytes, what the entry holds: "pwned" blob, "folder" (a tree holding PWNED),
 # "hook" (a .git folder with a hook), "link" (a symbolic link to /tmp))
@@ -21,6 +25,20 @@ ATTACKS = {
     "symbolic-link-out": ("120000", b"outside", "link"),
     "odd-mode": ("100666", b"odd", "pwned"),
 }
+
+
+# Attacks on the cloud's own files (craft.py), repaired by removing what they wrote: FIFOs are left
+# to the Swift tests, as git (which the oracle runs on the cloud) would block on them too.
+STORAGE_ATTACKS = ["deep-tree", "fanout-past-count", "huge-count-index", "ref-delta-cycle", "packed-blob-claiming-3g",
+                   "loose-blob-claiming-3g", "tree-delta-bomb", "garbage-packed-refs"]
+
+# Every attack a step can choose.
+ALL_ATTACKS = sorted(ATTACKS) + STORAGE_ATTACKS
+
+
+def names_the_commit(attack: str) -> bool:
+    """True when concord's refusal of `attack` names the hostile commit."""
+    return attack in ATTACKS or attack in craft.NAMES_THE_COMMIT
 
 
 class HostileCloud:
@@ -55,6 +73,54 @@ class HostileCloud:
 
     def main(self) -> str:
         return self.git("rev-parse", "main")
+
+    # What an attack on the cloud's files wrote, kept in the cloud's folder so that a copy of the
+    # cloud (the crash harness's snapshots) can be repaired too.
+    MANIFEST = "concord-simulation-repair.json"
+
+    def attack(self, attack: str) -> str:
+        """Carries out `attack` (from ALL_ATTACKS); returns the commit main now names. Repair with
+        repair(), which also removes every file an attack on the cloud's files wrote."""
+        if attack in ATTACKS:
+            return self.push(attack)
+        before = self._files()
+        packed = os.path.join(self.git_dir, "packed-refs")
+        packed_refs = open(packed, "rb").read().hex() if os.path.exists(packed) else None
+        main = self.main()
+        commit = craft.ATTACKS[attack](craft.Cloud(self.git_dir))
+        manifest = {"main": main, "packed-refs": packed_refs,
+                    "files": sorted(os.path.relpath(f, self.git_dir) for f in self._files() - before)}
+        with open(os.path.join(self.git_dir, self.MANIFEST), "w") as f:
+            json.dump(manifest, f)
+        return commit.hex() if commit else main
+
+    def repair(self, main: str | None = None):
+        """Points main back at `main` (by default the main before the attack), and removes what an
+        attack on the cloud's files wrote."""
+        path = os.path.join(self.git_dir, self.MANIFEST)
+        if os.path.exists(path):
+            with open(path) as f:
+                manifest = json.load(f)
+            for name in manifest["files"]:
+                os.remove(os.path.join(self.git_dir, name))
+            packed = os.path.join(self.git_dir, "packed-refs")
+            if manifest["packed-refs"] is None:
+                if os.path.exists(packed):
+                    os.remove(packed)
+            else:
+                with open(packed, "wb") as f:
+                    f.write(bytes.fromhex(manifest["packed-refs"]))
+            main = main or manifest["main"]
+            with open(os.path.join(self.git_dir, "refs", "heads", "main"), "w") as f:
+                f.write(main + "\n")
+            os.remove(path)
+        self.set_main(main)
+
+    def _files(self) -> set:
+        found = set()
+        for top, _, names in os.walk(self.git_dir):
+            found.update(os.path.join(top, name) for name in names)
+        return found
 
     def set_main(self, commit: str):
         self.git("update-ref", "refs/heads/main", commit)

@@ -18,7 +18,7 @@ import time
 
 from .content import content_key, decode_content, describe_content, encode_content, version_keys, work_tree_docs
 from .fixture import run_git
-from .hostile import ATTACKS, HostileCloud
+from .hostile import ALL_ATTACKS, HostileCloud, names_the_commit
 from .oracle import UNKNOWN, Checker, Oracle, OracleFailure, commit_info
 from .timeline import Timeline
 from .world import InvariantFailure, SimDevice, World
@@ -231,7 +231,7 @@ class Simulation:
         if r < 0.95:
             online = [d.index for d in devs if not d.airplane]
             if online and not self.world.outage:
-                return {"op": "hostile", "dev": rng.choice(online), "attack": rng.choice(sorted(ATTACKS))}
+                return {"op": "hostile", "dev": rng.choice(online), "attack": rng.choice(ALL_ATTACKS)}
             return self.choose_save(dev, 0.5)
         # concurrent resolutions: two devices resolve the same conflict differently, then sync
         other = rng.choice([d for d in devs if d is not dev])
@@ -425,9 +425,11 @@ class Simulation:
 
     def hostile(self, dev, attack, index, step):
         """Someone with write access to the cloud moves its main to a crafted commit that holds
-        an entry Concord refuses (a name such as `..` or `.git`, a link, an odd mode). `dev`'s
-        sync must refuse it whole (exit 1, the commit named), change nothing on the device, and
-        a clone of the cloud must be refused too; then the cloud is repaired (main moved back)."""
+        an entry Concord refuses (a name such as `..` or `.git`, a link, an odd mode), or damages
+        the cloud's own files (a lying index or size, a delta loop, nested folders: craft.py).
+        `dev`'s sync must refuse it whole (exit 1, the commit named when it can be), change nothing
+        on the device, and a clone of the cloud must be refused too; then the cloud is repaired
+        (main moved back, what the attack wrote removed)."""
         world = self.world
         if dev.airplane or world.outage:
             return False
@@ -439,12 +441,12 @@ class Simulation:
         clone_path = os.path.join(self.root, "hostile-clone")
         self.timeline.add(dev.index, "offline", short_step(step, self.names))
         self.say(f"{index:4d} {short_step(step, self.names)}")
-        bad = cloud.push(attack)
+        bad = cloud.attack(attack)
         try:
             result = world.run(dev, "sync", "--json")
             self.stats.syncs += 1
             line = result.first_error_line()
-            if result.rc != 1 or "refused" not in line or bad[:7] not in line:
+            if result.rc != 1 or "refused" not in line or (names_the_commit(attack) and bad[:7] not in line):
                 raise InvariantFailure("hostile cloud", f"{dev.name}: sync of a cloud whose main is a hostile commit "
                                        f"{bad[:7]} ({attack}) exited {result.rc} ({line or result.text.strip()[:200]}); "
                                        f"expected exit 1 naming the commit as refused")
@@ -468,7 +470,7 @@ class Simulation:
                                            f"{os.path.join(top, 'PWNED')}")
             self.stats.hostile += 1
         finally:
-            cloud.set_main(before)
+            cloud.repair(before)
             shutil.rmtree(clone_path, ignore_errors=True)
         if self.oracle:
             self.check(dev, ())
