@@ -33,6 +33,7 @@ extension ContainerCore {
                     }
                 }
                 let remote = fetched ?? previousRemote
+                CrashPoint.reach("sync:accepted")
                 var toPush = local
                 if let remote, remote != local {
                     if try history.descends(remote, from: local) {

@@ -41,8 +41,10 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// limit allows (Concord's own: libgit2 has none).
     static let overLimitCode: Int32 = -1000
 
-    /// True when an object was refused for claiming more than a limit allows.
-    public var isOverLimit: Bool { code == Self.overLimitCode }
+    /// True when an object was refused for claiming more than a limit allows: by Concord's
+    /// readers, or by libgit2's indexer (a delta rebuilding more than
+    /// `GIT_OPT_SET_PACK_MAX_OBJECT_SIZE`, which Concord sets to its limit for each fetch).
+    public var isOverLimit: Bool { code == Self.overLimitCode || message.contains("overly large object") }
 
     /// "claims 3 GB, over the limit of 100 MB": the end of an over-limit message.
     static func overLimit(_ size: Int, _ limit: Int) -> String {

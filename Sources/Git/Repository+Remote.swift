@@ -34,8 +34,8 @@ extension Repository {
     ///   - access: credentials and the host key check, for ssh and https.
     ///   - limits: how long a server may take, and how much it may send before any object.
     ///   - largestObject: the largest object libgit2's indexer accepts in the pack it receives,
-    ///     refused by its header before it is inflated (a process-wide setting of libgit2's, set
-    ///     for this fetch).
+    ///     refused by its header before it is inflated, a delta's result included (a
+    ///     process-wide setting of libgit2's, set for this fetch).
     /// - Returns: the credential the remote accepted; nil when it asked for none.
     /// - Throws: ``GitError``: ``GitError/isAuthentication``, ``GitError/isHostKey`` and
     ///   ``GitError/isCertificate`` say why a server or this side refused the connection,
@@ -48,7 +48,7 @@ extension Repository {
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) throws -> Credential? {
         try check("git_libgit2_opts", concord_git_set_pack_max_object_size(largestObject))
-        let remote = try lookupRemote(name, url: url)
+        let remote = try anonymousRemote(name, url: url)
         defer { git_remote_free(remote) }
         var options = git_fetch_options()
         try check("git_fetch_options_init", git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)))
@@ -66,6 +66,26 @@ extension Repository {
             }
         }
         return callbacks.lastOffered
+    }
+
+    /// An in-memory remote with the URL of the named remote (or `url`) and no fetch refspec of
+    /// its own: libgit2 updates only the references the fetch names. (Fetched through the named
+    /// remote, libgit2 also moves the remote-tracking reference its configured refspec maps the
+    /// fetched branch to, "opportunistically", before anyone checked what arrived.)
+    func anonymousRemote(_ name: String, url: String?) throws -> OpaquePointer? {
+        let named = try lookupRemote(name, url: nil)
+        let address = git_remote_url(named).map { String(cString: $0) }
+        git_remote_free(named)
+        guard let address = url ?? address else {
+            throw GitError(code: GIT_ENOTFOUND.rawValue, message: "the remote \(name) has no URL", function: "git_remote_url")
+        }
+        var options = git_remote_create_options()
+        try check("git_remote_create_options_init", git_remote_create_options_init(&options, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION)))
+        options.repository = pointer
+        options.flags = GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC.rawValue | GIT_REMOTE_CREATE_SKIP_INSTEADOF.rawValue
+        var remote: OpaquePointer?
+        try check("git_remote_create_with_opts", git_remote_create_with_opts(&remote, address, &options))
+        return remote
     }
 
     /// The named remote, with its URL replaced for this use only when `url` is given.

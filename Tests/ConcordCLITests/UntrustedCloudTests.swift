@@ -66,6 +66,41 @@ import Glibc
         #expect(try cli.ok(["-C", "b", "show", "note.txt"]) == "still saving\n")
     }
 
+    /// The same over the network (`git daemon`): a file stored as a delta that rebuilds a
+    /// gigabyte from 16 KB of instructions is refused by libgit2's indexer at Concord's limit,
+    /// before the gigabyte is spent; and the arrival limit counts each path there too.
+    @Test func overGitDaemonADeltaBombAndOneFileUnderManyNamesAreRefused() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try CloudTesting.makeBare("\(cli.folder)/cloud.git")
+        let daemon = try GitDaemon(base: cli.folder)
+        defer { daemon.stop() }
+        let url = daemon.url("cloud.git")
+        try cli.ok(["init", "a", "--device", "A", "--remote", url])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "hello\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", url, "b", "--device", "B"])
+        let before = try DeviceState(cli, "b")
+        let good = try cli.git(["rev-parse", "main"], in: "cloud.git")
+
+        let bomb = try Craft.run("blob-delta-bomb", cloud: "\(cli.folder)/cloud.git")
+        for arguments in [["-C", "\(cli.folder)/b", "sync"], ["clone", url, "\(cli.folder)/c"]] {
+            let run = try cli.measured(arguments)
+            #expect(run.ended && run.status == 1, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("refused what the cloud"), "\(run.stderr)")
+            #expect(run.stderr.contains("raise the limit"), "told as over the limit: \(run.stderr)")
+            #expect(run.peakBytes <= CLI.memoryBound(), "peak memory \(run.peakBytes >> 20) MB")
+        }
+        #expect(!bomb.isEmpty && !FileManager.default.fileExists(atPath: "\(cli.folder)/c"))
+        try before.expectUnchanged(cli, "b", "a delta bomb over git daemon")
+
+        try Data("\(good)\n".utf8).write(to: URL(fileURLWithPath: "\(cli.folder)/cloud.git/refs/heads/main"))
+        let commit = try Craft.run("one-file-many-names", cloud: "\(cli.folder)/cloud.git", ["--size", "102400", "--names", "40"])
+        let sync = try cli.run(["-C", "b", "sync"], environment: ["CONCORD_MAX_ARRIVAL_SIZE": "1m"])
+        #expect(sync.status == 1 && sync.stderr.contains(commit.prefix(7)) && sync.stderr.contains("past the limit of 1 MB"), "\(sync.stderr)")
+        try before.expectUnchanged(cli, "b", "one file, many names, over git daemon")
+    }
+
     /// A clone from a path is a fetch: it shares no file with the cloud (no hard link, no copy of
     /// `objects/` as it stands, no alternates, no reference but `main`), so that what the cloud's
     /// owner does to its files later cannot reach the device's history.
@@ -223,11 +258,13 @@ import Glibc
 
         func expectUnchanged(_ cli: CLI, _ device: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
             let now = try DeviceState(cli, device)
-            #expect(now.main == main && now.fetched == fetched, "\(what): main or origin/main moved", sourceLocation: sourceLocation)
+            #expect(
+                now.main == main && now.fetched == fetched, "\(what): main or origin/main moved: \(main) \(fetched) -> \(now.main) \(now.fetched)", sourceLocation: sourceLocation)
             #expect(now.workTree == workTree, "\(what): the work tree changed", sourceLocation: sourceLocation)
             #expect(now.objects == objects, "\(what): objects were written: \(Set(now.objects).subtracting(objects))", sourceLocation: sourceLocation)
             #expect(now.versions == versions, "\(what): the history changed", sourceLocation: sourceLocation)
-            #expect(try cli.fsck(device).isEmpty, "\(what): git fsck", sourceLocation: sourceLocation)
+            let fsck = try cli.fsck(device)
+            #expect(fsck.isEmpty, "\(what): git fsck: \(fsck)", sourceLocation: sourceLocation)
         }
     }
 

@@ -241,6 +241,19 @@ def tree_delta_bomb(cloud: Cloud, count: int = 5, size: int = 1 << 30) -> bytes:
     return cloud.push(folders)
 
 
+def blob_delta_bomb(cloud: Cloud, size: int = 1 << 30) -> bytes:
+    """A file stored as a delta that really rebuilds `size` bytes (1 GiB) from a 64 KB base with
+    16 KB of copy instructions: a reader that trusts the size the delta's header gives, or only
+    the size its pack entry declares (libgit2's indexer), spends a gigabyte on it. A server
+    that sends it needs to read nothing of it."""
+    base_blob = os.urandom(1 << 16)
+    base = Cloud.object_id("blob", base_blob)
+    instructions = Cloud.varint(len(base_blob)) + Cloud.varint(size) + b"\x80" * (size >> 16)
+    oid = fake_id(f"blob bomb {size}")
+    cloud.write_pack([(base, cloud.whole_entry("blob", base_blob)), (oid, cloud.ref_delta_entry(base, instructions))])
+    return cloud.push([("100644", b"bomb.bin", oid), ("100644", b"bomb-base.bin", base)])
+
+
 def ref_delta_cycle(cloud: Cloud) -> bytes:
     """Two deltas that are each other's base (a pack of about a hundred bytes): a reader that
     follows bases without a check for loops never stops."""
@@ -332,6 +345,7 @@ ATTACKS = {
     "loose-blob-claiming-3g": loose_blob_claiming,
     "tree-delta-bomb": tree_delta_bomb,
     "ref-delta-cycle": ref_delta_cycle,
+    "blob-delta-bomb": blob_delta_bomb,
     "fifo-index": fifo_index,
     "fifo-loose": fifo_loose,
     "garbage-packed-refs": garbage_packed_refs,
@@ -339,7 +353,7 @@ ATTACKS = {
 }
 
 # Attacks whose refusal can name the commit (the rest damage the cloud's storage, not a commit).
-NAMES_THE_COMMIT = {"deep-tree", "packed-blob-claiming-3g", "loose-blob-claiming-3g", "tree-delta-bomb"}
+NAMES_THE_COMMIT = {"deep-tree", "packed-blob-claiming-3g", "loose-blob-claiming-3g", "tree-delta-bomb", "blob-delta-bomb"}
 
 
 def main(argv=None) -> int:

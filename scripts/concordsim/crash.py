@@ -720,9 +720,9 @@ def race(runner, base_copy, name, after, prepare_one):
 
 
 RACES = [
-    # held at the point after it (the fetched reference written, before the push); the reader
-    # stops between two points far enough apart (an fsync) to stop in time
-    ("push", "ref:device:refs/remotes/origin/main:before", lambda h: h.run(h.one, "save", "note.txt", "--file", "-", stdin=b"from one, racing\n")),
+    # held at the point after it (what arrived accepted and origin/main moved, before the push);
+    # the reader stops between two points far enough apart (an fsync) to stop in time
+    ("push", "sync:fetched", lambda h: h.run(h.one, "save", "note.txt", "--file", "-", stdin=b"from one, racing\n")),
     # held at pack:stored: the integration computed, main not moved, before the push
     ("integrate", "sync:fetched", lambda h: (h.run(h.one, "save", "note.txt", "--file", "-", stdin=b"from one, racing\n"),
                                                 h.run(h.two, "save", "ideas/new.txt", "--file", "-", stdin=b"two, earlier\n"),
