@@ -36,15 +36,18 @@ final class ServerProcess {
         return waitpid(pid, &status, WNOHANG) == 0
     }
 
-    /// Waits until `ready` holds, for up to five seconds; stops the server and throws otherwise.
+    /// Waits until `ready` holds, for up to fifteen seconds (a loaded machine starts servers
+    /// slowly); stops the server and throws otherwise, saying whether it exited.
     func wait(until ready: () -> Bool, what: String) throws {
-        for _ in 0..<100 {
+        for _ in 0..<300 {
             if ready() { return }
-            guard isRunning else { break }
+            guard isRunning else {
+                throw ServerError("\(what) did not start: it exited (its port taken meanwhile?)")
+            }
             usleep(50_000)
         }
         stop()
-        throw ServerError("\(what) did not start")
+        throw ServerError("\(what) did not start: not ready after 15 s")
     }
 
     /// A TCP port of 127.0.0.1 that nothing listens on now.
