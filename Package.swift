@@ -20,9 +20,10 @@ let package = Package(
             providers: [.apt(["libgit2-dev"])]
         ),
         .systemLibrary(name: "CZlib"),
+        .systemLibrary(name: "CSHA1"),
         // git's formats as value types over bytes, each read with the checks libgit2 makes:
         // no libgit2, no file system (fuzzed: scripts/fuzz).
-        .target(name: "GitFormat", dependencies: ["CZlib"]),
+        .target(name: "GitFormat", dependencies: ["CZlib", "CSHA1"]),
         .target(name: "Git", dependencies: ["CGit2", "GitFormat"]),
         .target(name: "ConcordMerge", dependencies: ["Git"]),
         .target(name: "Concord", dependencies: ["ConcordMerge", "Git", "GitFormat", .product(name: "Logging", package: "swift-log")]),
@@ -37,7 +38,7 @@ let package = Package(
         ),
         .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "TestSupport"]),
+        .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "CSHA1", "TestSupport"]),
         .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat"]),
         .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge", "TestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "GitFormat", "TestSupport"]),

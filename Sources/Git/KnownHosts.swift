@@ -1,4 +1,5 @@
 internal import Foundation
+internal import GitFormat
 
 /// The ssh host keys a user trusts, as OpenSSH's known_hosts files list them.
 ///

@@ -173,7 +173,7 @@ struct PackWriter {
     /// end. Call it once, when every object is in.
     mutating func finish() throws -> [UInt8] {
         for index in 0..<4 { bytes[8 + index] = UInt8((count >> (8 * (3 - index))) & 0xFF) }
-        bytes += try Self.sha1(bytes)
+        bytes += Self.sha1(bytes)
         return bytes
     }
 
@@ -216,16 +216,11 @@ struct PackWriter {
             word(UInt32(offset & 0xFFFF_FFFF))
         }
         index += pack[(pack.count - 20)...]  // the checksum (suffix(_:) here resolved to Sequence's, a walk over the whole pack)
-        return index + (try Self.sha1(index))
+        return index + Self.sha1(index)
     }
 
-    /// The SHA-1 of `bytes`.
-    static func sha1(_ bytes: [UInt8]) throws -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: 20)
-        let status = bytes.withUnsafeBytes { concord_sha1($0.baseAddress, $0.count, &digest) }
-        guard status == 0 else { throw GitError(message: "cannot compute a pack's checksum", function: "mbedtls_sha1") }
-        return digest
-    }
+    /// The SHA-1 of `bytes` (``SHA1``).
+    static func sha1(_ bytes: [UInt8]) -> [UInt8] { SHA1.digest(bytes) }
 
     // MARK: Pieces
 
