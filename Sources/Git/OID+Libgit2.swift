@@ -17,3 +17,16 @@ extension OID {
         return oid
     }
 }
+
+extension ObjectType {
+    /// The type libgit2 calls `type`; nil for any other (`GIT_OBJECT_ANY`, a delta).
+    init?(_ type: git_object_t) {
+        guard type.rawValue > 0, type.rawValue <= 4, let known = ObjectType(rawValue: UInt8(type.rawValue)) else { return nil }
+        self = known
+    }
+}
+
+extension git_object_t {
+    /// libgit2's number for `type`.
+    init(_ type: ObjectType) { self.init(rawValue: Int32(type.rawValue)) }
+}

@@ -1,4 +1,4 @@
-internal import CGit2
+internal import GitFormat
 internal import GitFormat
 
 /// An object's type and bytes, as git hashes them, read to be written into a pack.
@@ -13,7 +13,7 @@ struct ObjectBytes {
         var delta: (base: OID, baseBytes: [UInt8], instructions: [UInt8])?
     }
 
-    var type: git_object_t
+    var type: ObjectType
     var bytes: [UInt8]
     /// Set only when asked for (a cloud's objects, which are hashed before anything of them
     /// is written), and when the object came from one entry of a pack.

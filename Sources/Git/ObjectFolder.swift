@@ -18,7 +18,7 @@ final class ObjectFolder {
     /// An object's type and bytes.
     struct Object {
         /// A whole object's type (commit, tree, blob or tag).
-        var type: Pack.EntryType
+        var type: ObjectType
         /// Its bytes.
         var bytes: [UInt8]
     }
@@ -48,10 +48,10 @@ final class ObjectFolder {
 
     /// The type and size of the object `id`, read from its header where that says them.
     /// - Throws: as ``read(_:)``.
-    func header(of id: OID) throws -> (type: Pack.EntryType, size: Int) {
+    func header(of id: OID) throws -> (type: ObjectType, size: Int) {
         if let (pack, entry) = packs.locate(id) {
             let header = try pack.header(of: entry)
-            if header.base == nil, let type = Pack.EntryType(rawValue: header.type) { return (type, header.size) }
+            if header.base == nil, let type = Pack.EntryType(rawValue: header.type)?.object { return (type, header.size) }
             let object = try readPacked(pack, entry)
             return (object.type, object.bytes.count)
         }
@@ -97,7 +97,7 @@ final class ObjectFolder {
             guard chain.count <= PackWriter.deepestRead else { throw damaged(entry.id, "its deltas go deeper than \(PackWriter.deepestRead)") }
             let header = try current.pack.header(of: current.entry)
             guard let base = header.base else {
-                guard let type = Pack.EntryType(rawValue: header.type) else { throw damaged(entry.id, "its base has no type") }
+                guard let type = Pack.EntryType(rawValue: header.type)?.object else { throw damaged(entry.id, "its base has no type") }
                 object = Object(type: type, bytes: try current.pack.contents(current.entry, header: header, largest: largestObject).data)
                 break
             }

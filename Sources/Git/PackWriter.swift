@@ -1,4 +1,4 @@
-internal import CGit2
+internal import Glibc
 internal import GitFormat
 
 /// A pack (git's pack format, version 2) built in memory from objects Concord chose, each
@@ -14,7 +14,7 @@ struct PackWriter {
     /// How to read an object's type and bytes when it is needed again as a base.
     typealias Reader = (OID) throws -> ObjectBytes
 
-    private var bytes: [UInt8] = Array("PACK".utf8) + [0, 0, 0, 2, 0, 0, 0, 0]
+    private var bytes: [UInt8] = Pack.header(count: 0)
     /// Objects written, in order.
     private(set) var count = 0
     private var offsets: [OID: Int] = [:]
@@ -64,9 +64,9 @@ struct PackWriter {
         if try copyStored(id, unlessWholeWith: canDelta) { return }
         let object = try read(id)
         let start = bytes.count
-        let isTree = object.type == GIT_OBJECT_TREE
+        let isTree = object.type == .tree
         var stored = appendAsRead(id, object, deltaPossible: canDelta)
-        if !stored, let previous, isTree || object.type == GIT_OBJECT_BLOB, canDelta {
+        if !stored, let previous, isTree || object.type == .blob, canDelta {
             placeOnALine(previous)
             let position = (lines[previous]?.position ?? 0) + 1
             let base = baseOf(position: position, previous: previous)
@@ -121,8 +121,8 @@ struct PackWriter {
             bases[id] = delta.base
             depths[id] = depth
         } else {
-            if object.type == GIT_OBJECT_TREE, object.bytes.count >= Self.wideFolder, deltaPossible { return false }
-            appendHeader(type: UInt8(object.type.rawValue), size: object.bytes.count)
+            if object.type == .tree, object.bytes.count >= Self.wideFolder, deltaPossible { return false }
+            appendHeader(type: Pack.EntryType(rawValue: object.type.rawValue)!, size: object.bytes.count)
         }
         bytes.append(contentsOf: stored.stream)
         return true
@@ -147,7 +147,8 @@ struct PackWriter {
             appendDeltaHeader(size: header.size, base: base)
             bases[entry.id] = base
         } else {
-            appendHeader(type: header.type, size: header.size)
+            guard let type = Pack.EntryType(rawValue: header.type) else { throw PackWriter.malformed(entry.id) }
+            appendHeader(type: type, size: header.size)
         }
         bytes.append(contentsOf: try stored.bytes(of: entry, from: header.data))
         offsets[entry.id] = start
@@ -172,51 +173,27 @@ struct PackWriter {
     /// The pack's bytes: the count in the header, and the SHA-1 of everything before it at the
     /// end. Call it once, when every object is in.
     mutating func finish() throws -> [UInt8] {
-        for index in 0..<4 { bytes[8 + index] = UInt8((count >> (8 * (3 - index))) & 0xFF) }
+        bytes.replaceSubrange(0..<12, with: Pack.header(count: count))
         bytes += Self.sha1(bytes)
         return bytes
     }
 
     /// The index (version 2) of `pack`, the bytes ``finish()`` returned: the ids in order, the
-    /// CRC-32 of each entry as stored, the offsets, the pack's checksum and the index's own.
-    func index(of pack: [UInt8]) throws -> [UInt8] {
+    /// CRC-32 of each entry as stored, the offsets, the pack's checksum and the index's own
+    /// (``PackIndex/write(_:packChecksum:)``).
+    func index(of pack: [UInt8]) -> [UInt8] {
         let byStart = offsets.sorted { $0.value < $1.value }
-        var crcs: [OID: UInt32] = [:]
+        var listings: [PackIndex.Listing] = []
+        listings.reserveCapacity(byStart.count)
         pack.withUnsafeBytes { buffer in
             for (number, entry) in byStart.enumerated() {
                 let end = number + 1 < byStart.count ? byStart[number + 1].value : pack.count - 20
-                let start = buffer.baseAddress!.advanced(by: entry.value).assumingMemoryBound(to: Bytef.self)
-                crcs[entry.key] = UInt32(crc32(0, start, uInt(end - entry.value)))
+                let crc = Zlib.crc32(UnsafeRawBufferPointer(rebasing: buffer[entry.value..<end]))
+                listings.append(PackIndex.Listing(id: entry.key, offset: entry.value, crc: crc))
             }
         }
-        let ids = offsets.keys.sorted()
-        var index: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
-        func word(_ value: UInt32) { for shift in [24, 16, 8, 0] { index.append(UInt8((value >> UInt32(shift)) & 0xFF)) } }
-        var fanout = [UInt32](repeating: 0, count: 256)
-        for id in ids { fanout[id.withUnsafeBytes { Int($0[0]) }] += 1 }
-        var total: UInt32 = 0
-        for byte in 0..<256 {
-            total += fanout[byte]
-            word(total)
-        }
-        for id in ids { id.withUnsafeBytes { index.append(contentsOf: $0) } }
-        for id in ids { word(crcs[id]!) }
-        var large: [Int] = []
-        for id in ids {
-            let offset = offsets[id]!
-            if offset < 0x8000_0000 {
-                word(UInt32(offset))
-            } else {
-                word(0x8000_0000 | UInt32(large.count))
-                large.append(offset)
-            }
-        }
-        for offset in large {
-            word(UInt32(offset >> 32))
-            word(UInt32(offset & 0xFFFF_FFFF))
-        }
-        index += pack[(pack.count - 20)...]  // the checksum (suffix(_:) here resolved to Sequence's, a walk over the whole pack)
-        return index + Self.sha1(index)
+        // The checksum (suffix(_:) here resolved to Sequence's, a walk over the whole pack).
+        return PackIndex.write(listings, packChecksum: Array(pack[(pack.count - 20)...]))
     }
 
     /// The SHA-1 of `bytes` (``SHA1``).
@@ -266,8 +243,8 @@ struct PackWriter {
         }
     }
 
-    private mutating func appendWhole(_ data: [UInt8], type: git_object_t) throws {
-        appendHeader(type: UInt8(type.rawValue), size: data.count)
+    private mutating func appendWhole(_ data: [UInt8], type: ObjectType) throws {
+        appendHeader(type: Pack.EntryType(rawValue: type.rawValue)!, size: data.count)
         try appendCompressed(data, level: Self.compressionLevel(of: type, size: data.count))
     }
 
@@ -279,83 +256,38 @@ struct PackWriter {
     /// take the fastest level, as do all folders (their entries are mostly ids, which do not
     /// compress: the fastest level stores a folder of 100 files within 0.5% of the default's
     /// size, in half the time); small files and commits the default.
-    static func compressionLevel(of type: git_object_t, size: Int) -> Int32 {
-        if type == GIT_OBJECT_TREE { return size >= 1 << 20 ? Z_NO_COMPRESSION : Z_BEST_SPEED }
-        return size > 65536 ? Z_BEST_SPEED : Z_DEFAULT_COMPRESSION
+    static func compressionLevel(of type: ObjectType, size: Int) -> Zlib.Level {
+        if type == .tree { return size >= 1 << 20 ? .none : .fastest }
+        return size > 65536 ? .fastest : .standard
     }
 
     private mutating func appendDelta(_ delta: [UInt8], base: OID) throws {
         appendDeltaHeader(size: delta.count, base: base)
-        try appendCompressed(delta, level: delta.count > 65536 ? Z_BEST_SPEED : Z_DEFAULT_COMPRESSION)
+        try appendCompressed(delta, level: delta.count > 65536 ? .fastest : .standard)
     }
 
     /// A delta entry's header: an offset back to its base when the base is in this pack, else the base's id.
     private mutating func appendDeltaHeader(size: Int, base: OID) {
+        count += 1
         if let baseOffset = offsets[base] {
-            let start = bytes.count
-            appendHeader(type: 6, size: size)  // OFS_DELTA
-            var distance = start - baseOffset
-            var encoded = [UInt8(distance & 0x7F)]
-            distance >>= 7
-            while distance > 0 {
-                distance -= 1
-                encoded.append(0x80 | UInt8(distance & 0x7F))
-                distance >>= 7
-            }
-            bytes.append(contentsOf: encoded.reversed())
+            Pack.appendOffsetDeltaHeader(size: size, distance: bytes.count - baseOffset, to: &bytes)
         } else {
             namedBases.insert(base)
-            appendHeader(type: 7, size: size)  // REF_DELTA
-            withUnsafeBytes(of: base.raw.id) { bytes.append(contentsOf: $0) }
+            Pack.appendReferenceDeltaHeader(size: size, base: base, to: &bytes)
         }
     }
 
-    /// An entry's header: its type and uncompressed size, seven bits a byte after the first four.
-    private mutating func appendHeader(type: UInt8, size: Int) {
+    /// An entry's header: its type and uncompressed size.
+    private mutating func appendHeader(type: Pack.EntryType, size: Int) {
         count += 1
-        var size = size
-        var byte = (type << 4) | UInt8(size & 0x0F)
-        size >>= 4
-        while size > 0 {
-            bytes.append(byte | 0x80)
-            byte = UInt8(size & 0x7F)
-            size >>= 7
-        }
-        bytes.append(byte)
+        Pack.appendEntryHeader(type: type, size: size, to: &bytes)
     }
 
-    /// Appends `data` deflated at `level`, with a window and tables no wider than it needs:
-    /// zlib sets up and clears memory for its default window (its hash table alone is 64 KB)
-    /// before each stream, which was most of the cost of deflating the small objects of a
-    /// commit (a few kilobytes each). The window is the smallest that holds `data` (the
-    /// header says so), the hash table has as many heads as the window has bytes and the
-    /// buffer of pending symbols half as many, in the proportions of zlib's defaults.
-    private mutating func appendCompressed(_ data: [UInt8], level: Int32) throws {
-        var windowBits: Int32 = 9
-        while windowBits < 15, (1 << windowBits) - 262 < data.count { windowBits += 1 }  // 262: zlib's MIN_LOOKAHEAD
-        let memoryLevel = windowBits - 7  // zlib's memLevel: 2^(memLevel + 7) heads, 2^(memLevel + 6) pending symbols
-        var stream = z_stream()
-        let initialized = deflateInit2_(
-            &stream, level, Z_DEFLATED, windowBits, memoryLevel, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
-        guard initialized == Z_OK else { throw Self.compressionFailed(initialized, "deflateInit2_") }
-        defer { deflateEnd(&stream) }
-        let bound = Int(deflateBound(&stream, uLong(data.count)))
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: bound))
-        let status = bytes.withUnsafeMutableBytes { buffer in
-            data.withUnsafeBytes { input in
-                stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
-                stream.avail_in = uInt(input.count)
-                stream.next_out = buffer.baseAddress!.advanced(by: start).assumingMemoryBound(to: Bytef.self)
-                stream.avail_out = uInt(bound)
-                return deflate(&stream, Z_FINISH)
-            }
-        }
-        guard status == Z_STREAM_END else { throw Self.compressionFailed(status, "deflate") }
-        bytes.removeLast(bound - Int(stream.total_out))
+    private mutating func appendCompressed(_ data: [UInt8], level: Zlib.Level) throws {
+        try data.withUnsafeBytes { data in try readingFormat { try Zlib.deflate(data, level: level, appendingTo: &bytes) } }
     }
 
-    private static func compressionFailed(_ status: Int32, _ function: String) -> GitError {
-        GitError(message: "cannot compress an object (zlib error \(status))", function: function)
+    private static func malformed(_ id: OID) -> GitError {
+        GitError(FormatError(.pack, "the stored entry of \(id.hex) has no type git writes"))
     }
 }

@@ -173,7 +173,7 @@ private let folderRead:
             }
             data.pointee = buffer
             length.pointee = object.bytes.count
-            type.pointee = git_object_t(rawValue: Int32(object.type.rawValue))
+            type.pointee = git_object_t(object.type)
             return 0
         } catch {
             return report(error)
@@ -188,7 +188,7 @@ private let folderReadHeader:
         do {
             let header = try folder.header(of: OID(id.pointee))
             length.pointee = header.size
-            type.pointee = git_object_t(rawValue: Int32(header.type.rawValue))
+            type.pointee = git_object_t(header.type)
             return 0
         } catch {
             return report(error)

@@ -159,7 +159,7 @@ extension Repository {
     /// Refuses `object` unless it hashes to `id` (as libgit2 hashes: SHA-1 with collision detection).
     static func verify(_ object: ObjectBytes, is id: OID) throws {
         var computed = git_oid()
-        try object.bytes.withUnsafeBytes { try check("git_odb_hash", git_odb_hash(&computed, $0.baseAddress, $0.count, object.type)) }
+        try object.bytes.withUnsafeBytes { try check("git_odb_hash", git_odb_hash(&computed, $0.baseAddress, $0.count, git_object_t(object.type))) }
         guard OID(computed) == id else {
             throw GitError(
                 code: GIT_EMISMATCH.rawValue, errorClass: Int32(GIT_ERROR_ODB.rawValue),
@@ -179,7 +179,7 @@ extension Repository {
         if let objectFolder {
             let object = try objectFolder.read(id)
             if object.type == .tree { recentTreeBytes.keep(id, object.bytes) }
-            return ObjectBytes(type: git_object_t(rawValue: Int32(object.type.rawValue)), bytes: object.bytes)
+            return ObjectBytes(type: object.type, bytes: object.bytes)
         }
         try ensureReadable(id, "git_odb_read")
         var object: OpaquePointer?
@@ -189,8 +189,10 @@ extension Repository {
         let size = git_odb_object_size(object)
         let data = git_odb_object_data(object)
         let bytes = data.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-        let type = git_odb_object_type(object)
-        if type == GIT_OBJECT_TREE { recentTreeBytes.keep(id, bytes) }
+        guard let type = ObjectType(git_odb_object_type(object)) else {
+            throw GitError(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "object \(id.hex) has no type git writes", function: "git_odb_read")
+        }
+        if type == .tree { recentTreeBytes.keep(id, bytes) }
         return ObjectBytes(type: type, bytes: bytes)
     }
 
@@ -200,6 +202,7 @@ extension Repository {
         guard let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry), header.base == nil,
             let contents = try? pack.contents(entry, header: header, largest: largestObject)
         else { return nil }
-        return ObjectBytes(type: git_object_t(rawValue: Int32(header.type)), bytes: contents.data, stored: .init(stream: contents.stream))
+        guard let type = Pack.EntryType(rawValue: header.type)?.object else { return nil }
+        return ObjectBytes(type: type, bytes: contents.data, stored: .init(stream: contents.stream))
     }
 }

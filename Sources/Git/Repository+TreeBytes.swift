@@ -13,7 +13,7 @@ extension Repository {
         try check("git_repository_odb", git_repository_odb(&database, pointer))
         defer { git_odb_free(database) }
         let object = try readObject(id, from: database)
-        guard object.type == GIT_OBJECT_TREE else {
+        guard object.type == .tree else {
             throw GitError(
                 code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_OBJECT.rawValue),
                 message: "object \(id.hex) is not a folder (a tree)", function: "git_odb_read")
@@ -26,7 +26,7 @@ extension Repository {
     /// is not a tree (then libgit2 reads it, and reports what is wrong). Sizes are checked
     /// against ``largestObject`` before anything is inflated or rebuilt.
     func storedTree(_ id: OID, depth: Int = 0) -> ObjectBytes? {
-        if let kept = recentTreeBytes[id] { return ObjectBytes(type: GIT_OBJECT_TREE, bytes: kept) }
+        if let kept = recentTreeBytes[id] { return ObjectBytes(type: .tree, bytes: kept) }
         guard depth <= PackWriter.deepest, let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry) else { return nil }
         let tree: ObjectBytes
         if let base = header.base {
@@ -36,10 +36,10 @@ extension Repository {
                     baseBytes.withUnsafeBytes { Delta.apply(instructions, to: $0, largest: largestObject) }
                 })
             else { return nil }
-            tree = ObjectBytes(type: GIT_OBJECT_TREE, bytes: target, stored: .init(stream: delta.stream, delta: (base, baseBytes, delta.data)))
+            tree = ObjectBytes(type: .tree, bytes: target, stored: .init(stream: delta.stream, delta: (base, baseBytes, delta.data)))
         } else {
             guard header.type == 2, let whole = try? pack.contents(entry, header: header, largest: largestObject) else { return nil }
-            tree = ObjectBytes(type: GIT_OBJECT_TREE, bytes: whole.data, stored: .init(stream: whole.stream))
+            tree = ObjectBytes(type: .tree, bytes: whole.data, stored: .init(stream: whole.stream))
         }
         recentTreeBytes.keep(id, tree.bytes)
         return tree

@@ -1,13 +1,13 @@
 /// git's loose object file: one zlib stream of `<type> <size>\0` and the object's bytes.
 package enum LooseObject {
     /// The object types a loose file can hold, numbered as in a pack.
-    package static let types: [String: Pack.EntryType] = ["commit": .commit, "tree": .tree, "blob": .blob, "tag": .tag]
+    package static let types: [String: ObjectType] = ["commit": .commit, "tree": .tree, "blob": .blob, "tag": .tag]
 
     /// The type and bytes of the object in `file` (its compressed bytes), refusing before any
     /// allocation an object whose header gives more than `largest` bytes.
     /// - Throws: ``FormatError`` when the header is malformed, the size is over `largest`
     ///   (``FormatError/isOverLimit``), or the data does not inflate to exactly that size.
-    package static func read(_ file: UnsafeRawBufferPointer, largest: Int) throws(FormatError) -> (type: Pack.EntryType, bytes: [UInt8]) {
+    package static func read(_ file: UnsafeRawBufferPointer, largest: Int) throws(FormatError) -> (type: ObjectType, bytes: [UInt8]) {
         let inflater = try Zlib.Inflater(file)
         // The longest header: "commit " and twenty digits and the NUL.
         var head = [UInt8](repeating: 0, count: 32)
@@ -39,7 +39,7 @@ package enum LooseObject {
 
     /// The type, size and end of the header at the start of `bytes`.
     /// - Throws: ``FormatError`` when it is not `<type> <decimal size>\0`.
-    package static func header(_ bytes: ArraySlice<UInt8>) throws(FormatError) -> (type: Pack.EntryType, size: Int, end: Int) {
+    package static func header(_ bytes: ArraySlice<UInt8>) throws(FormatError) -> (type: ObjectType, size: Int, end: Int) {
         guard let space = bytes.firstIndex(of: UInt8(ascii: " ")), let nul = bytes[space...].firstIndex(of: 0),
             let type = types[String(decoding: bytes[bytes.startIndex..<space], as: UTF8.self)]
         else { throw FormatError(.looseObject, "its header is malformed") }

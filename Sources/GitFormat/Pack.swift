@@ -5,6 +5,9 @@ package enum Pack {
     /// delta against the entry at an offset before it, 7 a delta against an object named by id.
     package enum EntryType: UInt8, Sendable {
         case commit = 1, tree = 2, blob = 3, tag = 4, offsetDelta = 6, referenceDelta = 7
+
+        /// The object a whole entry holds; nil for a delta.
+        package var object: ObjectType? { ObjectType(rawValue: rawValue) }
     }
 
     /// What an entry's header says.
@@ -87,6 +90,50 @@ package enum Pack {
         default:
             return EntryHeader(type: type, size: size, base: nil, dataStart: at)
         }
+    }
+
+    // MARK: Writing
+
+    /// Appends the header of an entry of `type` whose data inflates to `size` bytes: the type
+    /// and the size's low four bits, then seven bits a byte.
+    package static func appendEntryHeader(type: EntryType, size: Int, to bytes: inout [UInt8]) {
+        var size = size
+        var byte = (type.rawValue << 4) | UInt8(size & 0x0F)
+        size >>= 4
+        while size > 0 {
+            bytes.append(byte | 0x80)
+            byte = UInt8(size & 0x7F)
+            size >>= 7
+        }
+        bytes.append(byte)
+    }
+
+    /// Appends the header of a delta whose instructions are `size` bytes and whose base starts
+    /// `distance` bytes before this entry in the same pack (git's offset encoding: seven bits a
+    /// byte, most significant first, each continuation adding one).
+    package static func appendOffsetDeltaHeader(size: Int, distance: Int, to bytes: inout [UInt8]) {
+        appendEntryHeader(type: .offsetDelta, size: size, to: &bytes)
+        var distance = distance
+        var encoded = [UInt8(distance & 0x7F)]
+        distance >>= 7
+        while distance > 0 {
+            distance -= 1
+            encoded.append(0x80 | UInt8(distance & 0x7F))
+            distance >>= 7
+        }
+        bytes.append(contentsOf: encoded.reversed())
+    }
+
+    /// Appends the header of a delta whose instructions are `size` bytes and whose base is
+    /// the object `base`, named by its id.
+    package static func appendReferenceDeltaHeader(size: Int, base: OID, to bytes: inout [UInt8]) {
+        appendEntryHeader(type: .referenceDelta, size: size, to: &bytes)
+        base.withUnsafeBytes { bytes.append(contentsOf: $0) }
+    }
+
+    /// The 12-byte header of a pack (version 2) of `count` entries.
+    package static func header(count: Int) -> [UInt8] {
+        Array("PACK".utf8) + [0, 0, 0, 2] + (0..<4).map { UInt8((count >> (8 * (3 - $0))) & 0xFF) }
     }
 
     private static func word(_ bytes: UnsafeRawBufferPointer, _ at: Int) -> Int {

@@ -120,6 +120,58 @@ package struct PackIndex {
     }
 }
 
+extension PackIndex {
+    /// One object a pack index lists: its id, where its entry starts in the pack, and the CRC-32
+    /// of the entry as stored.
+    package struct Listing {
+        package var id: OID
+        package var offset: Int
+        package var crc: UInt32
+
+        /// A listing.
+        package init(id: OID, offset: Int, crc: UInt32) {
+            self.id = id
+            self.offset = offset
+            self.crc = crc
+        }
+    }
+
+    /// The bytes of the version-2 index of a pack whose trailing checksum is `packChecksum` and
+    /// whose entries are `listings` (in any order): the fan-out table, the ids in order, their
+    /// CRCs and offsets (those past 2 GB in a table of their own), the pack's checksum and the
+    /// index's own.
+    package static func write(_ listings: [Listing], packChecksum: [UInt8]) -> [UInt8] {
+        let sorted = listings.sorted { $0.id < $1.id }
+        var index: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
+        index.reserveCapacity(header + sorted.count * 28 + 40)
+        func word(_ value: UInt32) { for shift in [24, 16, 8, 0] { index.append(UInt8((value >> UInt32(shift)) & 0xFF)) } }
+        var fanout = [UInt32](repeating: 0, count: 256)
+        for listing in sorted { fanout[listing.id.withUnsafeBytes { Int($0[0]) }] += 1 }
+        var total: UInt32 = 0
+        for bucket in 0..<256 {
+            total += fanout[bucket]
+            word(total)
+        }
+        for listing in sorted { listing.id.withUnsafeBytes { index.append(contentsOf: $0) } }
+        for listing in sorted { word(listing.crc) }
+        var large: [Int] = []
+        for listing in sorted {
+            if listing.offset < 0x8000_0000 {
+                word(UInt32(listing.offset))
+            } else {
+                word(0x8000_0000 | UInt32(large.count))
+                large.append(listing.offset)
+            }
+        }
+        for offset in large {
+            word(UInt32(offset >> 32))
+            word(UInt32(offset & 0xFFFF_FFFF))
+        }
+        index += packChecksum
+        return index + SHA1.digest(index)
+    }
+}
+
 /// Byte order of two buffers of 20 bytes: negative, zero or positive.
 private func memcompare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
     Int(memcmp(a.baseAddress!, b.baseAddress!, 20))

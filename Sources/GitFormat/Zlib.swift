@@ -28,6 +28,61 @@ package enum Zlib {
         return (output, inflater.consumed)
     }
 
+    /// How hard ``deflate(_:level:appendingTo:)`` compresses.
+    package enum Level {
+        /// Stored: framed as zlib, not compressed.
+        case none
+        /// zlib's fastest.
+        case fastest
+        /// zlib's default.
+        case standard
+
+        var zlib: Int32 {
+            switch self {
+            case .none: Z_NO_COMPRESSION
+            case .fastest: Z_BEST_SPEED
+            case .standard: Z_DEFAULT_COMPRESSION
+            }
+        }
+    }
+
+    /// Appends `data` deflated at `level` to `output`, with a window and tables no wider than it
+    /// needs: zlib sets up and clears memory for its default window (its hash table alone is
+    /// 64 KB) before each stream, which was most of the cost of deflating the small objects of a
+    /// commit. The window is the smallest that holds `data`, the hash table has as many heads as
+    /// the window has bytes and the buffer of pending symbols half as many, in the proportions
+    /// of zlib's defaults.
+    /// - Throws: ``FormatError`` when zlib fails (out of memory).
+    package static func deflate(_ data: UnsafeRawBufferPointer, level: Level, appendingTo output: inout [UInt8]) throws(FormatError) {
+        var windowBits: Int32 = 9
+        while windowBits < 15, (1 << windowBits) - 262 < data.count { windowBits += 1 }  // 262: zlib's MIN_LOOKAHEAD
+        let memoryLevel = windowBits - 7  // zlib's memLevel: 2^(memLevel + 7) heads, 2^(memLevel + 6) pending symbols
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deallocate() }
+        let initialized = deflateInit2_(
+            stream, level.zlib, Z_DEFLATED, windowBits, memoryLevel, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard initialized == Z_OK else { throw FormatError(.zlib, "zlib cannot start compressing (error \(initialized))") }
+        defer { deflateEnd(stream) }
+        let bound = Int(deflateBound(stream, uLong(data.count)))
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: bound))
+        let status = output.withUnsafeMutableBytes { buffer in
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: data.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.pointee.avail_in = uInt(data.count)
+            stream.pointee.next_out = buffer.baseAddress!.advanced(by: start).assumingMemoryBound(to: Bytef.self)
+            stream.pointee.avail_out = uInt(bound)
+            return CZlib.deflate(stream, Z_FINISH)
+        }
+        guard status == Z_STREAM_END else { throw FormatError(.zlib, "zlib cannot compress (error \(status))") }
+        output.removeLast(bound - Int(stream.pointee.total_out))
+    }
+
+    /// The CRC-32 of `bytes` (as a pack index records each entry's).
+    package static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(CZlib.crc32(0, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
+    }
+
     /// A zlib stream inflated step by step into buffers the caller gives. zlib's state points
     /// back at its stream, so the stream lives at one address, allocated here.
     package final class Inflater {
