@@ -37,64 +37,19 @@ struct Trailers: Equatable {
         for (key, value) in pairs { add(key, value) }
     }
 
-    /// Reads the `Key: value` lines of the message's last paragraph (paragraphs end at an empty
-    /// line, lines at `\n`; keys start with `Concord-`; spaces around both are dropped). Read as
-    /// bytes: a resolution's message names every document it resolved.
+    /// Reads the `Concord-Key: value` lines of the message's last paragraph
+    /// (``MessageTrailers/pairs(in:keyPrefix:)``, in one pass over its bytes).
     init(message: String) {
         var message = message
         message.withUTF8 { bytes in
-            guard let last = Self.lastParagraph(bytes) else { return }
-            var lineStart = last.lowerBound
-            for index in last.lowerBound...last.upperBound where index == last.upperBound || bytes[index] == 0x0A {
-                if let pair = Self.pair(UnsafeBufferPointer(rebasing: bytes[lineStart..<index])) { add(pair.key, pair.value) }
-                lineStart = index + 1
+            for (key, value) in MessageTrailers.pairs(in: bytes, keyPrefix: "Concord-") {
+                add(Self.knownKeys.first { TreePath.sameBytes($0, key) } ?? key, value)
             }
         }
-    }
-
-    /// The bytes of the last paragraph, when there are two or more: the message split at each
-    /// `\n\n` from the start, empty pieces left out.
-    private static func lastParagraph(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
-        var pieces = 0
-        var last = 0..<0
-        var start = 0
-        var index = 0
-        while index <= bytes.count {
-            let isEnd = index == bytes.count
-            if isEnd || (bytes[index] == 0x0A && index + 1 < bytes.count && bytes[index + 1] == 0x0A) {
-                if index > start {
-                    pieces += 1
-                    last = start..<index
-                }
-                if isEnd { break }
-                index += 2
-                start = index
-            } else {
-                index += 1
-            }
-        }
-        return pieces > 1 ? last : nil
-    }
-
-    /// A `Concord-Key: value` line's key and value, trimmed of spaces; nil for any other line.
-    private static func pair(_ line: UnsafeBufferPointer<UInt8>) -> (key: String, value: String)? {
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let key = trimmed(UnsafeBufferPointer(rebasing: line[..<colon]))
-        guard key.starts(with: "Concord-".utf8) else { return nil }
-        let decoded = String(decoding: key, as: UTF8.self)
-        let name = knownKeys.first { TreePath.sameBytes($0, decoded) } ?? decoded
-        return (name, String(decoding: trimmed(UnsafeBufferPointer(rebasing: line[(colon + 1)...])), as: UTF8.self))
     }
 
     /// The keys Concord writes, shared by every message that holds them instead of copied.
     private static let knownKeys = [document, device, clock, resolves, conflict, current]
-
-    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        var slice = bytes[...]
-        while slice.first == 0x20 { slice = slice.dropFirst() }
-        while slice.last == 0x20 { slice = slice.dropLast() }
-        return UnsafeBufferPointer(rebasing: slice)
-    }
 
     func value(_ key: String) -> String? { firstValues[TreePath(key)] }
     func values(_ key: String) -> [String] { pairs.filter { TreePath.sameBytes($0.key, key) }.map(\.value) }
