@@ -105,4 +105,90 @@ static inline int concord_sha1(const void *data, size_t size, unsigned char dige
     return concord_sha1_portable(data, size, digest);
 }
 
+/* SHA-1 over data given in pieces (a file streamed into an object): the same implementations,
+   the processor's SHA extensions with this struct's buffering, else mbedTLS's own. */
+typedef struct {
+    int accelerated;
+    unsigned int state[5];
+    unsigned char buffer[64];
+    size_t buffered;
+    unsigned long long length;
+    mbedtls_sha1_context portable;
+} concord_sha1_stream;
+
+static inline void concord_sha1_stream_start(concord_sha1_stream *stream) {
+    memset(stream, 0, sizeof *stream);
+#if defined(__x86_64__)
+    stream->accelerated = concord_cpu_has_sha();
+#endif
+    if (stream->accelerated) {
+        stream->state[0] = 0x67452301u; stream->state[1] = 0xEFCDAB89u; stream->state[2] = 0x98BADCFEu;
+        stream->state[3] = 0x10325476u; stream->state[4] = 0xC3D2E1F0u;
+    } else {
+        mbedtls_sha1_init(&stream->portable);
+#if MBEDTLS_VERSION_MAJOR >= 3
+        mbedtls_sha1_starts(&stream->portable);
+#else
+        mbedtls_sha1_starts_ret(&stream->portable);
+#endif
+    }
+}
+
+static inline void concord_sha1_stream_update(concord_sha1_stream *stream, const void *data, size_t size) {
+    const unsigned char *bytes = (const unsigned char *)data;
+    if (!stream->accelerated) {
+#if MBEDTLS_VERSION_MAJOR >= 3
+        mbedtls_sha1_update(&stream->portable, bytes, size);
+#else
+        mbedtls_sha1_update_ret(&stream->portable, bytes, size);
+#endif
+        return;
+    }
+#if defined(__x86_64__)
+    stream->length += size;
+    if (stream->buffered > 0) {
+        size_t take = 64 - stream->buffered < size ? 64 - stream->buffered : size;
+        memcpy(stream->buffer + stream->buffered, bytes, take);
+        stream->buffered += take;
+        bytes += take;
+        size -= take;
+        if (stream->buffered < 64) return;
+        concord_sha1_blocks_ni(stream->state, stream->buffer, 1);
+        stream->buffered = 0;
+    }
+    size_t blocks = size / 64;
+    if (blocks > 0) concord_sha1_blocks_ni(stream->state, bytes, blocks);
+    memcpy(stream->buffer, bytes + blocks * 64, size - blocks * 64);
+    stream->buffered = size - blocks * 64;
+#endif
+}
+
+static inline void concord_sha1_stream_finish(concord_sha1_stream *stream, unsigned char digest[20]) {
+    if (!stream->accelerated) {
+#if MBEDTLS_VERSION_MAJOR >= 3
+        mbedtls_sha1_finish(&stream->portable, digest);
+#else
+        mbedtls_sha1_finish_ret(&stream->portable, digest);
+#endif
+        mbedtls_sha1_free(&stream->portable);
+        return;
+    }
+#if defined(__x86_64__)
+    unsigned char tail[128] = {0};
+    size_t rest = stream->buffered;
+    memcpy(tail, stream->buffer, rest);
+    tail[rest] = 0x80;
+    size_t tailBlocks = rest + 9 <= 64 ? 1 : 2;
+    unsigned long long bits = stream->length * 8;
+    for (int i = 0; i < 8; i++) tail[tailBlocks * 64 - 1 - i] = (unsigned char)(bits >> (8 * i));
+    concord_sha1_blocks_ni(stream->state, tail, tailBlocks);
+    for (int i = 0; i < 5; i++) {
+        digest[4 * i] = (unsigned char)(stream->state[i] >> 24);
+        digest[4 * i + 1] = (unsigned char)(stream->state[i] >> 16);
+        digest[4 * i + 2] = (unsigned char)(stream->state[i] >> 8);
+        digest[4 * i + 3] = (unsigned char)stream->state[i];
+    }
+#endif
+}
+
 #endif

@@ -69,6 +69,38 @@ package struct CommitObject {
         messageStart = min(at, bytes.count)
     }
 
+    /// The bytes of a commit as git (and libgit2) writes it: `tree`, `parent` lines, `author`,
+    /// `committer`, `encoding` when given, an empty line, then `message` as it is.
+    /// - Throws: ``FormatError`` when a name or an address holds `<`, `>`, a line break or a
+    ///   NUL, which would break the commit's lines (names are trimmed of spaces first, as
+    ///   libgit2 trims them).
+    package static func bytes(
+        tree: OID, parents: [OID], author: Person, committer: Person, encoding: String? = nil, message: String
+    ) throws(FormatError) -> [UInt8] {
+        var text = "tree \(tree.hex)\n"
+        for parent in parents { text += "parent \(parent.hex)\n" }
+        text += try line("author", author) + line("committer", committer)
+        if let encoding { text += "encoding \(encoding)\n" }
+        return Array((text + "\n" + message).utf8)
+    }
+
+    private static func line(_ header: String, _ person: Person) throws(FormatError) -> String {
+        let name = trimmed(person.name), email = trimmed(person.email)
+        for field in [name, email] where field.unicodeScalars.contains(where: { "<>\n\0".unicodeScalars.contains($0) }) {
+            throw FormatError(.commit, "a name or address holds '<', '>', a line break or a NUL: \(field.debugDescription)")
+        }
+        let offset = abs(person.offsetMinutes)
+        let zone = (person.offsetMinutes < 0 ? "-" : "+") + String(format2: offset / 60) + String(format2: offset % 60)
+        return "\(header) \(name) <\(email)> \(person.time) \(zone)\n"
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        var scalars = text.unicodeScalars[...]
+        while let first = scalars.first, first == " " || first == "\t" { scalars = scalars.dropFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars = scalars.dropLast() }
+        return String(scalars)
+    }
+
     /// `Name <email> seconds ±hhmm`, read from its end: a name may hold anything but `<`.
     private static func person(_ text: Slice<UnsafeRawBufferPointer>) -> Person? {
         guard let open = text.firstIndex(of: UInt8(ascii: "<")), let close = text[open...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
@@ -83,5 +115,12 @@ package struct CommitObject {
         return Person(
             name: String(decoding: name, as: UTF8.self), email: String(decoding: text[(open + 1)..<close], as: UTF8.self),
             time: time, offsetMinutes: sign == UInt8(ascii: "-") ? -minutes : minutes)
+    }
+}
+
+extension String {
+    /// `value` in two decimal digits (`7` → `07`).
+    fileprivate init(format2 value: Int) {
+        self = value < 10 ? "0\(value)" : "\(value)"
     }
 }

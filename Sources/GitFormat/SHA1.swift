@@ -19,6 +19,41 @@ package enum SHA1 {
         bytes.withUnsafeBytes { digest($0) }
     }
 
+    /// SHA-1 over bytes given in pieces.
+    package final class Hasher {
+        private let stream: UnsafeMutablePointer<concord_sha1_stream>
+
+        /// A hasher that has seen nothing.
+        package init() {
+            stream = .allocate(capacity: 1)
+            concord_sha1_stream_start(stream)
+        }
+
+        deinit { stream.deallocate() }
+
+        /// Hashes `bytes` after what came before.
+        package func update(_ bytes: UnsafeRawBufferPointer) {
+            concord_sha1_stream_update(stream, bytes.baseAddress, bytes.count)
+        }
+
+        /// The digest of everything given; the hasher is spent after.
+        package func finish() -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: 20)
+            concord_sha1_stream_finish(stream, &digest)
+            return digest
+        }
+    }
+
+    /// The id git gives an object of `type` holding `bytes`: the SHA-1 of `<type> <size>\0` and
+    /// the bytes. (For bytes this device made; someone else's are hashed with collision
+    /// detection, by libgit2.)
+    package static func id(of type: ObjectType, _ bytes: UnsafeRawBufferPointer) -> OID {
+        let hasher = Hasher()
+        Array("\(type.name) \(bytes.count)\0".utf8).withUnsafeBytes { hasher.update($0) }
+        hasher.update(bytes)
+        return hasher.finish().withUnsafeBytes { OID(unchecked: $0) }
+    }
+
     /// HMAC-SHA-1 of `message` under `key` (RFC 2104).
     package static func hmac(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var block = key.count > 64 ? digest(key) : key

@@ -35,6 +35,30 @@ import Testing
         #expect(String(decoding: Array(text.utf8)[commit.messageStart...], as: UTF8.self) == "Subject\n\nConcord-Device: 42\n")
     }
 
+    /// Written as libgit2 writes it, and read back the same; a name that would break a line is refused.
+    @Test func aCommitIsWrittenAsGitWritesIt() throws {
+        let author = CommitObject.Person(name: " Ada ", email: "ada@example.com", time: 1_700_000_000, offsetMinutes: -330)
+        let bytes = try CommitObject.bytes(
+            tree: OID(hex: tree)!, parents: [OID(hex: parent)!], author: author, committer: author, encoding: "UTF-8", message: "Subject\n")
+        #expect(
+            String(decoding: bytes, as: UTF8.self) == """
+                tree \(tree)
+                parent \(parent)
+                author Ada <ada@example.com> 1700000000 -0530
+                committer Ada <ada@example.com> 1700000000 -0530
+                encoding UTF-8
+
+                Subject
+
+                """)
+        let read = try bytes.withUnsafeBytes { try CommitObject($0) }
+        #expect(read.author.name == "Ada" && read.author.offsetMinutes == -330 && read.parents == [OID(hex: parent)!])
+        for name in ["A <b>", "line\nbreak"] {
+            let bad = CommitObject.Person(name: name, email: "a@b", time: 0, offsetMinutes: 0)
+            #expect(throws: FormatError.self) { try CommitObject.bytes(tree: OID(hex: tree)!, parents: [], author: bad, committer: bad, message: "") }
+        }
+    }
+
     @Test(arguments: [
         "parent P\ntree T\n",  // the tree not first
         "tree T\nauthor A <a@x> 1 +0000\n\nno committer\n",

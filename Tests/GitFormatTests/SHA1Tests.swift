@@ -19,6 +19,24 @@ import Testing
         }
     }
 
+    /// Given in pieces of any size, the digest is the same, and an object's id is git's.
+    @Test func piecesHashAsTheWhole() {
+        var generator = SystemRandomNumberGenerator()
+        for length in [0, 1, 63, 64, 65, 127, 128, 1_000, 70_001] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let hasher = SHA1.Hasher()
+            var at = 0
+            while at < bytes.count {
+                let piece = min(Int.random(in: 1...100, using: &generator), bytes.count - at)
+                bytes.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[at..<(at + piece)])) }
+                at += piece
+            }
+            #expect(hasher.finish() == SHA1.digest(bytes), "\(length) bytes")
+        }
+        // `printf hello | git hash-object --stdin`
+        #expect(Array("hello".utf8).withUnsafeBytes { SHA1.id(of: .blob, $0) }.hex == "b6fc4c620b67d95f953a5c1c1230aaab5db5a1b0")
+    }
+
     /// RFC 2202's first and sixth test cases (a key longer than a block is hashed first).
     @Test func hmacMatchesTheRFC() {
         #expect(hex(SHA1.hmac(key: [UInt8](repeating: 0x0B, count: 20), message: Array("Hi There".utf8))) == "b617318655057264e28bc0b6fb378c8ef146be00")
