@@ -40,17 +40,22 @@ public struct ConcordCommand: AsyncParsableCommand {
             Output.printError("concord: \(problem)")
             Foundation.exit(1)
         }
-        do {
-            var command = try parseCommandLine(arguments)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+        // Document paths are read from the folder the command runs in, while parsing and in
+        // the commands that messages suggest.
+        await DocumentLocation.$current.withValue(DocumentLocation(arguments: arguments)) {
+            do {
+                var command = try parseCommandLine(arguments)
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+                Foundation.exit(0)
+            } catch {
+                fail(error)
             }
-            Foundation.exit(0)
-        } catch {
-            fail(error)
         }
+        Foundation.exit(0)
     }
 
     /// Parses a command line. A refused document path comes back as its ``PathRefusal``, which

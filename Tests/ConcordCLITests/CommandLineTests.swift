@@ -147,7 +147,7 @@ import Testing
     /// line naming the path and why (no usage), nothing on stdout (with --json too), nothing changed.
     @Test(arguments: [
         ("../escape.txt", "'..' leaves the container"),
-        ("/etc/passwd", "absolute paths leave the container; give a path relative to the container root"),
+        ("/etc/passwd", "an absolute path outside the container"),
         (".git/config", "'.git' would be read as '.git', which belongs to git"),
         (".concord/conflicts/x", "'.concord' holds Concord's own records"),
         ("notes/.concord-tmp-1-2", "names starting with '.concord-tmp-' are Concord's temporary files"),
