@@ -35,6 +35,9 @@ final class AgentLoop: Sendable {
         var lastFailure: String?
         var view: AgentView?
         var skipped: Set<String> = []
+        /// The ignore rules of the last save: when they change, the next save compares the
+        /// whole work tree (a file a new `!` rule re-includes was not edited, yet is now saved).
+        var rules: [IgnoreRule]?
     }
 
     /// Where the loop runs (the task running it prefers it; the loop keeps it alive).
@@ -159,12 +162,23 @@ final class AgentLoop: Sendable {
     /// Saves what the edits since the last save changed (`scoped`), or what changed in the whole work tree.
     private func save(_ plan: inout Plan, cloud: String?, scoped: Bool) async {
         plan.save = false
-        let scope = scoped ? plan.scope.map(SaveScope.init) : nil
+        var scope = scoped ? plan.scope.map(SaveScope.init) : nil
         plan.scope = []
+        let ignoring = try? container.withCore { core -> (rules: [IgnoreRule], all: Bool) in
+            let rules = core.ignoreRules()
+            return (rules.rules, scope.map { core.allIgnored($0.paths, rules: rules) } ?? false)
+        }
+        if let ignoring {
+            if let before = plan.rules, before != ignoring.rules { scope = nil }
+            plan.rules = ignoring.rules
+            // Only ignored files changed (a swap file an editor rewrites): nothing to save.
+            if scope != nil, ignoring.all { return }
+        }
+        let compared = scope
         do {
             let container = container
             let result = try await background {
-                try container.notifying { try container.withCore { try $0.saveAll(scope: scope) } }
+                try container.notifying { try container.withCore { try $0.saveAll(scope: compared) } }
             }
             plan.saveFailures = 0
             reportSkipped(result.skipped, plan: &plan)
@@ -206,6 +220,8 @@ final class AgentLoop: Sendable {
                 self.report(.backOnline)
             }
             if !report.updatedDocuments.isEmpty { self.report(.received, report.updatedDocuments) }
+            // New rules from another device: the save they call for compares the whole work tree.
+            if report.updatedDocuments.contains(where: { $0.value == IgnoreRules.containerFile }) { plan.save = true }
             if report.pushedCommits > 0 {
                 let sent =
                     before.flatMap { before in

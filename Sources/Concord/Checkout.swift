@@ -22,10 +22,12 @@ struct Checkout {
     var journalPath: String { "\(repository.gitDirectory)concord/checkout" }
 
     /// The paths whose work-tree files differ from the `old` tree (not saved), among those
-    /// that moving to `new` would write.
+    /// that moving to `new` would write. Ignored paths are left out: their edits are never
+    /// saved, and the update leaves such a file as it is instead of refusing to move.
     func unsavedPaths(from old: OID?, to new: OID?) throws -> [String] {
         let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }
-        return try changes.filter { !isConcordRecord($0.path) }.compactMap { change in
+        let rules = IgnoreRules.current(workTree: workTree, gitDirectory: repository.gitDirectory)
+        return try changes.filter { !isConcordRecord($0.path) && rules.ignoringRule($0.path, isFolder: false) == nil }.compactMap { change in
             try workFileMatches(change.path, change.old) || workFileMatches(change.path, change.new) ? nil : change.path
         }
     }

@@ -35,6 +35,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case cloudKeptMoving(attempts: Int)
     /// Work-tree files that a sync or resolve would overwrite hold changes that are not saved.
     case unsavedChanges([String])
+    /// The ignore rules leave this path out: it is not saved (``IgnoreRule``).
+    case ignored(String, rule: IgnoreRule)
     /// A package held something that cannot be a document's content.
     case invalidPackage(String, reason: String)
     /// A file could not be read or written.
@@ -76,6 +78,7 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .cloudKeptMoving(attempts): "the cloud kept moving: gave up after \(attempts) attempts to push; nothing was lost, sync again"
         case let .unsavedChanges(paths):
             "not saved: \(paths.joined(separator: ", ")) changed in the work tree; save first, then retry"
+        case let .ignored(path, rule): "'\(TerminalText.escaped(path))' is ignored by \(rule): not saved"
         case let .invalidPackage(path, reason): "package '\(path)' refused: \(reason)"
         case let .io(path, reason): "\(path): \(reason)"
         case let .notWritable(path, reason): "\(path): cannot be written here: \(reason)"

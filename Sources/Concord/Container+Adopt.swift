@@ -9,7 +9,8 @@ internal import Foundation
 extension Container {
     /// Moves the file (or package folder) at `source`, outside the container, into it as `document`.
     /// - Throws: ``ConcordError/io(_:reason:)`` when `source` is missing or inside the container;
-    ///   ``ConcordError/failed(_:)`` when `document` already exists with other content.
+    ///   ``ConcordError/failed(_:)`` when `document` already exists with other content;
+    ///   ``ConcordError/ignored(_:rule:)`` when the ignore rules leave `document` out.
     @discardableResult
     public func adopt(fileAt source: String, as document: DocumentPath) throws -> SaveResult {
         let source = URL(fileURLWithPath: source).standardizedFileURL.path

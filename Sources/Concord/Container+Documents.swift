@@ -5,17 +5,22 @@ public import ConcordMerge
 extension Container {
     /// Saves a version of `document` from the work tree: one commit that changes only that
     /// document, authored as this device. Cost does not grow with the container's size.
+    ///
+    /// A path the ignore rules leave out (``ignoringRule(of:)``) is refused unless `force`.
     /// - Returns: the new version, or no version when the content was already current.
-    /// - Throws: ``ConcordError/missingInput(_:)`` when the work tree lacks it, ``ConcordError/busy(_:)``.
+    /// - Throws: ``ConcordError/missingInput(_:)`` when the work tree lacks it,
+    ///   ``ConcordError/ignored(_:rule:)``, ``ConcordError/busy(_:)``.
     @discardableResult
-    public func save(_ document: DocumentPath) throws -> SaveResult {
-        try notifying { try withCore { try $0.save(document, content: nil) } }
+    public func save(_ document: DocumentPath, force: Bool = false) throws -> SaveResult {
+        try notifying { try withCore { try $0.save(document, content: nil, force: force) } }
     }
 
-    /// Writes `content` to the work tree (atomically) and saves it as a version of `document`.
+    /// Writes `content` to the work tree (atomically) and saves it as a version of `document`;
+    /// a path the ignore rules leave out is refused unless `force`, before anything is written.
+    /// - Throws: ``ConcordError/ignored(_:rule:)``, ``ConcordError/busy(_:)``.
     @discardableResult
-    public func save(_ document: DocumentPath, content: DocumentContent) throws -> SaveResult {
-        try notifying { try withCore { try $0.save(document, content: content) } }
+    public func save(_ document: DocumentPath, content: DocumentContent, force: Bool = false) throws -> SaveResult {
+        try notifying { try withCore { try $0.save(document, content: content, force: force) } }
     }
 
     /// Saves the deletion of `document` as a version, and removes it from the work tree.
@@ -87,7 +92,9 @@ extension Container {
 
 extension Container {
     /// Saves every document added, changed or removed in the work tree, in one commit (see
-    /// `SaveAllResult`). Symbolic links and invalid names are skipped and reported, never followed.
+    /// `SaveAllResult`). Symbolic links and invalid names are skipped and reported, never
+    /// followed; what the ignore rules leave out is passed over without a word, and an ignored
+    /// document keeps its versions (neither its edits nor its removal are saved).
     @discardableResult
     public func saveAll() throws -> SaveAllResult {
         try notifying { try withCore { try $0.saveAll() } }

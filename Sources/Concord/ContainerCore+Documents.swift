@@ -23,20 +23,25 @@ extension ContainerCore {
     /// Saves a version of `document`: `content` when given (also written to the work tree),
     /// else what the work tree holds. Only that document's path is read and written. A new
     /// document whose name is a twin of an existing one (``History/refuseTwin(of:in:)``) is
-    /// refused before anything is written.
-    func save(_ document: DocumentPath, content: DocumentContent?) throws -> SaveResult {
+    /// refused before anything is written, and so is a path the ignore rules leave out unless
+    /// `force` (``IgnoreRules``).
+    func save(_ document: DocumentPath, content: DocumentContent?, force: Bool = false) throws -> SaveResult {
         try writer.write {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try history.checkDocument(document, in: headTree)
+            let rules = ignoreRules()
+            if !force, let rule = rules.ignoringRule(document.value, isFolder: isPackage || workTree.kind(document.value) == .directory) {
+                throw ConcordError.ignored(document.value, rule: rule)
+            }
             let oldEntry = try history.entry(document.value, in: headTree)
             if oldEntry == nil { try history.refuseTwin(of: document, in: headTree) }
             if case let .file(data)? = content { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: document.value) }
             if case let .package(files)? = content {
                 for (file, data) in files { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: "\(document.value)/\(file)") }
             }
-            if let content { try writeWorkContent(document, content, isPackage: isPackage) }
-            let newEntry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository)
+            if let content { try writeWorkContent(document, content, isPackage: isPackage, rules: rules) }
+            let newEntry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository, ignoring: rules)
             CrashPoint.reach("save:objects-written")
             guard let newEntry else { throw ConcordError.missingInput(document.value) }
             if oldEntry?.id == newEntry.id && oldEntry?.mode == newEntry.mode {
@@ -62,7 +67,10 @@ extension ContainerCore {
             guard let oldEntry = try history.entry(document.value, in: headTree) else {
                 throw ConcordError.noSuchDocument(document.value)
             }
-            if !isPackage, try !checkout.workFileMatches(document.value, oldEntry), workTree.kind(document.value) != .missing {
+            // An ignored document's edits are never saved: removing it leaves the file as it is.
+            if !isPackage, try !checkout.workFileMatches(document.value, oldEntry), workTree.kind(document.value) != .missing,
+                ignoreRules().ignoringRule(document.value, isFolder: false) == nil
+            {
                 throw ConcordError.unsavedChanges([document.value])
             }
             let tree = try ConcordError.wrap("cannot write the tree") {
@@ -78,8 +86,9 @@ extension ContainerCore {
         }
     }
 
-    /// Writes a content into the work tree (a package: its files, removing files it does not hold).
-    func writeWorkContent(_ document: DocumentPath, _ content: DocumentContent?, isPackage: Bool) throws {
+    /// Writes a content into the work tree (a package: its files, removing files it does not
+    /// hold but those `rules` ignore).
+    func writeWorkContent(_ document: DocumentPath, _ content: DocumentContent?, isPackage: Bool, rules: IgnoreRules? = nil) throws {
         switch content {
         case nil:
             if workTree.kind(document.value) == .directory { try workTree.removeTree(document.value) } else { try workTree.remove(document.value) }
@@ -92,7 +101,7 @@ extension ContainerCore {
                 _ = try DocumentPath(file)
             }
             if workTree.kind(document.value) == .directory {
-                for existing in try workTree.packageFiles(document.value) where files[existing] == nil {
+                for existing in try workTree.packageFiles(document.value, ignoring: rules) where files[existing] == nil {
                     try workTree.remove("\(document.value)/\(existing)")
                 }
             }

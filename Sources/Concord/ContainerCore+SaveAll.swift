@@ -20,7 +20,7 @@ extension ContainerCore {
         let head = try history.head()
         let headTree = try history.tree(of: head)
         let patterns = try history.packagePatterns(in: headTree)
-        var scan = Scan()
+        var scan = Scan(rules: ignoreRules())
         try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true, scope: scope)
         var result = SaveAllResult(
             version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
@@ -35,6 +35,7 @@ extension ContainerCore {
     }
 
     private struct Scan {
+        let rules: IgnoreRules
         var updates: [TreeUpdate] = []
         var added: [DocumentPath] = []
         var changed: [DocumentPath] = []
@@ -65,6 +66,12 @@ extension ContainerCore {
                 inTree[TreePath(name)] = nil
                 continue
             }
+            let kind = workTree.kind(path)
+            // An ignored document keeps its versions: neither its edits nor its removal are saved.
+            if scan.rules.ignoringRuleHere(path, isFolder: kind == .directory) != nil {
+                inTree[TreePath(name)] = nil
+                continue
+            }
             guard let document = try? DocumentPath(path) else {
                 scan.skipped.append(.init(path: path.debugDescription, reason: "not a valid document name (not UTF-8, or a control character)"))
                 inTree[TreePath(name)] = nil
@@ -78,7 +85,7 @@ extension ContainerCore {
                 continue
             }
             let isPackage = patterns.contains { GlobPattern($0).matches(name) }
-            switch workTree.kind(path) {
+            switch kind {
             case .directory where !isPackage:
                 try scanFolder(
                     path, tree: old?.kind == .tree ? old?.id : nil, patterns: patterns, scan: &scan,
@@ -87,7 +94,7 @@ extension ContainerCore {
             case .directory, .file:
                 let entry: TreeEntry?
                 do {
-                    entry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository)
+                    entry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository, ignoring: scan.rules)
                 } catch let error as ConcordError {
                     scan.skipped.append(.init(path: path, reason: error.description))
                     continue
@@ -106,6 +113,7 @@ extension ContainerCore {
         for (name, entry) in inTree.map({ ($0.key.value, $0.value) }) {
             let path = folder.isEmpty ? name : "\(folder)/\(name)"
             if let scope, !scope.reaches(path) { continue }
+            if scan.rules.ignoringRuleHere(path, isFolder: entry.kind == .tree) != nil { continue }
             scan.updates.append(.remove(path: path))
             if entry.kind == .tree, !patterns.contains(where: { GlobPattern($0).matches(name) }) {
                 try history.visitFiles(tree: entry.id, prefix: path) { file, _ in scan.removed.append(DocumentPath(unchecked: file)) }

@@ -65,6 +65,8 @@ public final class Document: Sendable {
     }
 
     /// Saves `content` as a new version. On failure the state becomes `savingError` until a save succeeds.
+    /// - Throws: ``ConcordError/ignored(_:rule:)`` for a path the ignore rules leave out
+    ///   (``Container/save(_:content:force:)`` saves it with `force`), and what a save throws.
     @discardableResult
     public func save(_ content: DocumentContent) async throws -> SaveResult {
         let path = path

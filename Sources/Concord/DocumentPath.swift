@@ -15,17 +15,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
     /// Checks and normalises `text` (repeated and trailing slashes are dropped).
     /// - Throws: ``ConcordError/invalidPath(_:reason:)`` with the reason.
     public init(_ text: String) throws {
-        if text.isEmpty { throw ConcordError.invalidPath(text, reason: "the path is empty") }
-        if text.unicodeScalars.contains("\u{FFFD}") {
-            throw ConcordError.invalidPath(text, reason: "not valid UTF-8")
-        }
-        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw ConcordError.invalidPath(text.debugDescription, reason: "contains a control character")
-        }
-        if let problem = PathRules.slashProblem(text) { throw ConcordError.invalidPath(text, reason: problem) }
-        if text.hasPrefix("/") || text.hasPrefix("~") {
-            throw ConcordError.invalidPath(text, reason: "absolute paths leave the container; give a path relative to the container root")
-        }
+        try Self.checkText(text)
         let components = text.split(separator: "/", omittingEmptySubsequences: true)
         guard !components.isEmpty else { throw ConcordError.invalidPath(text, reason: "the path is empty") }
         for component in components {
@@ -39,6 +29,42 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
         }
         value = components.joined(separator: "/")
         if let problem = PathRules.problem(withPath: value) { throw ConcordError.invalidPath(text, reason: problem) }
+    }
+
+    /// The path `text` names when typed in `folder` (a folder of the container, from its root;
+    /// empty for the root), as git reads a path typed in a subfolder: `note.md` typed in `notes`
+    /// is `notes/note.md`, `../todo.md` typed there is `todo.md`, and `.` components are dropped.
+    /// Then checked as ``init(_:)`` checks a path.
+    /// - Throws: ``ConcordError/invalidPath(_:reason:)``: `..` that leaves the container and a
+    ///   path naming the root name `text` as typed; other refusals name the path from the root.
+    public init(_ text: String, inFolder folder: String) throws {
+        try Self.checkText(text)
+        var components = folder.split(separator: "/")
+        for component in text.split(separator: "/") {
+            if component == "." { continue }
+            if component == ".." {
+                guard components.popLast() != nil else { throw ConcordError.invalidPath(text, reason: "'..' leaves the container") }
+                continue
+            }
+            components.append(component)
+        }
+        guard !components.isEmpty else { throw ConcordError.invalidPath(text, reason: "it names the container's root folder, not a document") }
+        try self.init(components.joined(separator: "/"))
+    }
+
+    /// The checks of a path's whole text, before it is split into names.
+    private static func checkText(_ text: String) throws {
+        if text.isEmpty { throw ConcordError.invalidPath(text, reason: "the path is empty") }
+        if text.unicodeScalars.contains("\u{FFFD}") {
+            throw ConcordError.invalidPath(text, reason: "not valid UTF-8")
+        }
+        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw ConcordError.invalidPath(text.debugDescription, reason: "contains a control character")
+        }
+        if let problem = PathRules.slashProblem(text) { throw ConcordError.invalidPath(text, reason: problem) }
+        if text.hasPrefix("/") || text.hasPrefix("~") {
+            throw ConcordError.invalidPath(text, reason: "absolute paths leave the container; give a path relative to the container root")
+        }
     }
 
     init(unchecked value: String) { self.value = value }

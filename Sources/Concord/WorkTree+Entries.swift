@@ -6,13 +6,14 @@ internal import GitFormat
 /// repository as the tree entry the new version records.
 extension WorkTree {
     /// The tree entry the work tree's copy of `document` would have, its objects written to
-    /// `repository`; nil when the work tree does not hold it.
+    /// `repository`; nil when the work tree does not hold it. A package leaves out the files
+    /// `rules` ignore.
     /// - Throws: ``ConcordError/invalidPath(_:reason:)`` for a symbolic link (or a path behind
     ///   one), a folder that is not a package, or anything but a regular file;
     ///   ``ConcordError/invalidPackage(_:reason:)`` for a file whose name matches a package pattern
     ///   or a package holding a link; ``ConcordError/io(_:reason:)`` for a file larger than other
     ///   devices accept (``ArrivalCheck/Limits``).
-    func entry(of document: DocumentPath, isPackage: Bool, storingIn repository: Repository) throws -> TreeEntry? {
+    func entry(of document: DocumentPath, isPackage: Bool, storingIn repository: Repository, ignoring rules: IgnoreRules) throws -> TreeEntry? {
         let path = document.value
         switch kind(path) {
         case .missing:
@@ -27,7 +28,7 @@ extension WorkTree {
             guard isPackage else {
                 throw ConcordError.invalidPath(path, reason: "it is a folder; save the files in it, or make folders like it packages (package patterns in .concord/packages)")
             }
-            return TreeEntry(name: document.name, id: try storePackageTree(path, in: repository), mode: TreeEntry.treeMode)
+            return TreeEntry(name: document.name, id: try storePackageTree(path, in: repository, ignoring: rules), mode: TreeEntry.treeMode)
         case .file:
             if isPackage { throw ConcordError.invalidPackage(path, reason: "it is a file, but its name matches a package pattern") }
             let id = try storeBlob(path, in: repository)
@@ -45,9 +46,9 @@ extension WorkTree {
         }
     }
 
-    private func storePackageTree(_ package: String, in repository: Repository) throws -> OID {
+    private func storePackageTree(_ package: String, in repository: Repository, ignoring rules: IgnoreRules) throws -> OID {
         var updates: [TreeUpdate] = []
-        for file in try packageFiles(package) {
+        for file in try packageFiles(package, ignoring: rules) {
             let full = "\(package)/\(file)"
             let id = try storeBlob(full, in: repository)
             updates.append(.upsert(path: file, id: id, mode: isExecutable(full) ? TreeEntry.executableMode : TreeEntry.fileMode))

@@ -44,6 +44,15 @@ struct WorkTree {
         }
     }
 
+    /// The size in bytes of the regular file at `path`; nil when there is none.
+    func fileSize(_ path: String) -> Int? {
+        let (folder, name) = split(path)
+        guard let parent = try? open(folder, creating: false), let info = parent.status(of: name),
+            info.st_mode & S_IFMT == S_IFREG
+        else { return nil }
+        return Int(info.st_size)
+    }
+
     func isExecutable(_ path: String) -> Bool {
         let (folder, name) = split(path)
         guard let parent = try? open(folder, creating: false), let info = parent.status(of: name) else { return false }
@@ -59,6 +68,26 @@ struct WorkTree {
         guard descriptor >= 0 else { throw posixError(path, "cannot open") }
         defer { close(descriptor) }
         return try body(descriptor)
+    }
+
+    /// The first `limit` bytes of the regular file at `path`; nil when it is missing, a link,
+    /// behind one, or not a regular file.
+    func readPrefix(_ path: String, limit: Int) -> [UInt8]? {
+        guard kind(path) == .file else { return nil }
+        return try? withOpenFile(path) { descriptor in
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { return nil }
+            let size = min(Int(info.st_size), limit)
+            var bytes = [UInt8](repeating: 0, count: size)
+            var count = 0
+            while count < size {
+                let read = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, size - count) }
+                if read < 0, errno == EINTR { continue }
+                guard read > 0 else { break }
+                count += read
+            }
+            return Array(bytes[..<count])
+        }
     }
 
     /// Writes `bytes` to `path` atomically, creating folders as needed; a folder in the way of
@@ -185,15 +214,18 @@ struct WorkTree {
     }
 
     /// The files below a package folder, as paths relative to it, sorted; refuses symlinks
-    /// and anything that is not a regular file or folder.
-    func packageFiles(_ package: String) throws -> [String] {
+    /// and anything that is not a regular file or folder. With `rules`, the files and folders
+    /// they ignore are left out (a `.DS_Store` a system put in the package, say).
+    func packageFiles(_ package: String, ignoring rules: IgnoreRules? = nil) throws -> [String] {
         var result: [String] = []
         func visit(_ relative: String) throws {
             let full = relative.isEmpty ? package : "\(package)/\(relative)"
             let folder = try reachable(full, for: full)
             for name in try folder.names() where !name.hasPrefix(Self.temporaryPrefix) {
                 let child = relative.isEmpty ? name : "\(relative)/\(name)"
-                switch kind("\(package)/\(child)") {
+                let childKind = kind("\(package)/\(child)")
+                if let rules, rules.ignoringRuleHere("\(package)/\(child)", isFolder: childKind == .directory) != nil { continue }
+                switch childKind {
                 case .file: result.append(child)
                 case .directory: try visit(child)
                 case .symlink, .behindLink: throw ConcordError.invalidPackage(package, reason: "'\(child)' is a symbolic link; links are never followed")

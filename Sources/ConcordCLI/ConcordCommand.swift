@@ -40,22 +40,30 @@ public struct ConcordCommand: AsyncParsableCommand {
             Output.printError("concord: \(problem)")
             Foundation.exit(1)
         }
-        do {
-            var command = try parseCommandLine(arguments)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
+        // Document paths are read from the folder the command runs in, while parsing and in
+        // the commands that messages suggest.
+        await DocumentLocation.$current.withValue(DocumentLocation(arguments: arguments)) {
+            do {
+                var command = try parseCommandLine(arguments)
+                if var asyncCommand = command as? any AsyncParsableCommand {
+                    try await asyncCommand.run()
+                } else {
+                    try command.run()
+                }
+                Foundation.exit(0)
+            } catch {
+                fail(error)
             }
-            Foundation.exit(0)
-        } catch {
-            fail(error)
         }
+        Foundation.exit(0)
     }
 
     /// Parses a command line. A refused document path comes back as its ``PathRefusal``, which
-    /// says why, in place of argument-parser's usage error, which only says that it failed.
+    /// says why, in place of argument-parser's usage error, which only says that it failed; a
+    /// subcommand that does not exist (or `help` of one) as an ``UnknownCommand``.
     static func parseCommandLine(_ arguments: [String]) throws -> any ParsableCommand {
+        let commands = configuration.subcommands.compactMap { $0.configuration.commandName }
+        if let unknown = UnknownCommand.find(in: arguments, commands: commands) { throw unknown }
         let collector = PathRefusal.Collector()
         do {
             return try PathRefusal.$collector.withValue(collector) { try parseAsRoot(reorderingGlobalOptions(arguments)) }
@@ -66,8 +74,8 @@ public struct ConcordCommand: AsyncParsableCommand {
     }
 
     /// The one place where a failure becomes its exit status: a Concord error is one line on
-    /// stderr and exit 1 (3 when a merge needs a person), a refused document path one line and
-    /// exit 2, other bad usage exits 2 with argument-parser's message, help and version exit 0.
+    /// stderr and exit 1 (3 when a merge needs a person), a refused document path or an unknown
+    /// command one line and exit 2, other bad usage exits 2 with argument-parser's message, help and version exit 0.
     private static func fail(_ error: any Error) -> Never {
         switch error {
         case let error as ConcordError:
@@ -75,6 +83,9 @@ public struct ConcordCommand: AsyncParsableCommand {
             Foundation.exit(1)
         case let refusal as PathRefusal:
             Output.printError("concord: \(refusal.reason)")
+            Foundation.exit(2)
+        case let unknown as UnknownCommand:
+            Output.printError("concord: \(unknown)")
             Foundation.exit(2)
         case let error as NeedsPersonError:
             Output.printError("concord: \(error.description)")

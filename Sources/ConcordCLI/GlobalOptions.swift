@@ -9,24 +9,33 @@ struct GlobalOptions: ParsableArguments {
     var directory: String?
 
     /// The folder the command runs in.
-    var workingDirectory: String {
+    var workingDirectory: String { Self.workingDirectory(given: directory) }
+
+    /// The folder a command runs in when `-C` gives `directory` (nil: not given).
+    static func workingDirectory(given directory: String?) -> String {
         let base = FileManager.default.currentDirectoryPath
         guard let directory else { return base }
         return directory.hasPrefix("/") ? directory : "\(base)/\(directory)"
     }
 
-    /// Opens the container at the working directory or the nearest folder above it that is one.
-    func openContainer(options: Container.Options = .commandLine) throws -> Container {
-        var candidate = URL(fileURLWithPath: workingDirectory).standardizedFileURL.path
-        let start = candidate
+    /// The container whose work tree holds `folder`: the folder itself, or the nearest above
+    /// it that holds a `.git`; nil when there is none.
+    static func containerRoot(from folder: String) -> String? {
+        var candidate = URL(fileURLWithPath: folder).standardizedFileURL.path
         while true {
-            if FileManager.default.fileExists(atPath: "\(candidate)/.git") {
-                return try Container.open(at: candidate, options: options)
-            }
+            if FileManager.default.fileExists(atPath: "\(candidate)/.git") { return candidate }
             let parent = (candidate as NSString).deletingLastPathComponent
-            if parent == candidate || parent.isEmpty { throw ConcordError.notAContainer(start) }
+            if parent == candidate || parent.isEmpty { return nil }
             candidate = parent
         }
+    }
+
+    /// Opens the container at the working directory or the nearest folder above it that is one.
+    func openContainer(options: Container.Options = .commandLine) throws -> Container {
+        guard let root = Self.containerRoot(from: workingDirectory) else {
+            throw ConcordError.notAContainer(URL(fileURLWithPath: workingDirectory).standardizedFileURL.path)
+        }
+        return try Container.open(at: root, options: options)
     }
 
     /// A path given on the command line, relative to the working directory.

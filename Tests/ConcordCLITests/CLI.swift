@@ -31,13 +31,14 @@ struct CLI {
 
     func remove() { try? FileManager.default.removeItem(atPath: folder) }
 
-    /// Runs `concord` with `arguments` in the fixture folder, with `input` on stdin (or /dev/null).
+    /// Runs `concord` with `arguments` in the fixture folder (or in `directory`, below it), with
+    /// `input` on stdin (or /dev/null).
     @discardableResult
-    func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    func run(_ arguments: [String], input: String? = nil, environment: [String: String] = [:], in directory: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.map { "\(folder)/\($0)" } ?? folder)
         process.environment = ProcessInfo.processInfo.environment.merging(self.environment) { $1 }.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -89,8 +90,8 @@ struct CLI {
 
     /// Runs and requires exit 0.
     @discardableResult
-    func ok(_ arguments: [String], input: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let result = try run(arguments, input: input)
+    func ok(_ arguments: [String], input: String? = nil, in directory: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let result = try run(arguments, input: input, in: directory)
         #expect(result.status == 0, "concord \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
         return result.stdout
     }
@@ -108,8 +109,8 @@ struct CLI {
     }
 
     /// Parses a JSON array printed by `--json`.
-    func json(_ arguments: [String]) throws -> [[String: Any]] {
-        let output = try ok(arguments)
+    func json(_ arguments: [String], in directory: String? = nil) throws -> [[String: Any]] {
+        let output = try ok(arguments, in: directory)
         return (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]]) ?? []
     }
 

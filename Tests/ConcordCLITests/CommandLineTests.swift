@@ -23,6 +23,29 @@ import Testing
         #expect(try cli.run(["no-such-command"]).status == 2)
     }
 
+    /// A mistyped command gets one line naming the command probably meant, exit 2; so does
+    /// `help` of a command that does not exist. Nothing else is printed.
+    @Test func aMistypedCommandGetsASuggestion() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        for (arguments, line) in [
+            (["sycn"], "unknown command 'sycn'; did you mean 'sync'?"),
+            (["-C", "somewhere", "verisons", "note.md"], "unknown command 'verisons'; did you mean 'versions'?"),
+            (["resovle", "--all", "--latest"], "unknown command 'resovle'; did you mean 'resolve'?"),
+            (["sl"], "unknown command 'sl'; did you mean 'ls'?"),
+            (["help", "foo"], "unknown command 'foo' (see 'concord --help')"),
+            (["help", "sav"], "unknown command 'sav'; did you mean 'save'?"),
+            (["xyzzy"], "unknown command 'xyzzy' (see 'concord --help')"),
+        ] {
+            let result = try cli.run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr == "concord: \(line)\n", "\(arguments)")
+            #expect(result.stdout.isEmpty, "\(arguments)")
+        }
+        #expect(try cli.ok(["help", "sync"]).contains("USAGE: concord sync"))
+        #expect(try cli.ok(["help"]).contains("SUBCOMMANDS:"))
+    }
+
     /// The seed scenario, driven through the binary, over a local-path cloud and over git daemon.
     @Test(arguments: ["local", "git-daemon"])
     func airplaneScenario(cloud kind: String) throws {
@@ -147,7 +170,7 @@ import Testing
     /// line naming the path and why (no usage), nothing on stdout (with --json too), nothing changed.
     @Test(arguments: [
         ("../escape.txt", "'..' leaves the container"),
-        ("/etc/passwd", "absolute paths leave the container; give a path relative to the container root"),
+        ("/etc/passwd", "an absolute path outside the container"),
         (".git/config", "'.git' would be read as '.git', which belongs to git"),
         (".concord/conflicts/x", "'.concord' holds Concord's own records"),
         ("notes/.concord-tmp-1-2", "names starting with '.concord-tmp-' are Concord's temporary files"),

@@ -32,6 +32,33 @@ import Testing
         #expect(try cli.git(["config", "remote.origin.url"], in: "b") == url)
     }
 
+    /// `.concordignore` travels over ssh like any document: a device that joins later leaves
+    /// out the same files, for the same rules, and saves the same re-included one.
+    @Test func twoDevicesOverSSHAgreeOnTheIgnoreRules() throws {
+        let (cli, server, url) = try fixture()
+        defer { server.stop(); cli.remove() }
+        try server.trust()
+        try cli.ok(["init", "a", "--device", "A", "--remote", url])
+        try cli.write("a/.concordignore", "cache/\n*.log\n!keep.tmp\n")
+        for file in ["cache/x.bin", "app.log", "keep.tmp", ".note.md.swp", "note.md"] { try cli.write("a/\(file)", "from a\n") }
+        try cli.ok(["-C", "a", "save", "--all"])
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", url, "b", "--device", "B"])
+        for file in ["cache/y.bin", "app.log", ".note.md.swp"] { try cli.write("b/\(file)", "from b\n") }
+        try cli.write("b/keep.tmp", "edited on b\n")
+        try cli.ok(["-C", "b", "save", "--all"])
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "a", "sync"])
+        #expect(try cli.tree("a") == cli.tree("b"))
+        #expect(cli.file("a/keep.tmp") == "edited on b\n")
+        for device in ["a", "b"] {
+            let documents = try cli.json(["-C", device, "ls", "--json"]).compactMap { $0["document"] as? String }
+            #expect(documents == [".concordignore", "keep.tmp", "note.md"], "\(device)")
+            let ignored = try cli.json(["-C", device, "ls", "--ignored", "--json"]).map { "\($0["path"] ?? "") \($0["source"] ?? "") \($0["line"] ?? "")" }
+            #expect(ignored == [".note.md.swp built-in ", "app.log .concordignore 2", "cache .concordignore 1"], "\(device)")
+        }
+    }
+
     @Test func keysComeFromSSHAgent() throws {
         let (cli, server, url) = try fixture()
         defer { server.stop(); cli.remove() }

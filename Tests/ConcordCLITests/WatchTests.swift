@@ -218,4 +218,36 @@ import Glibc
         #expect(second.stop() == 0)
         #expect(try cli.git(["fsck", "--no-dangling"], in: "a").isEmpty)
     }
+
+    /// Editors' and systems' temporary files never become documents through the agent, however
+    /// often they are rewritten; rules that arrive from another device apply at once: a file a
+    /// new `!` rule re-includes is saved though nobody touched it since.
+    @Test func theAgentNeverSavesIgnoredFilesAndFollowsNewRules() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        let (a, b) = try twoDevices(cli)
+        defer { a.stop(); b.stop() }
+        for file in IgnoreTests.temporaryFiles { try cli.write("a/\(file)", "scratch\n") }
+        try cli.write("a/.concordignore", "*.log\n")
+        try cli.write("a/app.log", "log\n")
+        try cli.write("a/note.md", "Buy milk\n")
+        cli.waitForFile("b/note.md", "Buy milk\n")
+        cli.waitForFile("b/.concordignore", "*.log\n")
+        // vim rewrites its swap file as the note is edited
+        try cli.write("a/.note.md.swp", "more scratch\n")
+        try cli.write("a/note.md", "Buy oat milk\n")
+        try cli.write("a/.note.md.swp", "even more scratch\n")
+        cli.waitForFile("b/note.md", "Buy oat milk\n")
+        for file in IgnoreTests.temporaryFiles + ["app.log"] { #expect(cli.file("b/\(file)") == nil, "\(file)") }
+        #expect(Set(a.documents("saved")) == [".concordignore", "note.md"])
+        for device in ["a", "b"] {
+            #expect(try cli.json(["-C", device, "ls", "--json"]).compactMap { $0["document"] as? String } == [".concordignore", "note.md"])
+        }
+        try cli.write("b/.concordignore", "*.log\n!x.tmp\n")
+        cli.waitForFile("a/.concordignore", "*.log\n!x.tmp\n")
+        cli.waitForFile("b/x.tmp", "scratch\n")
+        #expect(a.stop() == 0)
+        #expect(b.stop() == 0)
+        #expect(a.documents("saved").filter { $0 != ".concordignore" && $0 != "note.md" } == ["x.tmp"])
+    }
 }

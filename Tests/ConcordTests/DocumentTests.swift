@@ -90,6 +90,21 @@ import Testing
         #expect(throws: ConcordError.self) { try DocumentPath(path) }
     }
 
+    /// A path typed in a folder of the container (the command line's relative paths).
+    @Test func aPathTypedInAFolderIsReadFromThatFolder() throws {
+        #expect(try DocumentPath("note.md", inFolder: "notes").value == "notes/note.md")
+        #expect(try DocumentPath("./note.md", inFolder: "").value == "note.md")
+        #expect(try DocumentPath("../todo.md", inFolder: "notes").value == "todo.md")
+        #expect(try DocumentPath("../b/./c.md", inFolder: "a/x").value == "a/b/c.md")
+        #expect(throws: ConcordError.invalidPath("../../x", reason: "'..' leaves the container")) { try DocumentPath("../../x", inFolder: "notes") }
+        #expect(throws: ConcordError.invalidPath("..", reason: "it names the container's root folder, not a document")) {
+            try DocumentPath("..", inFolder: "notes")
+        }
+        #expect(throws: ConcordError.self) { try DocumentPath("../.concord/x", inFolder: "notes") }
+        #expect(try DocumentPath(".concord/x", inFolder: "notes").value == "notes/.concord/x")
+        #expect(throws: ConcordError.self) { try DocumentPath("/etc/passwd", inFolder: "notes") }
+    }
+
     @Test func unknownVersionsAndDocumentsAreClearErrors() throws {
         let fixture = try Fixture(devices: 1)
         try fixture[1].save(doc("a.txt"), content: text("a"))

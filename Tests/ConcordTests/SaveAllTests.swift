@@ -28,6 +28,25 @@ import Testing
         #expect(try device.saveAll().version == nil)
     }
 
+    /// A package leaves out the files the ignore rules match (a `.DS_Store` a Mac put in it), and
+    /// a new version written into the folder keeps them; `ignoredEntries` lists them.
+    @Test func aPackageLeavesOutIgnoredFilesAndKeepsThemWhenWritten() throws {
+        let fixture = try Fixture(devices: 1, packages: ["*.note"])
+        let device = fixture[1]
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: device.root + "/trip.note/images", withIntermediateDirectories: true)
+        try "day 1".write(toFile: device.root + "/trip.note/text.md", atomically: true, encoding: .utf8)
+        try "finder".write(toFile: device.root + "/trip.note/.DS_Store", atomically: true, encoding: .utf8)
+        try "swap".write(toFile: device.root + "/trip.note/images/.text.md.swp", atomically: true, encoding: .utf8)
+        #expect(try device.saveAll().added == [doc("trip.note")])
+        #expect(try device.content(of: doc("trip.note")) == .package(["text.md": Data("day 1".utf8)]))
+        try device.save(doc("trip.note"), content: .package(["text.md": Data("day 2".utf8)]))
+        #expect(manager.fileExists(atPath: device.root + "/trip.note/.DS_Store"))
+        #expect(manager.fileExists(atPath: device.root + "/trip.note/images/.text.md.swp"))
+        #expect(try device.ignoredEntries().map(\.path) == ["trip.note/.DS_Store", "trip.note/images/.text.md.swp"])
+        #expect(try device.saveAll().version == nil)
+    }
+
     /// Work-tree names that are not UTF-8 or hold control characters are skipped and reported.
     @Test func namesThatAreNotUTF8OrHoldControlCharactersAreSkipped() throws {
         let fixture = try Fixture(devices: 1)

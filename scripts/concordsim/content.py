@@ -60,8 +60,25 @@ def read_package_folder(folder: str) -> dict:
     return files
 
 
+def scratch_names(doc: str) -> list:
+    """The temporary files editors and systems leave beside a document `doc` (a path from the
+    root), as Concord's built-in ignore rules name them: never documents."""
+    folder, name = os.path.split(doc)
+    stem = os.path.splitext(name)[0]
+    names = [f".{name}.swp", f".{name}.swo", f"{name}~", "4913", f".~lock.{name}#", f"#{name}#", ".DS_Store",
+             "Thumbs.db", f"{stem}.tmp", f"._{name}", f"~${name}"]
+    return [os.path.join(folder, n) for n in names]
+
+
+def is_scratch(name: str) -> bool:
+    """True for a file name `scratch_names` makes (the simulation writes no document so named)."""
+    return (name.startswith((".~lock.", "._", "~$")) or name.endswith((".swp", ".swo", "~", ".tmp"))
+            or (name.startswith("#") and name.endswith("#")) or name in ("4913", ".DS_Store", "Thumbs.db"))
+
+
 def work_tree_docs(root: str, package_suffix=".note") -> dict:
-    """Documents as a work tree shows them: path -> bytes, or a package dict."""
+    """Documents as a work tree shows them: path -> bytes, or a package dict. Editors'
+    temporary files (`is_scratch`) are left out: Concord never makes them documents."""
     docs = {}
     for top, dirs, files in os.walk(root):
         rel_top = os.path.relpath(top, root)
@@ -73,6 +90,8 @@ def work_tree_docs(root: str, package_suffix=".note") -> dict:
                 rel = os.path.normpath(os.path.join(rel_top, d))
                 docs[rel] = read_package_folder(os.path.join(top, d))
         for f in files:
+            if is_scratch(f):
+                continue
             rel = os.path.normpath(os.path.join(rel_top, f))
             with open(os.path.join(top, f), "rb") as fh:
                 docs[rel] = fh.read()

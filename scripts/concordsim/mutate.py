@@ -115,6 +115,11 @@ MUTATIONS = [
              "return nil",
              "a server may send without limit before any object (NetworkOperation.noteReceived): an endless list "
              "of references grows the command's memory without bound"),
+    Mutation("temporary-files-saved", "Sources/Concord/ContainerCore+SaveAll.swift",
+             "if scan.rules.ignoringRuleHere(path, isFolder: kind == .directory) != nil {",
+             "if false, scan.rules.ignoringRuleHere(path, isFolder: kind == .directory) != nil {",
+             "save --all and the agent apply no ignore rule (ContainerCore.saveAll): editors' temporary files "
+             "(`.note.md.swp`, `4913`, `.~lock.x#`) become documents, and an ignored document's edits are saved"),
 ]
 
 

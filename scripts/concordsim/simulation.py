@@ -16,7 +16,8 @@ import shutil
 import subprocess
 import time
 
-from .content import content_key, decode_content, describe_content, encode_content, version_keys, work_tree_docs
+from .content import (content_key, decode_content, describe_content, encode_content, scratch_names, version_keys,
+                      work_tree_docs)
 from .fixture import run_git
 from .hostile import ALL_ATTACKS, HostileCloud, names_the_commit
 from .oracle import UNKNOWN, Checker, Oracle, OracleFailure, commit_info
@@ -37,7 +38,7 @@ class Stats:
         self.saves = self.syncs = self.conflicts = self.resolutions = 0
         self.deletions = self.offline = self.needs_person = self.twins = self.quiet = 0
         self.checks = 0
-        self.gcs = self.hostile = 0
+        self.gcs = self.hostile = self.scratch = 0
 
     def summary(self):
         return f"{self.saves} saves, {self.syncs} syncs, {self.conflicts} conflicts, {self.resolutions} resolutions"
@@ -81,6 +82,9 @@ def short_step(step, names) -> str:
         return f"{who} gc"
     if op == "hostile":
         return f"the cloud turns hostile ({step['attack']}), {who} syncs and must refuse it, the cloud is repaired"
+    if op == "scratch":
+        return (f"an editor writes {step['file']} on {who}, then save --all"
+                + (", and removes it" if step["remove"] else " (left behind)"))
     return json.dumps(step)
 
 
@@ -197,6 +201,8 @@ class Simulation:
         devs = self.world.devices
         dev = rng.choice(devs)
         r = rng.random()
+        if r < 0.04:
+            return self.choose_scratch(dev)
         if r < 0.36:
             return self.choose_save(dev, r)
         if r < 0.40:
@@ -260,6 +266,16 @@ class Simulation:
             doc = rng.choice(files)
             return {"op": "save", "dev": dev.index, "doc": doc, **encode_content(self.edit_text(docs[doc]))}
         return {"op": "sync", "dev": dev.index}
+
+    def choose_scratch(self, dev):
+        """An editor's or a system's temporary file beside a document of `dev` (`.note.txt.swp`,
+        `4913`, `.~lock.note.txt#`, ...), written, then `save --all`; half the time the editor then
+        removes it, else it stays in the work tree for every later step."""
+        rng = self.rng
+        docs = sorted(self.world.work_tree_docs(dev)) or TEXT_DOCS
+        name = rng.choice(scratch_names(rng.choice(docs)))
+        text = f"{' '.join(rng.choice(WORDS) for _ in range(4))}\n"
+        return {"op": "scratch", "dev": dev.index, "file": name, "text": text, "remove": rng.random() < 0.5}
 
     def choose_how(self, doc):
         rng = self.rng
@@ -368,6 +384,8 @@ class Simulation:
             self.gc(dev, index, step)
         elif op == "hostile":
             return self.hostile(dev, step["attack"], index, step)
+        elif op == "scratch":
+            self.scratch(dev, step, index)
         else:
             raise ValueError(f"unknown step {step}")
         return True
@@ -400,6 +418,35 @@ class Simulation:
             raise OracleFailure("save", f"{dev.name}: {short_step(step, self.names)} made commit {new[:7]} though "
                                 f"the content is already the current version")
         self.check(dev, [doc])
+
+    def scratch(self, dev, step, index):
+        """An editor's temporary file appears in `dev`'s work tree: `save --all` must save nothing
+        (the model predicts no new version: every document in the work tree is current, and the
+        temporary file is never a document), `ls --ignored` must name it with a built-in rule,
+        and the device must match the model, the file not among its documents."""
+        world = self.world
+        path = os.path.join(dev.path, step["file"])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(step["text"])
+        head = world.head(dev)
+        result = world.expect(world.run(dev, "save", "--all"), what=f"{dev.name} save --all")
+        self.stats.scratch += 1
+        self.timeline.add(dev.index, "save", short_step(step, self.names))
+        self.say(f"{index:4d} {short_step(step, self.names)}")
+        if world.head(dev) != head or "Nothing to save" not in result.text:
+            raise InvariantFailure("ignore rules", f"{dev.name}: save --all with only {step['file']} new in the work "
+                                   f"tree made a version ({result.text.strip()[:200]}); an editor's temporary file "
+                                   f"is never a document")
+        listed = world.run(dev, "ls", "--ignored", "--json")
+        ignored = {e["path"]: e for e in listed.json()} if listed.rc == 0 else {}
+        if ignored.get(step["file"], {}).get("source") != "built-in":
+            raise InvariantFailure("ignore rules", f"{dev.name}: ls --ignored does not name {step['file']} as left "
+                                   f"out by a built-in rule ({listed.text.strip()[:200] or listed.first_error_line()})")
+        if step["remove"]:
+            os.remove(path)
+        if self.oracle:
+            self.check(dev, ())
 
     def gc(self, dev, index, step):
         """`concord gc`: one pack, unreachable objects dropped, never a version. main and every

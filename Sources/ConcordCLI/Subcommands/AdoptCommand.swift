@@ -14,7 +14,7 @@ struct AdoptCommand: AsyncParsableCommand {
     @Argument(help: "The local file or folder, outside the container.")
     var path: String
 
-    @Argument(help: "The document's path, relative to the container root.")
+    @Argument(help: "The document's path, relative to the current folder.")
     var document: DocumentPath
 
     func run() async throws {

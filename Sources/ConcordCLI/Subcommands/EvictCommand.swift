@@ -11,7 +11,7 @@ struct EvictCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The document's path, relative to the container root.")
+    @Argument(help: "The document's path, relative to the current folder.")
     var document: DocumentPath
 
     @Argument(help: "The local path to move it to, outside the container.")

@@ -1,13 +1,23 @@
 import ArgumentParser
 import Concord
+import ConcordMerge
 import Foundation
 
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ls",
         abstract: "List documents with their state.",
-        discussion:
-            "With --watch, keep running and print each change (added, changed, state changed, removed) as it happens, in this process or another, until stopped; with --json, one JSON object a line."
+        discussion: """
+            With --watch, keep running and print each change (added, changed, state changed, removed) as it \
+            happens, in this process or another, until stopped; with --json, one JSON object a line.
+
+            With --ignored, list what the work tree holds that is not saved, and why: what an ignore rule \
+            matches (the rule and its file: .concordignore at the container root, which travels with the \
+            container; .git/concord/ignore, this device's own; or Concord's built-in defaults for editors' \
+            and systems' temporary files), files over the size limit, symbolic links and empty folders, \
+            which are not synced. Rules use gitignore's syntax; the last rule that matches decides, and a \
+            '!' rule re-includes (a default too). .gitignore has no effect: Concord is not git.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -20,6 +30,13 @@ struct ListCommand: AsyncParsableCommand {
 
     @Flag(help: "Keep running and print every change until stopped.")
     var watch = false
+
+    @Flag(help: "List what is not saved (ignored, over the size limit, links, empty folders), and why.")
+    var ignored = false
+
+    func validate() throws {
+        if ignored && watch { throw ValidationError("--ignored lists once: give it without --watch") }
+    }
 
     struct Entry: Encodable {
         var document: String
@@ -36,8 +53,25 @@ struct ListCommand: AsyncParsableCommand {
         var contentId: String?
     }
 
+    /// An entry of `ls --ignored --json`.
+    struct IgnoredJSON: Encodable {
+        var path: String
+        var folder: Bool
+        var document: Bool
+        /// `rule`, `size`, `symlink`, `emptyFolder`, `invalidName` or `notRegularFile`.
+        var reason: String
+        var detail: String
+        var rule: String?
+        /// `built-in`, `.concordignore` or `.git/concord/ignore`.
+        var source: String?
+        var line: Int?
+        var size: Int?
+        var limit: Int?
+    }
+
     func run() async throws {
         if watch { return try await watchChanges() }
+        if ignored { return try listIgnored() }
         let documents = try global.openContainer().documents(matching: pattern)
         if json {
             try Output.json(
@@ -50,6 +84,41 @@ struct ListCommand: AsyncParsableCommand {
             let state = document.state.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
             Output.line("\(state)\(document.path)\(document.isPackage ? "/" : "")")
         }
+    }
+
+    private func listIgnored() throws {
+        let glob = pattern.map(GlobPattern.init)
+        let entries = try global.openContainer().ignoredEntries().filter { glob?.matches($0.path) ?? true }
+        if json {
+            try Output.json(entries.map(Self.json))
+            return
+        }
+        let shown = entries.map { $0.path + ($0.isFolder ? "/" : "") }
+        let width = min(shown.map(\.count).max() ?? 0, 40)
+        for (entry, path) in zip(entries, shown) {
+            let document = entry.isDocument ? "; a document: it keeps its versions, its edits here are not saved" : ""
+            Output.line("\(path.padding(toLength: max(width, path.count), withPad: " ", startingAt: 0))  \(entry.reason)\(document)")
+        }
+    }
+
+    private static func json(_ entry: IgnoredEntry) -> IgnoredJSON {
+        var value = IgnoredJSON(path: entry.path, folder: entry.isFolder, document: entry.isDocument, reason: "", detail: entry.reason.description)
+        switch entry.reason {
+        case let .rule(rule):
+            value.reason = "rule"
+            value.rule = rule.pattern
+            switch rule.source {
+            case .builtIn: value.source = "built-in"
+            case let .container(line): (value.source, value.line) = (".concordignore", line)
+            case let .device(line): (value.source, value.line) = (".git/concord/ignore", line)
+            }
+        case let .overSizeLimit(size, limit): (value.reason, value.size, value.limit) = ("size", size, limit)
+        case .symbolicLink: value.reason = "symlink"
+        case .emptyFolder: value.reason = "emptyFolder"
+        case .invalidName: value.reason = "invalidName"
+        case .notRegularFile: value.reason = "notRegularFile"
+        }
+        return value
     }
 
     private func watchChanges() async throws {

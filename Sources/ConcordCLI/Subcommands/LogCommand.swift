@@ -11,7 +11,7 @@ struct LogCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The document's path, relative to the container root.")
+    @Argument(help: "The document's path, relative to the current folder.")
     var document: DocumentPath
 
     func run() async throws {

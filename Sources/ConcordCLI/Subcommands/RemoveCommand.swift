@@ -10,7 +10,7 @@ struct RemoveCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The document's path, relative to the container root.")
+    @Argument(help: "The document's path, relative to the current folder.")
     var document: DocumentPath
 
     func run() async throws {

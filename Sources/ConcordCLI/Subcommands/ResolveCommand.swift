@@ -17,7 +17,7 @@ struct ResolveCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The document's path, relative to the container root.")
+    @Argument(help: "The document's path, relative to the current folder.")
     var document: DocumentPath?
 
     @Flag(help: "Resolve every document in conflict (with --latest or --merge), in one commit: all or, when one needs a person, none.")
@@ -81,7 +81,7 @@ struct ResolveCommand: AsyncParsableCommand {
         } catch let error as NeedsPersonError {
             if let output, let markedUp = error.markedUp {
                 try write(markedUp, to: global.resolvePath(output))
-                Output.printError("concord: wrote the marked-up merge to \(output); edit it, then run: concord resolve \(error.document) --file \(output)")
+                Output.printError("concord: wrote the marked-up merge to \(output); edit it, then run: concord resolve \(DocumentLocation.typed(error.document)) --file \(output)")
             }
             throw error
         }

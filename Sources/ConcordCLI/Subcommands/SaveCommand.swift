@@ -11,13 +11,15 @@ struct SaveCommand: AsyncParsableCommand {
             With --all, every document added, changed or removed in the work tree is saved in one \
             commit (atomic, and an import of a large folder stays one commit). Otherwise the content comes from --file SRC ('-' for standard input), else from standard input when it \
             is a pipe or a file, else from the document's file in the work tree. The version is one \
-            commit that changes only that document.
+            commit that changes only that document. DOC is a path from the current folder (from the \
+            container root when run there). A path the ignore rules leave out (concord ls --ignored) \
+            is refused unless --force; save --all passes over ignored files without a word.
             """
     )
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The document's path, relative to the container root.")
+    @Argument(help: "The document's path, relative to the current folder.")
     var document: DocumentPath?
 
     @Flag(help: "Save every document added, changed or removed in the work tree, in one commit.")
@@ -26,9 +28,13 @@ struct SaveCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Read the content from SRC ('-' for standard input).", valueName: "SRC"))
     var file: String?
 
+    @Flag(help: "Save the document even if the ignore rules leave it out.")
+    var force = false
+
     func validate() throws {
         if all {
             guard document == nil, file == nil else { throw ValidationError("--all saves the whole work tree: give no document and no --file") }
+            guard !force else { throw ValidationError("--force goes with a document: save --all never saves an ignored file") }
         } else if document == nil {
             throw ValidationError("give the document to save, or --all")
         }
@@ -39,11 +45,11 @@ struct SaveCommand: AsyncParsableCommand {
         let container = try global.openContainer()
         let result: SaveResult
         if let file {
-            result = try container.save(document, content: .file(try Output.read(file, relativeTo: global)))
+            result = try container.save(document, content: .file(try Output.read(file, relativeTo: global)), force: force)
         } else if Self.standardInputHasData {
-            result = try container.save(document, content: .file(FileHandle.standardInput.readDataToEndOfFile()))
+            result = try container.save(document, content: .file(FileHandle.standardInput.readDataToEndOfFile()), force: force)
         } else {
-            result = try container.save(document)
+            result = try container.save(document, force: force)
         }
         if let version = result.version {
             Output.line("Saved \(document) as version \(version.prefix(7)) on \(container.device.name)")

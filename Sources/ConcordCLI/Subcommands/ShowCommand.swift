@@ -12,7 +12,7 @@ struct ShowCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The document's path, relative to the container root.")
+    @Argument(help: "The document's path, relative to the current folder.")
     var document: DocumentPath
 
     @Option(help: ArgumentHelp("The version's id, full or abbreviated (default: the current version).", valueName: "ID"))

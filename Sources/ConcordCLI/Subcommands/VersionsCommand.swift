@@ -13,7 +13,7 @@ struct VersionsCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The document's path, relative to the container root.")
+    @Argument(help: "The document's path, relative to the current folder.")
     var document: DocumentPath
 
     @Flag(help: "List every version the document ever had.")

@@ -1,0 +1,17 @@
+/// Ignore rules: what the work tree holds that is never saved (``IgnoreRule``, ``IgnoredEntry``).
+extension Container {
+    /// Every work-tree entry that is not saved, with the reason, sorted by path: what ignore
+    /// rules match (an ignored folder once), files over the size limit, symbolic links, empty
+    /// folders, invalid names. Reads the work tree; writes nothing.
+    /// - Throws: ``ConcordError`` when the container cannot be read.
+    public func ignoredEntries() throws -> [IgnoredEntry] {
+        try withCore { try $0.ignoredEntries() }
+    }
+
+    /// The rule that leaves `document` out (a rule matching it, or a folder it is in); nil when
+    /// it is not ignored. An ignored document keeps its versions; its edits are not saved.
+    /// - Throws: ``ConcordError`` when the container cannot be read.
+    public func ignoringRule(of document: DocumentPath) throws -> IgnoreRule? {
+        try withCore { try $0.ignoringRule(of: document) }
+    }
+}
