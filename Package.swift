@@ -24,7 +24,10 @@ let package = Package(
         // git's formats as value types over bytes, each read with the checks libgit2 makes:
         // no libgit2, no file system (fuzzed: scripts/fuzz).
         .target(name: "GitFormat", dependencies: ["CZlib", "CSHA1"]),
-        .target(name: "Git", dependencies: ["CGit2", "GitFormat"]),
+        // A repository's objects read, written and copied by Concord alone: packs, loose objects,
+        // caches and transfers, no libgit2.
+        .target(name: "GitStore", dependencies: ["GitFormat"]),
+        .target(name: "Git", dependencies: ["CGit2", "GitFormat", "GitStore"]),
         .target(name: "ConcordMerge", dependencies: ["Git"]),
         .target(name: "Concord", dependencies: ["ConcordMerge", "Git", "GitFormat", .product(name: "Logging", package: "swift-log")]),
         .target(
@@ -39,7 +42,7 @@ let package = Package(
         .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "CSHA1", "TestSupport"]),
-        .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat"]),
+        .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat", "GitStore"]),
         .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge", "TestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "GitFormat", "TestSupport"]),
         .testTarget(

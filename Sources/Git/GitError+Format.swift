@@ -1,5 +1,6 @@
 internal import CGit2
 internal import GitFormat
+internal import GitStore
 
 extension GitError {
     /// The error a reader of git's formats threw, as the wrapper reports every problem with what
@@ -29,5 +30,33 @@ func readingFormat<T>(file: String? = nil, _ body: () throws -> T) throws -> T {
         return try body()
     } catch let error as FormatError {
         throw GitError(error, file: file)
+    }
+}
+
+extension GitError {
+    /// An error of Concord's own object store, as the wrapper reports every problem with what a
+    /// repository holds: a missing object as libgit2 reports one (``isNotFound``), one over a
+    /// limit as ``isOverLimit``, damage as ``isBadObject``, a file system's refusal as class OS.
+    init(_ error: StoreError) {
+        switch error.kind {
+        case .notFound:
+            self.init(code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: "object store")
+        case .overLimit:
+            self.init(code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: "object store")
+        case .damaged:
+            self.init(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: "object store")
+        case .io:
+            self.init(errorClass: Int32(GIT_ERROR_OS.rawValue), message: error.message, function: "object store")
+        }
+    }
+}
+
+/// Runs `body`, reporting a ``StoreError`` it throws as a ``GitError``: the one place where the
+/// store's errors cross into the wrapper's.
+func readingStore<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as StoreError {
+        throw GitError(error)
     }
 }

@@ -2,6 +2,7 @@ internal import CGit2
 internal import Foundation
 internal import Glibc
 public import GitFormat
+internal import GitStore
 
 extension Repository {
     /// Opens the repository at `path` (a bare repository, or a folder holding one as `.git`)
@@ -137,8 +138,10 @@ extension Repository {
     private static func readIfPresent(_ path: String, largest: Int) throws -> [UInt8]? {
         do {
             return try RegularFile.read(path, largest: largest)
-        } catch let error as GitError where error.isNotFound {
+        } catch let error as StoreError where error.kind == .notFound {
             return nil
+        } catch let error as StoreError {
+            throw GitError(error)
         }
     }
 }
@@ -152,7 +155,7 @@ private func folder(of backend: UnsafeMutablePointer<git_odb_backend>?) -> Objec
 
 /// Hands a failure to libgit2: its message as libgit2's error, a missing object as `GIT_ENOTFOUND`.
 private func report(_ error: any Error) -> Int32 {
-    let gitError = error as? GitError ?? GitError(message: "\(error)", function: "ObjectFolder")
+    let gitError = (error as? StoreError).map(GitError.init) ?? error as? GitError ?? GitError(message: "\(error)", function: "ObjectFolder")
     git_error_set_str(gitError.errorClass == 0 ? Int32(GIT_ERROR_ODB.rawValue) : gitError.errorClass, gitError.message)
     return gitError.isNotFound ? GIT_ENOTFOUND.rawValue : GIT_ERROR.rawValue
 }

@@ -1,6 +1,7 @@
 internal import CGit2
 internal import Foundation
 internal import GitFormat
+internal import GitStore
 
 extension Repository {
     /// Throws instead of letting libgit2 read a damaged loose object.

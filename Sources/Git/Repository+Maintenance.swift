@@ -1,6 +1,7 @@
 internal import CGit2
 internal import Foundation
 public import GitFormat
+internal import GitStore
 
 /// One pack of a repository's object database.
 public struct PackFile: Sendable, Equatable {
@@ -91,6 +92,10 @@ extension Repository {
     /// - Throws: ``GitError`` when an object cannot be read or the pack cannot be written.
     @discardableResult
     public func merge(packs: [PackFile], andLooseObjects loose: [OID]) throws -> RepackReport {
+        try readingStore { try mergeStored(packs: packs, andLooseObjects: loose) }
+    }
+
+    private func mergeStored(packs: [PackFile], andLooseObjects loose: [OID]) throws -> RepackReport {
         let folder = gitDirectory + "objects/pack"
         guard packs.count >= 2 || !loose.isEmpty else {
             return RepackReport(packsMerged: 0, looseObjectsPacked: 0, objectsWritten: 0, objectsPruned: 0)
@@ -289,7 +294,7 @@ extension Repository {
     /// The ids a pack index lists, read and checked whole (``PackIndex``).
     /// - Throws: ``GitError`` when it cannot be read or is damaged.
     static func objectIDs(ofIndex path: String) throws -> [OID] {
-        let bytes = try RegularFile.read(path, largest: .max)
+        let bytes = try readingStore { try RegularFile.read(path, largest: .max) }
         return try bytes.withUnsafeBytes { buffer in
             let index = try readingFormat(file: path) { try PackIndex(validating: buffer) }
             return (0..<index.count).map(index.id(at:))

@@ -2,6 +2,7 @@ internal import CGit2
 internal import Foundation
 internal import Glibc
 internal import GitFormat
+internal import GitStore
 
 /// The object database of a ``Repository/writingOnePack(_:)`` call: the repository's own
 /// database for reading, and a database in memory that takes every write.

@@ -1,6 +1,7 @@
 internal import CGit2
 internal import Foundation
 public import GitFormat
+internal import GitStore
 
 extension Repository {
     /// Copies into `destination` every object of the commits reachable from `tips` and not from
@@ -34,7 +35,7 @@ extension Repository {
         defer { if !trusted { recentTreeBytes.removeAll() } }
         var (pack, bytes): (PackWriter, [UInt8])
         do {
-            (pack, bytes) = try packOfChanges(from: tips, hiding: known, reusing: trusted, verifying: !trusted, skipping: receiverHas)
+            (pack, bytes) = try readingStore { try packOfChanges(from: tips, hiding: known, reusing: trusted, verifying: !trusted, skipping: receiverHas) }
         } catch let error as GitError {
             // This repository was opened and its tips found: what cannot be read of it now is
             // damaged (an index pointing past its pack, a file cut short), not out of reach.
@@ -177,7 +178,7 @@ extension Repository {
         if let tree = storedTree(id) { return keepingStored ? tree : ObjectBytes(type: tree.type, bytes: tree.bytes) }
         if keepingStored, let whole = storedWholeObject(id) { return whole }
         if let objectFolder {
-            let object = try objectFolder.read(id)
+            let object = try readingStore { try objectFolder.read(id) }
             if object.type == .tree { recentTreeBytes.keep(id, object.bytes) }
             return ObjectBytes(type: object.type, bytes: object.bytes)
         }

@@ -1,5 +1,6 @@
 internal import CGit2
 internal import GitFormat
+internal import GitStore
 
 extension Repository {
     /// The bytes of the tree `id` as git stores them (``RawTree``). A folder stored in a pack as
@@ -31,7 +32,7 @@ extension Repository {
         let tree: ObjectBytes
         if let base = header.base {
             guard let baseBytes = storedTree(base, depth: depth + 1)?.bytes,
-                let delta = try? pack.contents(entry, header: header, largest: largestObject + Self.deltaOverhead),
+                let delta = try? pack.contents(entry, header: header, largest: largestObject + PackWriter.deltaOverhead),
                 let target = delta.data.withUnsafeBytes({ instructions in
                     baseBytes.withUnsafeBytes { Delta.apply(instructions, to: $0, largest: largestObject) }
                 })

@@ -2,6 +2,7 @@ internal import CGit2
 internal import Foundation
 internal import Glibc
 public import GitFormat
+internal import GitStore
 
 extension Repository {
     /// The entry at a slash-separated `path` inside the tree `tree`; nil when there is none.

@@ -1,6 +1,7 @@
 internal import CGit2
 internal import Foundation
 internal import GitFormat
+internal import GitStore
 
 /// The one owner of a libgit2 repository handle.
 ///
@@ -41,8 +42,6 @@ public final class Repository {
     /// more is refused before memory is spent on it. A cloud's is the container's limit for one
     /// file; a device's own, 1 GiB.
     public var largestObject = 1 << 30
-    /// How much larger than the object it rebuilds a delta's instructions may be.
-    static let deltaOverhead = 1 << 16
 
     private init(owning pointer: OpaquePointer) {
         self.pointer = pointer

@@ -73,19 +73,27 @@ struct CLI {
     static func memoryBound(largestDocument: Int = 100 << 20) -> Int { (256 << 20) + largestDocument }
 
     /// Runs `concord` with `arguments` (paths absolute, or `-C` with one), killed if it has not
-    /// ended within `seconds` or holds more than `memoryLimit` bytes; measures its peak memory
-    /// (``ChildProcess/exitStatusAndPeakMemory(within:memoryLimit:)``).
+    /// ended within `seconds` or holds more than `memoryLimit` bytes, and measures its peak memory.
+    ///
+    /// Through GNU `time`, which forks it from a small process: the kernel folds the memory of
+    /// the process a child was forked from into the child's own high-water mark when it starts
+    /// a program, so `wait4` on a child of this test runner (hundreds of megabytes) reports the
+    /// runner's memory, not the child's.
     func measured(
         _ arguments: [String], environment: [String: String] = [:], within seconds: Double = 60, memoryLimit: Int = CLI.memoryBound()
     ) throws -> MeasuredRun {
-        let errors = "\(folder)/run-\(UUID().uuidString.prefix(8)).err"
+        let stem = "\(folder)/run-\(UUID().uuidString.prefix(8))"
         let child = try ChildProcess(
-            [CLI.binary] + arguments, environment: self.environment.merging(environment) { $1 }, stdout: "/dev/null", stderr: errors)
-        let end = child.exitStatusAndPeakMemory(within: seconds, memoryLimit: memoryLimit)
-        if end == nil { child.kill9() }
-        let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        try? FileManager.default.removeItem(atPath: errors)
-        return MeasuredRun(ended: end != nil, status: end?.status, stderr: stderr, peakBytes: end?.peakBytes ?? 0)
+            ["/usr/bin/time", "-f", "%M", "-o", "\(stem).peak", CLI.binary] + arguments, environment: self.environment.merging(environment) { $1 },
+            stdout: "/dev/null", stderr: "\(stem).err")
+        let status = child.exitStatus(within: seconds, killingAbove: memoryLimit)
+        if status == nil { child.kill9() }
+        let stderr = (try? String(contentsOfFile: "\(stem).err", encoding: .utf8)) ?? ""
+        let peak = (try? String(contentsOfFile: "\(stem).peak", encoding: .utf8))?.split(separator: "\n").last.flatMap { Int($0) } ?? 0
+        for suffix in [".err", ".peak"] { try? FileManager.default.removeItem(atPath: stem + suffix) }
+        // GNU time exits with its command's status, 128 + the signal when one ended it.
+        let exit = status.flatMap { $0 }
+        return MeasuredRun(ended: status != nil, status: exit.flatMap { $0 >= 128 ? nil : $0 }, stderr: stderr, peakBytes: peak * 1024)
     }
 
     /// Runs and requires exit 0.

@@ -69,29 +69,30 @@ struct ChildProcess {
         return nil
     }
 
-    /// Waits up to `seconds` for the child to exit by itself; returns its exit status (nil when
-    /// a signal ended it) and the most memory it ever held (its peak resident set, from `wait4`),
-    /// nil when it still runs. A child that holds more than `memoryLimit` bytes meanwhile is
-    /// killed at once (status nil), so that a test never lets one grow without bound.
-    func exitStatusAndPeakMemory(within seconds: Double, memoryLimit: Int = .max) -> (status: Int32?, peakBytes: Int)? {
+    /// Waits up to `seconds` for the child to exit by itself, killing its own child (the program
+    /// it started, as GNU `time` starts one) at once when that holds more than `memoryLimit`
+    /// bytes, so that a test never lets one grow without bound. Returns `.some(status)` when
+    /// it exited (its exit code, nil when a signal ended it), nil when it still runs.
+    func exitStatus(within seconds: Double, killingAbove memoryLimit: Int) -> Int32?? {
         let deadline = Date().addingTimeInterval(seconds)
         var status: Int32 = 0
-        var usage = rusage()
         while Date() < deadline {
-            if wait4(pid, &status, WNOHANG, &usage) == pid { return (Self.exitCode(status), usage.ru_maxrss * 1024) }
-            if residentBytes > memoryLimit {
-                kill(pid, SIGKILL)
-                wait4(pid, &status, 0, &usage)
-                return (nil, usage.ru_maxrss * 1024)
-            }
+            if waitpid(pid, &status, WNOHANG) == pid { return .some(Self.exitCode(status)) }
+            for grandchild in children where Self.residentBytes(of: grandchild) > memoryLimit { kill(grandchild, SIGKILL) }
             usleep(50_000)
         }
         return nil
     }
 
-    /// The memory the child holds now (its resident set, from `/proc/PID/statm`); 0 when unknown.
-    private var residentBytes: Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .utf8) else { return 0 }
+    /// The processes the child started.
+    private var children: [pid_t] {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").compactMap { pid_t($0) }
+    }
+
+    /// The memory a process holds now (its resident set, from `/proc/PID/statm`); 0 when unknown.
+    private static func residentBytes(of process: pid_t) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(process)/statm", encoding: .utf8) else { return 0 }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))

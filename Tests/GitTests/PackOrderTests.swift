@@ -1,5 +1,6 @@
 import Foundation
 @testable import Git
+@testable import GitStore
 @testable import GitFormat
 import Testing
 

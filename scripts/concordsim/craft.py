@@ -212,16 +212,34 @@ def huge_count_index(cloud: Cloud) -> bytes:
     return cloud.push([("100644", b"four-billion.txt", oid)])
 
 
+def zeros_deflated(size: int, prefix: bytes = b"") -> bytes:
+    """`prefix` and `size` zero bytes, deflated (at zlib's fastest: 3 GiB take some 14 MB)."""
+    compressor = zlib.compressobj(1)
+    chunk = b"\0" * (64 << 20)
+    parts = [compressor.compress(prefix)]
+    left = size
+    while left > 0:
+        parts.append(compressor.compress(chunk[:min(left, len(chunk))]))
+        left -= len(chunk)
+    parts.append(compressor.flush())
+    return b"".join(parts)
+
+
 def packed_blob_claiming(cloud: Cloud, size: int = 3 << 30) -> bytes:
-    """A packed blob whose header claims `size` bytes (3 GiB) over a small stream."""
+    """A packed blob of `size` zero bytes (3 GiB) in a pack of 14 MB: a reader that believes
+    its header and inflates it spends the 3 GiB."""
     oid = fake_id(f"packed blob claiming {size}")
-    cloud.write_pack([(oid, cloud.whole_entry("blob", b"\0" * (1 << 20), declared=size))])
+    cloud.write_pack([(oid, cloud.entry_header(OBJECT_TYPES["blob"], size) + zeros_deflated(size))])
     return cloud.push([("100644", b"huge.bin", oid)])
 
 
 def loose_blob_claiming(cloud: Cloud, size: int = 3 << 30) -> bytes:
-    """A loose blob whose header claims `size` bytes (3 GiB) over a small stream."""
-    oid = cloud.write_loose("blob", b"\0" * (1 << 20), header_size=size)
+    """A loose blob of `size` zero bytes (3 GiB) in a file of 14 MB."""
+    oid = fake_id(f"loose blob claiming {size}")
+    folder = os.path.join(cloud.git_dir, "objects", oid.hex()[:2])
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, oid.hex()[2:]), "wb") as f:
+        f.write(zeros_deflated(size, prefix=f"blob {size}\0".encode()))
     return cloud.push([("100644", b"huge-loose.bin", oid)])
 
 

@@ -1,7 +1,6 @@
-internal import CGit2
 internal import Foundation
 internal import Glibc
-internal import GitFormat
+package import GitFormat
 
 /// A pack of an object database read through its index, with Concord's own reader: entries
 /// are copied into another pack as they are stored (compressed, deltas included) instead of
@@ -16,29 +15,29 @@ internal import GitFormat
 /// pack once, under a name that is its checksum, and a pack removed stays mapped. A large entry
 /// is read from the file instead, so that what it held does not stay counted in the process's
 /// memory.
-final class StoredPack {
+package final class StoredPack {
     /// One stored entry: its number in the index, where it starts and ends in the pack, its id.
-    struct Entry {
-        var number: Int
-        var id: OID
-        var start: Int
-        var end: Int
+    package struct Entry {
+        package var number: Int
+        package var id: OID
+        package var start: Int
+        package var end: Int
     }
 
     /// What an entry's header says.
-    struct Header {
+    package struct Header {
         /// git's pack numbering: 1–4 whole objects, 6 and 7 deltas.
-        var type: UInt8
+        package var type: UInt8
         /// The size of the entry's unpacked data (for a delta, of the delta).
-        var size: Int
+        package var size: Int
         /// A delta's base.
-        var base: OID?
+        package var base: OID?
         /// Where the compressed data starts.
-        var data: Int
+        package var data: Int
     }
 
     /// The pack file's path.
-    let path: String
+    package let path: String
     /// The index, checked.
     private let index: PackIndex
     /// The index file's mapping, which `index` reads.
@@ -48,22 +47,22 @@ final class StoredPack {
     private let descriptor: Int32
     private var packSize: Int { pack.count }
     /// The number of objects.
-    var count: Int { index.count }
+    package var count: Int { index.count }
     /// The entries in the order they are stored (git's reverse index), each one integer: its
     /// offset above its number (``Order``). Made at the first question that needs it.
     private var order: Order?
     private var depths: [Int: Int] = [:]
 
     /// Opens `stem.pack` through `stem.idx`.
-    /// - Throws: ``GitError`` when either is not a regular file, cannot be read, or does not
+    /// - Throws: ``StoreError`` when either is not a regular file, cannot be read, or does not
     ///   hold what the other says.
-    init(stem: String) throws {
+    package init(stem: String) throws {
         path = stem + ".pack"
         let indexPath = stem + ".idx"
         let indexFile = try RegularFile.open(indexPath)
         defer { close(indexFile.descriptor) }
         guard let indexBytes = try RegularFile.map(indexFile, path: indexPath) else {
-            throw GitError(FormatError(.packIndex, "it is empty"), file: indexPath)
+            throw StoreError(FormatError(.packIndex, "it is empty"), file: indexPath)
         }
         var packFile: RegularFile.Opened?
         var packBytes: UnsafeRawBufferPointer?
@@ -71,7 +70,7 @@ final class StoredPack {
             let index = try readingFormat(file: indexPath) { try PackIndex(validating: indexBytes) }
             let opened = try RegularFile.open(path)
             packFile = opened
-            guard let mapped = try RegularFile.map(opened, path: path) else { throw GitError(FormatError(.pack, "it is empty"), file: path) }
+            guard let mapped = try RegularFile.map(opened, path: path) else { throw StoreError(FormatError(.pack, "it is empty"), file: path) }
             packBytes = mapped
             try readingFormat(file: path) { try Pack.validate(mapped, against: index) }
             self.index = index
@@ -93,7 +92,7 @@ final class StoredPack {
     }
 
     /// Every entry, in the order they are stored.
-    var entries: [Entry] {
+    package var entries: [Entry] {
         get throws {
             let order = try storedOrder()
             return try order.keys.indices.map { try entry(storedAt: $0, in: order) }
@@ -101,8 +100,8 @@ final class StoredPack {
     }
 
     /// The entry of `id`, nil when the pack does not hold it.
-    /// - Throws: ``GitError`` when the index gives it an offset outside the pack.
-    func entry(of id: OID) throws -> Entry? {
+    /// - Throws: ``StoreError`` when the index gives it an offset outside the pack.
+    package func entry(of id: OID) throws -> Entry? {
         guard let number = index.number(of: id) else { return nil }
         let stored = try storedOrder()
         let offset = try readingFormat(file: path) { try index.offset(at: number, packSize: packSize) }
@@ -111,10 +110,10 @@ final class StoredPack {
     }
 
     /// True when the pack's index lists `id` (its entries are not ordered for this).
-    func contains(_ id: OID) -> Bool { index.number(of: id) != nil }
+    package func contains(_ id: OID) -> Bool { index.number(of: id) != nil }
 
     /// The entry's stored bytes from `start` to its end.
-    func bytes(of entry: Entry, from start: Int) throws -> [UInt8] {
+    package func bytes(of entry: Entry, from start: Int) throws -> [UInt8] {
         try read(start, entry.end - start)
     }
 
@@ -122,13 +121,11 @@ final class StoredPack {
     /// compressed data it was inflated from, as read (a copy, not the mapping, and no byte past
     /// the end of the compressed data): copying `stream` into another pack stores exactly the
     /// `data` that was read, even if the file changes meanwhile.
-    /// - Throws: ``GitError`` when the header gives more than `largest` bytes (checked before
+    /// - Throws: ``StoreError`` when the header gives more than `largest` bytes (checked before
     ///   anything is inflated), or the data does not inflate to exactly the size it gives.
-    func contents(_ entry: Entry, header: Header, largest: Int) throws -> (stream: [UInt8], data: [UInt8]) {
+    package func contents(_ entry: Entry, header: Header, largest: Int) throws -> (stream: [UInt8], data: [UInt8]) {
         guard header.size <= largest else {
-            throw GitError(
-                code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue),
-                message: "object \(entry.id.hex) \(GitError.overLimit(header.size, largest))", function: "StoredPack")
+            throw StoreError(.overLimit, "object \(entry.id.hex) \(StoreError.overLimit(header.size, largest))")
         }
         let stream = try bytes(of: entry, from: header.data)
         let (data, consumed) = try stream.withUnsafeBytes { buffer in
@@ -138,8 +135,8 @@ final class StoredPack {
     }
 
     /// What `entry`'s header says (a delta's base named by its id, wherever it is stored).
-    /// - Throws: ``GitError`` when the header is malformed or its base is not an entry here.
-    func header(of entry: Entry) throws -> Header {
+    /// - Throws: ``StoreError`` when the header is malformed or its base is not an entry here.
+    package func header(of entry: Entry) throws -> Header {
         let parsed = try readingFormat(file: path) { try Pack.entryHeader(in: pack, at: entry.start, end: entry.end) }
         switch parsed.base {
         case nil:
@@ -154,8 +151,8 @@ final class StoredPack {
 
     /// How many deltas separate `entry` from a whole object (0 for a whole one), following
     /// bases within this pack (a base elsewhere ends the count).
-    /// - Throws: ``GitError`` when the chain loops or is longer than ``PackWriter/deepestRead``.
-    func depth(of entry: Entry) throws -> Int {
+    /// - Throws: ``StoreError`` when the chain loops or is longer than ``PackWriter/deepestRead``.
+    package func depth(of entry: Entry) throws -> Int {
         var chain: [Int] = []
         var seen = Set<Int>()
         var current = entry
@@ -232,10 +229,10 @@ final class StoredPack {
     /// pages of a mapping that were read count in the process's resident memory until it is
     /// unmapped (read from the mapping, the versions of a folder of 100,000 took a sync's peak
     /// from 134 to 152 MB).
-    static let readFromFile = 256 << 10
+    package static let readFromFile = 256 << 10
 
-    private func damaged(_ what: String) -> GitError {
-        GitError(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "\(path) is damaged: \(what)", function: "StoredPack")
+    private func damaged(_ what: String) -> StoreError {
+        StoreError(.damaged, "\(path) is damaged: \(what)")
     }
 }
 
@@ -245,16 +242,16 @@ extension StoredPack {
     /// offsets' bits only (11 bits a pass: a pack of 100,000 objects in 30 MB takes three passes,
     /// with counts that fit the processor's first cache), and a place is found from an offset
     /// by a binary search.
-    struct Order {
+    package struct Order {
         /// The entries, by offset.
-        let keys: [UInt64]
+        package let keys: [UInt64]
         /// How many low bits of a key hold the entry's number.
-        let numberBits: Int
+        package let numberBits: Int
 
         /// The order of `count` entries whose offsets, in the order of their numbers, are
         /// `offsets`; nil when an offset is negative or too large to share a word with a number
         /// (a pack of some 10⁸ objects and 10¹¹ bytes).
-        init?(offsets: some Sequence<Int>, count: Int) {
+        package init?(offsets: some Sequence<Int>, count: Int) {
             numberBits = max(2, Int.bitWidth - count.leadingZeroBitCount)  // 2 at least: offsets stay below 2^62, an Int
             let limit = 1 << (64 - numberBits)
             var keys: [UInt64] = []
@@ -274,13 +271,13 @@ extension StoredPack {
         }
 
         /// The offset of the entry at `position`.
-        func offset(at position: Int) -> Int { Int(keys[position] >> UInt64(numberBits)) }
+        package func offset(at position: Int) -> Int { Int(keys[position] >> UInt64(numberBits)) }
 
         /// The number of the entry at `position`.
-        func number(at position: Int) -> Int { Int(keys[position] & (1 << UInt64(numberBits) - 1)) }
+        package func number(at position: Int) -> Int { Int(keys[position] & (1 << UInt64(numberBits) - 1)) }
 
         /// The place of the entry that starts at `offset`; nil when none does.
-        func position(ofOffset offset: Int) -> Int? {
+        package func position(ofOffset offset: Int) -> Int? {
             guard offset >= 0, offset < 1 << (64 - numberBits) else { return nil }
             let key = UInt64(offset) << UInt64(numberBits)
             var low = 0, high = keys.count

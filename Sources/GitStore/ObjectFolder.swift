@@ -1,6 +1,5 @@
-internal import CGit2
 internal import Foundation
-internal import GitFormat
+package import GitFormat
 
 /// The objects of a repository that someone else controls (a cloud on this machine), read by
 /// Concord alone: libgit2 never opens its files, and nothing in it is trusted before it is
@@ -12,35 +11,35 @@ internal import GitFormat
 /// anything is inflated or rebuilt; delta chains are followed in a loop, across packs, with a
 /// bound on their length and a check for loops. `objects/info/alternates` is never read: an
 /// object is served from this folder or not at all. libgit2 reads these objects (to walk
-/// commits, parse trees) only through ``Repository/openCloud(at:largestObject:)``, whose
+/// commits, parse trees) only through `Repository.openCloud(at:largestObject:)` (in `Git`), whose
 /// object database is this folder.
-final class ObjectFolder {
+package final class ObjectFolder {
     /// An object's type and bytes.
-    struct Object {
+    package struct Object {
         /// A whole object's type (commit, tree, blob or tag).
-        var type: ObjectType
+        package var type: ObjectType
         /// Its bytes.
-        var bytes: [UInt8]
+        package var bytes: [UInt8]
     }
 
     /// The `objects/` folder, with a trailing slash.
-    let path: String
+    package let path: String
     /// Its packs.
-    let packs: StoredPacks
+    package let packs: StoredPacks
     /// The largest object read, in bytes.
-    let largestObject: Int
+    package let largestObject: Int
 
     /// The folder `path` (a repository's `objects/`, with a trailing slash).
-    init(path: String, largestObject: Int) {
+    package init(path: String, largestObject: Int) {
         self.path = path
         self.largestObject = largestObject
         packs = StoredPacks(folder: path + "pack/")
     }
 
     /// The object `id`.
-    /// - Throws: ``GitError``: ``GitError/isNotFound`` when the folder does not hold it,
-    ///   ``GitError/isOverLimit`` when it claims more than ``largestObject`` bytes, else damage.
-    func read(_ id: OID) throws -> Object {
+    /// - Throws: ``StoreError``: ``StoreError/Kind/notFound`` when the folder does not hold it,
+    ///   ``StoreError/Kind/overLimit`` when it claims more than ``largestObject`` bytes, else damage.
+    package func read(_ id: OID) throws -> Object {
         if let (pack, entry) = packs.locate(id) { return try readPacked(pack, entry) }
         if let loose = try readLoose(id) { return loose }
         throw notFound(id)
@@ -48,7 +47,7 @@ final class ObjectFolder {
 
     /// The type and size of the object `id`, read from its header where that says them.
     /// - Throws: as ``read(_:)``.
-    func header(of id: OID) throws -> (type: ObjectType, size: Int) {
+    package func header(of id: OID) throws -> (type: ObjectType, size: Int) {
         if let (pack, entry) = packs.locate(id) {
             let header = try pack.header(of: entry)
             if header.base == nil, let type = Pack.EntryType(rawValue: header.type)?.object { return (type, header.size) }
@@ -69,18 +68,18 @@ final class ObjectFolder {
     }
 
     /// True when the folder holds `id` (in a pack, or as a loose file).
-    func contains(_ id: OID) -> Bool {
+    package func contains(_ id: OID) -> Bool {
         packs.locate(id) != nil || RegularFile.exists(loosePath(id))
     }
 
     /// Lists the packs again when they changed.
-    func refresh() { _ = packs.refreshIfChanged() }
+    package func refresh() { _ = packs.refreshIfChanged() }
 
     // MARK: Pieces
 
     private struct Place: Hashable {
-        var pack: ObjectIdentifier
-        var start: Int
+        package var pack: ObjectIdentifier
+        package var start: Int
     }
 
     /// A packed object, its chain of deltas followed down to a whole object (in a loop: the
@@ -110,13 +109,11 @@ final class ObjectFolder {
                 object = loose
                 break
             } else {
-                throw GitError(
-                    code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_ODB.rawValue),
-                    message: "object \(entry.id.hex) is a delta against \(base.hex), which is missing\(packs.problemsSuffix)", function: "ObjectFolder")
+                throw StoreError(.notFound, "object \(entry.id.hex) is a delta against \(base.hex), which is missing\(packs.problemsSuffix)")
             }
         }
         for (pack, entry, header) in chain.reversed() {
-            let instructions = try pack.contents(entry, header: header, largest: largestObject + Repository.deltaOverhead).data
+            let instructions = try pack.contents(entry, header: header, largest: largestObject + PackWriter.deltaOverhead).data
             let target = try instructions.withUnsafeBytes { instructions in
                 guard let sizes = Delta.sizes(instructions) else { throw damaged(entry.id, "its delta is malformed") }
                 guard sizes.target <= largestObject else { throw overLimit(entry.id, sizes.target) }
@@ -143,7 +140,7 @@ final class ObjectFolder {
         let file = loosePath(id)
         do {
             return (file, try RegularFile.read(file, largest: largestObject + largestObject / 256 + 1024))
-        } catch let error as GitError where error.isNotFound {
+        } catch let error as StoreError where error.kind == .notFound {
             return nil
         }
     }
@@ -154,27 +151,21 @@ final class ObjectFolder {
             let object = try file.bytes.withUnsafeBytes { try LooseObject.read($0, largest: largestObject) }
             return Object(type: object.type, bytes: object.bytes)
         } catch let error as FormatError where error.isOverLimit {
-            throw GitError(
-                code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue),
-                message: "object \(id.hex) \(error.claimed.map { GitError.overLimit($0, largestObject) } ?? error.message)", function: "ObjectFolder")
+            throw StoreError(.overLimit, "object \(id.hex) \(error.claimed.map { StoreError.overLimit($0, largestObject) } ?? error.message)")
         } catch let error as FormatError {
-            throw GitError(error, file: file.path)
+            throw StoreError(error, file: file.path)
         }
     }
 
-    private func notFound(_ id: OID) -> GitError {
-        GitError(
-            code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_ODB.rawValue),
-            message: "object \(id.hex) is missing\(packs.problemsSuffix)", function: "ObjectFolder")
+    private func notFound(_ id: OID) -> StoreError {
+        StoreError(.notFound, "object \(id.hex) is missing\(packs.problemsSuffix)")
     }
 
-    private func overLimit(_ id: OID, _ size: Int) -> GitError {
-        GitError(
-            code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue),
-            message: "object \(id.hex) \(GitError.overLimit(size, largestObject))", function: "ObjectFolder")
+    private func overLimit(_ id: OID, _ size: Int) -> StoreError {
+        StoreError(.overLimit, "object \(id.hex) \(StoreError.overLimit(size, largestObject))")
     }
 
-    private func damaged(_ id: OID, _ what: String) -> GitError {
-        GitError(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "object \(id.hex) is damaged: \(what)", function: "ObjectFolder")
+    private func damaged(_ id: OID, _ what: String) -> StoreError {
+        StoreError(.damaged, "object \(id.hex) is damaged: \(what)")
     }
 }

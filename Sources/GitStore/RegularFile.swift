@@ -1,4 +1,3 @@
-internal import CGit2
 internal import Foundation
 internal import Glibc
 
@@ -6,23 +5,23 @@ internal import Glibc
 /// object, a reference): without following a link, without waiting (a FIFO where a file should
 /// be would block a plain open forever), and only when `fstat` says it is a regular file, of a
 /// size checked before anything is read or mapped.
-enum RegularFile {
+package enum RegularFile {
     /// An open regular file and its size.
-    struct Opened {
+    package struct Opened {
         /// The descriptor, which the caller closes.
-        let descriptor: Int32
+        package let descriptor: Int32
         /// Its size in bytes.
-        let size: Int
+        package let size: Int
     }
 
     /// Opens `path` for reading.
-    /// - Throws: ``GitError`` (class ODB) when it cannot be opened, is not a regular file, or
+    /// - Throws: ``StoreError`` when it cannot be opened, is not a regular file, or
     ///   holds more than `largest` bytes.
-    static func open(_ path: String, largest: Int = .max) throws -> Opened {
+    package static func open(_ path: String, largest: Int = .max) throws -> Opened {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard descriptor >= 0 else {
             let reason = errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
-            throw problem(path, reason, code: errno == ENOENT ? GIT_ENOTFOUND.rawValue : GIT_ERROR.rawValue)
+            throw problem(path, reason, kind: errno == ENOENT ? .notFound : .damaged)
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
@@ -42,7 +41,7 @@ enum RegularFile {
     }
 
     /// The whole of `path`, read after ``open(_:largest:)``.
-    static func read(_ path: String, largest: Int) throws -> [UInt8] {
+    package static func read(_ path: String, largest: Int) throws -> [UInt8] {
         let file = try open(path, largest: largest)
         defer { close(file.descriptor) }
         var bytes = [UInt8](repeating: 0, count: file.size)
@@ -57,8 +56,8 @@ enum RegularFile {
     }
 
     /// The open file mapped read-only; nil when it is empty.
-    /// - Throws: ``GitError`` when it cannot be mapped.
-    static func map(_ file: Opened, path: String) throws -> UnsafeRawBufferPointer? {
+    /// - Throws: ``StoreError`` when it cannot be mapped.
+    package static func map(_ file: Opened, path: String) throws -> UnsafeRawBufferPointer? {
         guard file.size > 0 else { return nil }
         guard let start = mmap(nil, file.size, PROT_READ, MAP_PRIVATE, file.descriptor, 0), start != MAP_FAILED else {
             throw problem(path, String(cString: strerror(errno)))
@@ -67,12 +66,12 @@ enum RegularFile {
     }
 
     /// True when `path` names a regular file (a link is not followed).
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
     }
 
-    private static func problem(_ path: String, _ reason: String, code: Int32 = GIT_ERROR.rawValue) -> GitError {
-        GitError(code: code, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "cannot read \(path): \(reason)", function: "open")
+    private static func problem(_ path: String, _ reason: String, kind: StoreError.Kind = .damaged) -> StoreError {
+        StoreError(kind, "cannot read \(path): \(reason)")
     }
 }

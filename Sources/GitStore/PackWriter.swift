@@ -1,5 +1,5 @@
 internal import Glibc
-internal import GitFormat
+package import GitFormat
 
 /// A pack (git's pack format, version 2) built in memory from objects Concord chose, each
 /// stored whole or as a delta against a base Concord chose (``Delta``), instead of letting
@@ -10,13 +10,13 @@ internal import GitFormat
 /// position k of a line takes as its base the version at position k with its lowest set bit
 /// cleared, so no object is more than log2(versions) deltas away from a whole one, and each
 /// delta spans few versions.
-struct PackWriter {
+package struct PackWriter {
     /// How to read an object's type and bytes when it is needed again as a base.
-    typealias Reader = (OID) throws -> ObjectBytes
+    package typealias Reader = (OID) throws -> ObjectBytes
 
     private var bytes: [UInt8] = Pack.header(count: 0)
     /// Objects written, in order.
-    private(set) var count = 0
+    package private(set) var count = 0
     private var offsets: [OID: Int] = [:]
     /// For each object written as a version of a line: where in the line it is, and the
     /// version before it (its natural base).
@@ -27,7 +27,7 @@ struct PackWriter {
     private var recentBytes = 0
     private let recentLimit: Int
     /// Whether a delta may name a base outside the pack (one the receiver already has).
-    let thin: Bool
+    package let thin: Bool
     /// The packs of the repository the objects come from, whose entries are copied as stored
     /// when their delta base is in this pack or (thin) with the receiver.
     private let sources: [StoredPack]
@@ -38,14 +38,16 @@ struct PackWriter {
     /// The base of each object stored as a delta, made here or copied.
     private var bases: [OID: OID] = [:]
     /// The longest chain of deltas a new delta may make (git's default).
-    static let deepest = 50
+    package static let deepest = 50
     /// The longest chain of deltas a reader follows: git's largest `pack.depth`, so that any
     /// pack git writes can be read; a longer chain, or one that loops, is damage.
-    static let deepestRead = 4095
+    package static let deepestRead = 4095
+    /// How much larger than the object it rebuilds a delta's instructions may be.
+    package static let deltaOverhead = 1 << 16
     /// Bases named by id, which a pack that is not thin must hold by the time it is finished.
     private var namedBases: Set<OID> = []
 
-    init(thin: Bool, copyingFrom sources: [StoredPack] = [], receiverHas: @escaping (OID) -> Bool = { _ in false }, keepingBases recentLimit: Int = 16 << 20) {
+    package init(thin: Bool, copyingFrom sources: [StoredPack] = [], receiverHas: @escaping (OID) -> Bool = { _ in false }, keepingBases recentLimit: Int = 16 << 20) {
         self.thin = thin
         self.sources = sources
         self.receiverHas = receiverHas
@@ -53,12 +55,12 @@ struct PackWriter {
     }
 
     /// True when `id` is in the pack.
-    func contains(_ id: OID) -> Bool { offsets[id] != nil }
+    package func contains(_ id: OID) -> Bool { offsets[id] != nil }
 
     /// Adds `id`, read with `read`, as a delta against `previous` (the same path's object in
     /// the parent commit) when that is worth it, else whole. `previous` must be in the pack
     /// already, or (in a thin pack) one the receiver has.
-    mutating func add(_ id: OID, previous: OID?, read: Reader) throws {
+    package mutating func add(_ id: OID, previous: OID?, read: Reader) throws {
         guard offsets[id] == nil else { return }
         let canDelta = previous.map { offsets[$0] != nil || thin } ?? false
         if try copyStored(id, unlessWholeWith: canDelta) { return }
@@ -139,7 +141,7 @@ struct PackWriter {
 
     /// Copies an entry of a stored pack as it is stored (compressed; a delta stays a delta
     /// against the same base, named by its offset here when the base is already in this pack).
-    mutating func copy(_ entry: StoredPack.Entry, of stored: StoredPack, header known: StoredPack.Header? = nil) throws {
+    package mutating func copy(_ entry: StoredPack.Entry, of stored: StoredPack, header known: StoredPack.Header? = nil) throws {
         guard offsets[entry.id] == nil else { return }
         let header = try known ?? stored.header(of: entry)
         let start = bytes.count
@@ -156,23 +158,23 @@ struct PackWriter {
 
     /// The size from which a folder stored whole is worth making a delta of when it is copied
     /// (some 1,600 entries): below it, a whole copy costs little room and reading it costs more.
-    static let wideFolder = 64 << 10
+    package static let wideFolder = 64 << 10
 
     /// True for a stored entry that holds a wide folder whole.
-    static func isWideFolder(_ header: StoredPack.Header) -> Bool { header.base == nil && header.type == 2 && header.size >= wideFolder }
+    package static func isWideFolder(_ header: StoredPack.Header) -> Bool { header.base == nil && header.type == 2 && header.size >= wideFolder }
 
     /// Bases that deltas name by id and that are not in the pack: a pack that is not thin must
     /// get them (whole) before it is finished.
-    var missingBases: [OID] { namedBases.filter { offsets[$0] == nil }.sorted() }
+    package var missingBases: [OID] { namedBases.filter { offsets[$0] == nil }.sorted() }
 
     /// Adds, whole, the bases that deltas name by id and the pack lacks (for a pack that is not thin).
-    mutating func addMissingBases(read: Reader) throws {
+    package mutating func addMissingBases(read: Reader) throws {
         while let base = missingBases.first { try add(base, previous: nil, read: read) }
     }
 
     /// The pack's bytes: the count in the header, and the SHA-1 of everything before it at the
     /// end. Call it once, when every object is in.
-    mutating func finish() throws -> [UInt8] {
+    package mutating func finish() throws -> [UInt8] {
         bytes.replaceSubrange(0..<12, with: Pack.header(count: count))
         bytes += Self.sha1(bytes)
         return bytes
@@ -181,7 +183,7 @@ struct PackWriter {
     /// The index (version 2) of `pack`, the bytes ``finish()`` returned: the ids in order, the
     /// CRC-32 of each entry as stored, the offsets, the pack's checksum and the index's own
     /// (``PackIndex/write(_:packChecksum:)``).
-    func index(of pack: [UInt8]) -> [UInt8] {
+    package func index(of pack: [UInt8]) -> [UInt8] {
         let byStart = offsets.sorted { $0.value < $1.value }
         var listings: [PackIndex.Listing] = []
         listings.reserveCapacity(byStart.count)
@@ -197,7 +199,7 @@ struct PackWriter {
     }
 
     /// The SHA-1 of `bytes` (``SHA1``).
-    static func sha1(_ bytes: [UInt8]) -> [UInt8] { SHA1.digest(bytes) }
+    package static func sha1(_ bytes: [UInt8]) -> [UInt8] { SHA1.digest(bytes) }
 
     // MARK: Pieces
 
@@ -256,7 +258,7 @@ struct PackWriter {
     /// take the fastest level, as do all folders (their entries are mostly ids, which do not
     /// compress: the fastest level stores a folder of 100 files within 0.5% of the default's
     /// size, in half the time); small files and commits the default.
-    static func compressionLevel(of type: ObjectType, size: Int) -> Zlib.Level {
+    package static func compressionLevel(of type: ObjectType, size: Int) -> Zlib.Level {
         if type == .tree { return size >= 1 << 20 ? .none : .fastest }
         return size > 65536 ? .fastest : .standard
     }
@@ -287,7 +289,7 @@ struct PackWriter {
         try data.withUnsafeBytes { data in try readingFormat { try Zlib.deflate(data, level: level, appendingTo: &bytes) } }
     }
 
-    private static func malformed(_ id: OID) -> GitError {
-        GitError(FormatError(.pack, "the stored entry of \(id.hex) has no type git writes"))
+    private static func malformed(_ id: OID) -> StoreError {
+        StoreError(FormatError(.pack, "the stored entry of \(id.hex) has no type git writes"))
     }
 }
