@@ -100,7 +100,7 @@ MUTATIONS = [
              "                let size = try repository.blobSize(arriving.entry.id)\n",
              "the arrival limit counts each file once (ArrivalCheck.check), not each path a checkout writes it to: "
              "one large file named many times passes the limit and fills the disk"),
-    Mutation("opens-what-is-not-a-file", "Sources/Git/RegularFile.swift",
+    Mutation("opens-what-is-not-a-file", "Sources/GitStore/RegularFile.swift",
              "        guard status.st_mode & S_IFMT == S_IFREG else {\n",
              "        guard true else {\n",
              "Concord's readers open whatever a cloud holds where a pack, an index or a loose object should be "
