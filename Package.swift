@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "GitStore", dependencies: ["GitFormat"]),
         .target(name: "Git", dependencies: ["CGit2", "GitFormat", "GitStore"]),
         .target(name: "ConcordMerge", dependencies: ["Git"]),
-        .target(name: "Concord", dependencies: ["ConcordMerge", "Git", "GitFormat", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "Concord", dependencies: ["ConcordMerge", "Git", "GitFormat", "GitStore", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "ConcordCLI",
             dependencies: [
@@ -44,7 +44,7 @@ let package = Package(
         .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "CSHA1", "TestSupport"]),
         .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat", "GitStore"]),
         .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge", "TestSupport"], exclude: ["Corpus"]),
-        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "GitFormat", "TestSupport"]),
+        .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "GitFormat", "GitStore", "TestSupport"]),
         .testTarget(
             name: "ConcordCLITests",
             dependencies: ["ConcordCLI", "ConcordTool"]

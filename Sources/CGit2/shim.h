@@ -3,7 +3,6 @@
 #define GIT_DEPRECATE_HARD
 #include <git2.h>
 #include <git2/sys/commit.h>
-#include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/repository.h>
 #include <git2/sys/transport.h>
@@ -38,25 +37,69 @@ static inline int concord_git_set_ssl_cert_locations(const char *file, const cha
 }
 
 #include <stdlib.h>
+#include <string.h>
 
 /*
- * An object database backend whose functions are Swift's (a cloud's objects, read by Concord's
- * own checked readers): libgit2's backend structure, and one pointer for the Swift side.
+ * An object database backend whose functions are Swift's (Concord's object store serves every
+ * read and write): libgit2's backend structure, one pointer for the Swift side, and the folder
+ * where a pack received from the network is indexed. Receiving one goes through libgit2's
+ * indexer (its checks, its thin-pack completion), as libgit2's own pack backend does.
  */
 typedef struct {
     git_odb_backend parent;
     void *payload;
+    char *pack_folder;
 } concord_odb_backend;
 
-/* A new backend with no functions yet, or NULL when memory runs out. */
-static inline concord_odb_backend *concord_odb_backend_new(void *payload) {
+typedef struct {
+    git_odb_writepack parent;
+    git_indexer *indexer;
+} concord_writepack;
+
+static int concord_writepack_append(git_odb_writepack *writepack, const void *data, size_t size, git_indexer_progress *stats) {
+    return git_indexer_append(((concord_writepack *)writepack)->indexer, data, size, stats);
+}
+
+static int concord_writepack_commit(git_odb_writepack *writepack, git_indexer_progress *stats) {
+    return git_indexer_commit(((concord_writepack *)writepack)->indexer, stats);
+}
+
+static void concord_writepack_free(git_odb_writepack *writepack) {
+    if (!writepack) return;
+    git_indexer_free(((concord_writepack *)writepack)->indexer);
+    free(writepack);
+}
+
+static int concord_odb_backend_writepack(
+    git_odb_writepack **out, git_odb_backend *backend, git_odb *odb, git_indexer_progress_cb progress, void *payload) {
+    concord_writepack *writepack = calloc(1, sizeof *writepack);
+    if (!writepack) return -1;
+    git_indexer_options options = GIT_INDEXER_OPTIONS_INIT;
+    options.progress_cb = progress;
+    options.progress_cb_payload = payload;
+    int error = git_indexer_new(&writepack->indexer, ((concord_odb_backend *)backend)->pack_folder, 0, odb, &options);
+    if (error < 0) {
+        free(writepack);
+        return error;
+    }
+    writepack->parent.backend = backend;
+    writepack->parent.append = concord_writepack_append;
+    writepack->parent.commit = concord_writepack_commit;
+    writepack->parent.free = concord_writepack_free;
+    *out = &writepack->parent;
+    return 0;
+}
+
+/* A new backend with no functions but writepack yet, or NULL when memory runs out. */
+static inline concord_odb_backend *concord_odb_backend_new(void *payload, const char *pack_folder) {
     concord_odb_backend *backend = calloc(1, sizeof *backend);
     if (!backend) return NULL;
-    if (git_odb_init_backend(&backend->parent, GIT_ODB_BACKEND_VERSION) < 0) {
+    if (git_odb_init_backend(&backend->parent, GIT_ODB_BACKEND_VERSION) < 0 || !(backend->pack_folder = strdup(pack_folder))) {
         free(backend);
         return NULL;
     }
     backend->payload = payload;
+    backend->parent.writepack = concord_odb_backend_writepack;
     return backend;
 }
 
@@ -65,6 +108,7 @@ static inline void *concord_odb_backend_payload(git_odb_backend *backend) {
 }
 
 static inline void concord_odb_backend_free(git_odb_backend *backend) {
+    free(((concord_odb_backend *)backend)->pack_folder);
     free(backend);
 }
 

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 internal import Logging
 
 /// Keeps the work tree equal to `main`, file by file, for only the paths that changed.

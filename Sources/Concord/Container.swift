@@ -1,6 +1,7 @@
 public import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 public import Logging
 internal import Synchronization
 

@@ -2,6 +2,7 @@ internal import ConcordMerge
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 
 extension ContainerCore {
     /// What a document is in `main` now: its content id and whether it is in conflict.

@@ -2,6 +2,7 @@ internal import ConcordMerge
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 
 /// The resolver (the NSFileVersion workflow): list the versions in contention, keep or merge,
 /// save the result as the new current version, remove the other versions from the document's

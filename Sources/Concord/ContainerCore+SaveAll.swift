@@ -2,6 +2,7 @@ internal import ConcordMerge
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 
 /// `save --all`: every document added, changed or removed in the work tree, saved together.
 ///

@@ -2,6 +2,7 @@ internal import ConcordMerge
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 
 extension ContainerCore {
     /// The text of a tracked settings file (`.concord/policies`, `.concord/packages`) in `main`; empty when absent.

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 internal import Logging
 
 /// Keeping the persistent ``HistoryIndex`` equal to `main`'s history: writers extend it after

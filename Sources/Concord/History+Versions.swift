@@ -2,6 +2,7 @@ internal import ConcordMerge
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 internal import Logging
 
 extension History {

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 
 /// Keeping an object database small and fast over years of saves and syncs (git's `gc --auto`
 /// and `repack --geometric=2`): every sync or save leaves a pack or loose objects, and each pack

@@ -1,5 +1,6 @@
 internal import Git
 internal import GitFormat
+internal import GitStore
 #if canImport(Glibc)
 internal import Glibc
 #endif

@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 
 /// What a save reads from the work tree: a document's file, or a package's folder, stored in the
 /// repository as the tree entry the new version records.

@@ -45,6 +45,8 @@ extension GitError {
             self.init(code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: "object store")
         case .damaged:
             self.init(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: "object store")
+        case .malformedFolder:
+            self.init(errorClass: Int32(GIT_ERROR_TREE.rawValue), message: error.message, function: "RawTree")
         case .io:
             self.init(errorClass: Int32(GIT_ERROR_OS.rawValue), message: error.message, function: "object store")
         }

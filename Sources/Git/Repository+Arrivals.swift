@@ -1,5 +1,6 @@
 internal import CGit2
 public import GitFormat
+internal import GitStore
 
 /// One tree entry that an arriving commit introduces.
 public struct ArrivingEntry: Sendable, Equatable {
@@ -40,11 +41,11 @@ extension Repository {
         var path: String
 
         // By bytes: two paths that differ by Unicode normalization alone are two folders.
-        static func == (a: FolderKey, b: FolderKey) -> Bool { a.id == b.id && Repository.sameName(a.path[...], b.path[...]) }
+        static func == (a: FolderKey, b: FolderKey) -> Bool { a.id == b.id && ObjectStore.sameName(a.path[...], b.path[...]) }
 
         func hash(into hasher: inout Hasher) {
             hasher.combine(id)
-            Repository.hashName(path[...], into: &hasher)
+            ObjectStore.hashName(path[...], into: &hasher)
         }
     }
 

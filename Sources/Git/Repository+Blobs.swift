@@ -2,60 +2,23 @@ internal import CGit2
 public import Foundation
 internal import Glibc
 public import GitFormat
+internal import GitStore
 
 extension Repository {
     /// Writes `data` as a blob and returns its id (no filter is applied).
-    /// - Throws: ``GitError`` when the object database cannot be written.
+    /// - Throws: ``GitError`` when the object cannot be written.
     public func writeBlob(_ data: Data) throws -> OID {
-        var oid = git_oid()
-        try bypassingPendingPack(forBlobOf: data.count) {
-            try data.withUnsafeBytes { bytes in
-                try check(
-                    "git_blob_create_from_buffer",
-                    git_blob_create_from_buffer(&oid, pointer, bytes.baseAddress, bytes.count))
-            }
-        }
-        try notePendingBlob(OID(oid), bytes: data.count)
-        return OID(oid)
+        try readingStore { try store.write(.blob, [UInt8](data)) }
     }
 
     /// Writes the open file `descriptor` (read from its current offset to its end) as a blob,
-    /// streaming it as it is on disk: no filter, no attribute lookup. Callers open the file
-    /// themselves, so that they decide how its path is reached (Concord never follows a link).
-    /// `name` is only for messages.
+    /// streaming it as it is on disk: no filter, no attribute lookup
+    /// (``ObjectStore/writeBlob(from:name:)``). Callers open the file themselves, so that they
+    /// decide how its path is reached (Concord never follows a link). `name` is only for messages.
     /// - Throws: ``GitError`` when the file cannot be read, changes size while being read, or
     ///   the object cannot be written.
     public func writeBlob(fromDescriptor descriptor: Int32, name: String) throws -> OID {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw GitError(message: "cannot read \(name): \(String(cString: strerror(errno)))", function: "fstat") }
-        let size = Int(status.st_size)
-        let id = try bypassingPendingPack(forBlobOf: size) {
-            var database: OpaquePointer?
-            try check("git_repository_odb", git_repository_odb(&database, pointer))
-            defer { git_odb_free(database) }
-            var stream: UnsafeMutablePointer<git_odb_stream>?
-            try check("git_odb_open_wstream", git_odb_open_wstream(&stream, database, git_object_size_t(size), GIT_OBJECT_BLOB))
-            defer { git_odb_stream_free(stream) }
-            var buffer = [UInt8](repeating: 0, count: min(max(size, 1), 1 << 20))
-            var remaining = size
-            while remaining > 0 {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, remaining)) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else {
-                    throw GitError(message: count < 0 ? "cannot read \(name): \(String(cString: strerror(errno)))" : "\(name) shrank while being read", function: "read")
-                }
-                try buffer.withUnsafeBytes { bytes in
-                    try check("git_odb_stream_write", git_odb_stream_write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), count))
-                }
-                remaining -= count
-                if remaining > 0 { CrashPoint.reach("blob:streaming") }
-            }
-            var oid = git_oid()
-            try check("git_odb_stream_finalize_write", git_odb_stream_finalize_write(&oid, stream))
-            return OID(oid)
-        }
-        try notePendingBlob(id, bytes: size)
-        return id
+        try readingStore { try store.writeBlob(from: descriptor, name: name) }
     }
 
     /// The id `data` would have as a blob, computed without writing anything.
@@ -87,35 +50,20 @@ extension Repository {
 
     /// The size in bytes of a blob, read from its header.
     public func blobSize(_ id: OID) throws -> Int {
-        try ensureReadable(id, "git_odb_read_header")
-        var odb: OpaquePointer?
-        try check("git_repository_odb", git_repository_odb(&odb, pointer))
-        defer { git_odb_free(odb) }
-        var size = 0
-        var type = GIT_OBJECT_ANY
-        var raw = id.raw
-        try check("git_odb_read_header", git_odb_read_header(&size, &type, odb, &raw))
-        return size
+        try readingStore { try store.header(of: id).size }
     }
 
-    /// Calls `body` with the bytes of a blob, without copying them.
+    /// Calls `body` with the bytes of a blob, without copying them again.
     public func withBlob<T>(_ id: OID, _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
-        try ensureReadable(id, "git_blob_lookup")
-        var raw = id.raw
-        var blob: OpaquePointer?
-        try explainingMissing { try check("git_blob_lookup", git_blob_lookup(&blob, pointer, &raw)) }
-        defer { git_blob_free(blob) }
-        let size = Int(git_blob_rawsize(blob))
-        let bytes = UnsafeRawBufferPointer(start: git_blob_rawcontent(blob), count: size)
-        return try body(bytes)
+        let object = try readingStore { try store.read(id) }
+        guard object.type == .blob else {
+            throw GitError(
+                code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_OBJECT.rawValue),
+                message: "object \(id.hex) is not a file (a blob)", function: "withBlob")
+        }
+        return try object.bytes.withUnsafeBytes(body)
     }
 
     /// True when the object database holds an object with this id.
-    public func contains(_ id: OID) -> Bool {
-        var odb: OpaquePointer?
-        guard git_repository_odb(&odb, pointer) == 0 else { return false }
-        defer { git_odb_free(odb) }
-        var raw = id.raw
-        return git_odb_exists(odb, &raw) == 1
-    }
+    public func contains(_ id: OID) -> Bool { store.contains(id) }
 }

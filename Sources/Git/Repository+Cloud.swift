@@ -6,8 +6,8 @@ internal import GitStore
 
 extension Repository {
     /// Opens the repository at `path` (a bare repository, or a folder holding one as `.git`)
-    /// as a cloud: someone else's, read without trusting it. Its objects are served by an
-    /// ``ObjectFolder`` (Concord's checked readers; libgit2 never opens its files, nor its
+    /// as a cloud: someone else's, read without trusting it. libgit2 knows it only through its
+    /// objects, served by Concord's object store as a device's are (libgit2 never opens its
     /// configuration, alternates or hooks), objects over `largestObject` bytes are refused
     /// unread, and its references are read and moved only with ``cloudReference(_:)`` and
     /// ``moveCloudReference(_:to:expected:)``.
@@ -19,30 +19,10 @@ extension Repository {
                 code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_REPOSITORY.rawValue),
                 message: "\(path) holds no repository", function: "openCloud")
         }
-        let folder = ObjectFolder(path: gitDirectory + "objects/", largestObject: largestObject)
-        var database: OpaquePointer?
-        try check("git_odb_new", git_odb_new(&database))
-        defer { git_odb_free(database) }
-        let payload = Unmanaged.passRetained(folder)
-        guard let backend = concord_odb_backend_new(payload.toOpaque()) else {
-            payload.release()
-            throw GitError(message: "no memory for an object database", function: "concord_odb_backend_new")
-        }
-        backend.pointee.parent.read = folderRead
-        backend.pointee.parent.read_header = folderReadHeader
-        backend.pointee.parent.exists = folderExists
-        backend.pointee.parent.refresh = folderRefresh
-        backend.pointee.parent.free = folderFree
-        let added = git_odb_add_backend(database, &backend.pointee.parent, 1)
-        if added < 0 {
-            payload.release()
-            concord_odb_backend_free(&backend.pointee.parent)
-            try check("git_odb_add_backend", added)
-        }
         var handle: OpaquePointer?
-        try check("git_repository_wrap_odb", git_repository_wrap_odb(&handle, database))
-        guard let handle else { throw GitError(message: "no repository for \(path)", function: "git_repository_wrap_odb") }
-        return Repository(wrapping: handle, gitDirectory: gitDirectory, objects: folder)
+        try check("git_repository_new", git_repository_new(&handle))
+        guard let handle else { throw GitError(message: "no repository for \(path)", function: "git_repository_new") }
+        return try wrapping(handle, gitDirectory: gitDirectory, largestObject: largestObject)
     }
 
     /// The git folder of the repository at `path`, with a trailing slash: `path` itself when it
@@ -144,72 +124,4 @@ extension Repository {
             throw GitError(error)
         }
     }
-}
-
-// libgit2 calls these with the backend made in openCloud, whose payload is its ObjectFolder.
-
-private func folder(of backend: UnsafeMutablePointer<git_odb_backend>?) -> ObjectFolder? {
-    guard let backend, let payload = concord_odb_backend_payload(backend) else { return nil }
-    return Unmanaged<ObjectFolder>.fromOpaque(payload).takeUnretainedValue()
-}
-
-/// Hands a failure to libgit2: its message as libgit2's error, a missing object as `GIT_ENOTFOUND`.
-private func report(_ error: any Error) -> Int32 {
-    let gitError = (error as? StoreError).map(GitError.init) ?? error as? GitError ?? GitError(message: "\(error)", function: "ObjectFolder")
-    git_error_set_str(gitError.errorClass == 0 ? Int32(GIT_ERROR_ODB.rawValue) : gitError.errorClass, gitError.message)
-    return gitError.isNotFound ? GIT_ENOTFOUND.rawValue : GIT_ERROR.rawValue
-}
-
-private let folderRead:
-    @convention(c) (
-        UnsafeMutablePointer<UnsafeMutableRawPointer?>?, UnsafeMutablePointer<Int>?, UnsafeMutablePointer<git_object_t>?,
-        UnsafeMutablePointer<git_odb_backend>?, UnsafePointer<git_oid>?
-    ) -> Int32 = { data, length, type, backend, id in
-        guard let data, let length, let type, let id, let folder = folder(of: backend) else { return GIT_ERROR.rawValue }
-        do {
-            let object = try folder.read(OID(id.pointee))
-            guard let buffer = git_odb_backend_data_alloc(backend, max(object.bytes.count, 1)) else {
-                return report(GitError(message: "no memory for object \(OID(id.pointee).hex)", function: "git_odb_backend_data_alloc"))
-            }
-            object.bytes.withUnsafeBytes { bytes in
-                if let base = bytes.baseAddress { buffer.copyMemory(from: base, byteCount: bytes.count) }
-            }
-            data.pointee = buffer
-            length.pointee = object.bytes.count
-            type.pointee = git_object_t(object.type)
-            return 0
-        } catch {
-            return report(error)
-        }
-    }
-
-private let folderReadHeader:
-    @convention(c) (
-        UnsafeMutablePointer<Int>?, UnsafeMutablePointer<git_object_t>?, UnsafeMutablePointer<git_odb_backend>?, UnsafePointer<git_oid>?
-    ) -> Int32 = { length, type, backend, id in
-        guard let length, let type, let id, let folder = folder(of: backend) else { return GIT_ERROR.rawValue }
-        do {
-            let header = try folder.header(of: OID(id.pointee))
-            length.pointee = header.size
-            type.pointee = git_object_t(header.type)
-            return 0
-        } catch {
-            return report(error)
-        }
-    }
-
-private let folderExists: @convention(c) (UnsafeMutablePointer<git_odb_backend>?, UnsafePointer<git_oid>?) -> Int32 = { backend, id in
-    guard let id, let folder = folder(of: backend) else { return 0 }
-    return folder.contains(OID(id.pointee)) ? 1 : 0
-}
-
-private let folderRefresh: @convention(c) (UnsafeMutablePointer<git_odb_backend>?) -> Int32 = { backend in
-    folder(of: backend)?.refresh()
-    return 0
-}
-
-private let folderFree: @convention(c) (UnsafeMutablePointer<git_odb_backend>?) -> Void = { backend in
-    guard let backend else { return }
-    if let payload = concord_odb_backend_payload(backend) { Unmanaged<ObjectFolder>.fromOpaque(payload).release() }
-    concord_odb_backend_free(backend)
 }

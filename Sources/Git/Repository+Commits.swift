@@ -2,6 +2,7 @@ internal import CGit2
 internal import Foundation
 internal import Glibc
 public import GitFormat
+internal import GitStore
 
 extension Repository {
     /// The commit with this id, copied out.
@@ -23,6 +24,14 @@ extension Repository {
             author: Signature(copying: git_commit_author(commit)),
             committer: Signature(copying: git_commit_committer(commit))
         )
+    }
+
+    /// Looks a commit up (read through the store); the caller frees it.
+    func lookupCommit(_ id: OID) throws -> OpaquePointer? {
+        var raw = id.raw
+        var commit: OpaquePointer?
+        try explainingMissing { try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw)) }
+        return commit
     }
 
     /// The id of a commit's root tree.
@@ -50,15 +59,13 @@ extension Repository {
         message: String, updateReference: String? = nil
     ) throws -> OID {
         // By ids: libgit2 checks the tree is one by its header, without parsing a wide folder.
-        try ensureReadable(tree, "git_commit_create_from_ids")
-        for parent in parents { try ensureReadable(parent, "git_commit_create_from_ids") }
         let authorPointer = try author.makeSignature()
         defer { git_signature_free(authorPointer) }
         let committerPointer = try committer.makeSignature()
         defer { git_signature_free(committerPointer) }
         var oid = git_oid()
-        // Inside writingOnePack the commit is stored before the reference moves to it.
-        let movedHere = pendingPack == nil ? updateReference : nil
+        // Inside writingOnePack the pack is stored before the reference moves to the commit.
+        let movedHere = isWritingOnePack ? nil : updateReference
         if let movedHere { CrashPoint.reach(crashPointName(movedHere, "before")) }
         var treeID = tree.raw
         var parentIDs = parents.map(\.raw)
@@ -73,7 +80,6 @@ extension Repository {
             }
         }
         if let movedHere { CrashPoint.reach(crashPointName(movedHere, "after")) }
-        notePendingObject(OID(oid))
         if let updateReference, movedHere == nil {
             try setReference(updateReference, to: OID(oid), expected: parents.first, message: "commit: \(message.prefix { $0 != "\n" })")
         }

@@ -1,24 +1,7 @@
 internal import CGit2
 internal import Foundation
 public import GitFormat
-internal import GitStore
-
-/// One pack of a repository's object database.
-public struct PackFile: Sendable, Equatable {
-    /// The file name of the pack, `pack-<hash>.pack`.
-    public var name: String
-    /// How many objects it holds (from its index).
-    public var objectCount: Int
-    /// Its size on disk, pack and index together.
-    public var bytes: Int
-
-    /// Describes a pack.
-    public init(name: String, objectCount: Int, bytes: Int) {
-        self.name = name
-        self.objectCount = objectCount
-        self.bytes = bytes
-    }
-}
+public import GitStore
 
 /// What a repack did.
 public struct RepackReport: Sendable, Equatable {
@@ -34,35 +17,10 @@ public struct RepackReport: Sendable, Equatable {
 
 extension Repository {
     /// The packs of the object database, smallest first.
-    public func packs() -> [PackFile] {
-        let folder = gitDirectory + "objects/pack"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }.compactMap { name in
-            let stem = String(name.dropLast(".pack".count))
-            guard let count = Self.objectCount(ofIndex: "\(folder)/\(stem).idx") else { return nil }
-            let bytes = [".pack", ".idx"].reduce(0) { total, suffix in
-                total + ((try? FileManager.default.attributesOfItem(atPath: "\(folder)/\(stem)\(suffix)")[.size] as? Int) ?? 0)
-            }
-            return PackFile(name: name, objectCount: count, bytes: bytes)
-        }.sorted { ($0.objectCount, $0.name) < ($1.objectCount, $1.name) }
-    }
+    public func packs() -> [PackFile] { store.packFiles() }
 
     /// The loose objects of the object database.
-    public func looseObjects() -> [OID] {
-        var result: [OID] = []
-        let objects = gitDirectory + "objects"
-        // The folders there are, rather than 256 attempts (a repository kept small has few).
-        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? []).filter {
-            $0.utf8.count == 2 && $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
-        }
-        for prefix in folders.sorted() {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: "\(objects)/\(prefix)") else { continue }
-            for name in names where name.count == 38 {
-                if let id = OID(hex: prefix + name) { result.append(id) }
-            }
-        }
-        return result
-    }
+    public func looseObjects() -> [OID] { store.looseObjects() }
 
     /// The packs a geometric repack (git's `repack --geometric=2`) would merge: the smallest
     /// packs, up to the first one at least twice as large as all those below it together, so that
@@ -130,8 +88,8 @@ extension Repository {
         let name = try storeOwnPack(bytes, index: pack.index(of: bytes))
         CrashPoint.reach("repack:pack-written")
         // A new pack identical to an old one has its name: that one stays.
-        for pack in packs where pack.name != name { Self.removePack(pack.name, in: folder) }
-        removeLooseObjects(loose)
+        store.removePacks(packs.map(\.name).filter { $0 != name })
+        store.removeLooseObjects(loose)
         try refreshObjects()
         return RepackReport(packsMerged: packs.count, looseObjectsPacked: loose.count, objectsWritten: written, objectsPruned: 0)
     }
@@ -164,13 +122,14 @@ extension Repository {
         let written = Int(git_packbuilder_object_count(builder))
         let name = try writePack(builder, into: folder)
         CrashPoint.reach("repack:pack-written")
-        let kept = Set(try Self.objectIDs(ofIndex: "\(folder)/\(name.dropLast(".pack".count)).idx"))
+        let kept = Set(try readingStore { try ObjectStore.objectIDs(ofIndex: "\(folder)/\(name.dropLast(".pack".count)).idx") })
         var dropped = Set(loose).subtracting(kept)
         for pack in before where pack.name != name {
-            dropped.formUnion(try Self.objectIDs(ofIndex: "\(folder)/\(pack.name.dropLast(".pack".count)).idx").filter { !kept.contains($0) })
-            Self.removePack(pack.name, in: folder)
+            dropped.formUnion(
+                try readingStore { try ObjectStore.objectIDs(ofIndex: "\(folder)/\(pack.name.dropLast(".pack".count)).idx") }.filter { !kept.contains($0) })
+            store.removePacks([pack.name])
         }
-        removeLooseObjects(loose)
+        store.removeLooseObjects(loose)
         try refreshObjects()
         return RepackReport(
             packsMerged: before.count, looseObjectsPacked: loose.count, objectsWritten: written,
@@ -239,7 +198,6 @@ extension Repository {
         var raw = id.raw
         var size = 0
         var type = GIT_OBJECT_ANY
-        try ensureReadable(id, "git_odb_read_header")
         try check("git_odb_read_header", git_odb_read_header(&size, &type, database, &raw))
         return type
     }
@@ -255,49 +213,11 @@ extension Repository {
         return "pack-\(String(cString: name)).pack"
     }
 
-    private func removeLooseObjects(_ ids: [OID]) {
-        let objects = gitDirectory + "objects"
-        var folders = Set<String>()
-        for id in ids {
-            let hex = id.hex
-            unlink("\(objects)/\(hex.prefix(2))/\(hex.dropFirst(2))")
-            folders.insert("\(objects)/\(hex.prefix(2))")
-        }
-        for folder in folders { rmdir(folder) }
-    }
-
-    /// Removes a pack: its index first, so that no reader finds an index without its pack.
-    static func removePack(_ name: String, in folder: String) {
-        let stem = "\(folder)/\(name.dropLast(".pack".count))"
-        for suffix in [".idx", ".rev", ".bitmap", ".pack"] { unlink(stem + suffix) }
-    }
-
     /// Has libgit2 list the object database's packs again.
     func refreshObjects() throws {
         var database: OpaquePointer?
         try check("git_repository_odb", git_repository_odb(&database, pointer))
         defer { git_odb_free(database) }
         try check("git_odb_refresh", git_odb_refresh(database))
-    }
-
-    /// The number of objects a version-2 pack index lists (its last fan-out entry); nil when the
-    /// file is not a regular file holding such an index.
-    static func objectCount(ofIndex path: String) -> Int? {
-        guard let file = try? RegularFile.open(path) else { return nil }
-        defer { close(file.descriptor) }
-        var header = [UInt8](repeating: 0, count: 8 + 256 * 4)
-        let got = header.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress, $0.count, 0) }
-        guard got == header.count, header.prefix(8).elementsEqual([0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]) else { return nil }
-        return header.suffix(4).reduce(0) { $0 << 8 | Int($1) }
-    }
-
-    /// The ids a pack index lists, read and checked whole (``PackIndex``).
-    /// - Throws: ``GitError`` when it cannot be read or is damaged.
-    static func objectIDs(ofIndex path: String) throws -> [OID] {
-        let bytes = try readingStore { try RegularFile.read(path, largest: .max) }
-        return try bytes.withUnsafeBytes { buffer in
-            let index = try readingFormat(file: path) { try PackIndex(validating: buffer) }
-            return (0..<index.count).map(index.id(at:))
-        }
     }
 }

@@ -1,5 +1,6 @@
 internal import CGit2
 public import GitFormat
+internal import GitStore
 
 extension Repository {
     /// The commit a reference (or `HEAD`) points at, following symbolic references; nil when

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import GitStore
 
 extension Repository {
     /// Removes the lock file that a writer killed while moving `reference` left behind: git
@@ -25,27 +26,12 @@ extension Repository {
     /// repository out: then none of them is being written.
     /// - Returns: how many files were removed.
     @discardableResult
-    public func removeTemporaryFiles() -> Int {
-        var removed = 0
-        let folders = [
-            ("objects/", { (name: String) in name.hasPrefix("tmp_object_git2_") }),
-            ("objects/pack/", { (name: String) in name.hasPrefix("pack_git2_") || name.hasSuffix(".lock") || name.contains(".tmp-") }),
-        ]
-        for (folder, isTemporary) in folders {
-            let path = gitDirectory + folder
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where isTemporary(name) {
-                if unlink(path + name) == 0 { removed += 1 }
-            }
-        }
-        return removed
-    }
+    public func removeTemporaryFiles() -> Int { store.removeTemporaryFiles() }
 
     /// Removes the packs `names` (`pack-….pack`) with their indexes: a fetch's packs whose
     /// commits were refused, which nothing names. Call only while holding a lock that keeps
     /// every other writer of this repository out.
     public func removePacks(_ names: [String]) {
-        let folder = gitDirectory + "objects/pack"
-        for name in names { Self.removePack(name, in: folder) }
-        try? refreshObjects()
+        store.removePacks(names)
     }
 }

@@ -168,42 +168,10 @@ extension Repository {
         }
     }
 
-    /// An object's type and bytes, read from `database` (this repository's); a folder stored
-    /// in a pack as a delta against one read recently, from that one (``treeBytes(_:)``). A
-    /// folder libgit2 reads (a loose one) is kept with the recent ones: one packed is compared
-    /// with its previous version next, and a save's loose 4 MB folder was inflated twice.
-    /// `keepingStored` also reads a whole entry of a pack without libgit2, and keeps the entry
-    /// as read with what it holds (``ObjectBytes/stored``).
-    func readObject(_ id: OID, from database: OpaquePointer?, keepingStored: Bool = false) throws -> ObjectBytes {
-        if let tree = storedTree(id) { return keepingStored ? tree : ObjectBytes(type: tree.type, bytes: tree.bytes) }
-        if keepingStored, let whole = storedWholeObject(id) { return whole }
-        if let objectFolder {
-            let object = try readingStore { try objectFolder.read(id) }
-            if object.type == .tree { recentTreeBytes.keep(id, object.bytes) }
-            return ObjectBytes(type: object.type, bytes: object.bytes)
-        }
-        try ensureReadable(id, "git_odb_read")
-        var object: OpaquePointer?
-        var raw = id.raw
-        try explainingMissing { try check("git_odb_read", git_odb_read(&object, database, &raw)) }
-        defer { git_odb_object_free(object) }
-        let size = git_odb_object_size(object)
-        let data = git_odb_object_data(object)
-        let bytes = data.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-        guard let type = ObjectType(git_odb_object_type(object)) else {
-            throw GitError(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: "object \(id.hex) has no type git writes", function: "git_odb_read")
-        }
-        if type == .tree { recentTreeBytes.keep(id, bytes) }
-        return ObjectBytes(type: type, bytes: bytes)
-    }
-
-    /// The object `id` read from a whole entry of one of this repository's packs, with the
-    /// entry as read; nil when no pack holds it whole or the entry cannot be read this way.
-    private func storedWholeObject(_ id: OID) -> ObjectBytes? {
-        guard let (pack, entry) = storedPacks.locate(id), let header = try? pack.header(of: entry), header.base == nil,
-            let contents = try? pack.contents(entry, header: header, largest: largestObject)
-        else { return nil }
-        guard let type = Pack.EntryType(rawValue: header.type)?.object else { return nil }
-        return ObjectBytes(type: type, bytes: contents.data, stored: .init(stream: contents.stream))
+    /// An object's type and bytes, read from the store (``ObjectStore/read(_:)``).
+    /// `keepingStored` also keeps the pack entry it was read from, as read
+    /// (``ObjectBytes/stored``), for a pack writer to copy as it is.
+    func readObject(_ id: OID, from database: OpaquePointer? = nil, keepingStored: Bool = false) throws -> ObjectBytes {
+        try readingStore { try keepingStored ? store.readForCopy(id) : store.read(id) }
     }
 }

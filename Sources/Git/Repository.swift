@@ -16,52 +16,38 @@ public final class Repository {
     public let gitDirectory: String
     /// The work tree, with a trailing slash; nil for a bare repository.
     public let workDirectory: String?
-    /// Objects already checked readable (objects never change, so once is enough).
-    var verifiedObjects = Set<OID>()
-    /// The objects being written in memory, inside ``writingOnePack(_:)``.
-    var pendingPack: PendingPack?
-    /// Small differences between two trees, computed once (``forEachDifference(_:_:_:)``).
-    var differences = DifferenceMemo()
-    /// Entries of folders already looked up by name (``child(_:of:)``).
-    var children = ChildMemo()
-    /// The folders read last, kept parsed (``lookupTree(_:)``).
-    let recentTrees = RecentTrees(limit: 4 << 20)
-    /// The bytes of the folders read last (``treeBytes(_:)``).
-    let recentTreeBytes = RecentTreeBytes(limit: 16 << 20)
-    /// Folders indexed for lookups by name (``child(_:of:)``), the newest first.
-    var indexedFolders: [(id: OID, index: RawTree.Index)] = []
-    /// The packs, opened to read folders' entries directly (``treeBytes(_:)``).
-    // libgit2 lists the packs after this does: an object found in a pack here is one libgit2
-    // reads from a pack (``ensureReadable(_:_:)`` relies on it).
-    private(set) lazy var storedPacks =
-        objectFolder?.packs ?? StoredPacks(folder: gitDirectory + "objects/pack/") { [unowned self] in try? refreshObjects() }
-    /// For a repository whose objects libgit2 never reads from disk (a cloud on this machine,
-    /// ``openCloud(at:largestObject:)``): the folder that serves every read, with Concord's checks.
-    let objectFolder: ObjectFolder?
+    /// The repository's objects: every read and write, Concord's and libgit2's, goes through it
+    /// (libgit2's object database is a backend over it, ``installStoreBackend()``).
+    let store: ObjectStore
     /// The largest object Concord's own readers inflate or rebuild, in bytes: anything claiming
     /// more is refused before memory is spent on it. A cloud's is the container's limit for one
     /// file; a device's own, 1 GiB.
-    public var largestObject = 1 << 30
-
-    private init(owning pointer: OpaquePointer) {
-        self.pointer = pointer
-        gitDirectory = String(cString: git_repository_path(pointer))
-        workDirectory = git_repository_workdir(pointer).map { String(cString: $0) }
-        objectFolder = nil
+    public var largestObject: Int {
+        get { store.largestObject }
+        set { store.largestObject = newValue }
     }
+    /// The packs, opened to read entries directly.
+    var storedPacks: StoredPacks { store.packs }
+    /// The bytes of the folders read last.
+    var recentTreeBytes: RecentTreeBytes { store.recentTrees }
 
-    /// A repository over `pointer` (made with `git_repository_wrap_odb`) whose objects are
-    /// `folder`'s, for the git folder `gitDirectory`.
-    init(wrapping pointer: OpaquePointer, gitDirectory: String, objects folder: ObjectFolder) {
+    /// A repository over `pointer` whose objects are in `objects` (the git folder's `objects/`
+    /// unless given), `gitDirectory` when libgit2 does not know it (a cloud's, wrapped).
+    private init(owning pointer: OpaquePointer, gitDirectory: String? = nil, largestObject: Int = 1 << 30) throws {
         self.pointer = pointer
-        self.gitDirectory = gitDirectory
-        workDirectory = nil
-        objectFolder = folder
-        largestObject = folder.largestObject
+        let directory = gitDirectory ?? String(cString: git_repository_path(pointer))
+        self.gitDirectory = directory
+        workDirectory = gitDirectory == nil ? git_repository_workdir(pointer).map { String(cString: $0) } : nil
+        store = ObjectStore(path: directory + "objects/", largestObject: largestObject, durable: GitLibrary.durable)
+        do {
+            try installStoreBackend()
+        } catch {
+            git_repository_free(pointer)
+            throw error
+        }
     }
 
     deinit {
-        recentTrees.removeAll()
         git_repository_free(pointer)
     }
 
@@ -82,7 +68,7 @@ public final class Repository {
             try check("git_repository_init_ext", git_repository_init_ext(&handle, path, &options))
         }
         guard let handle else { throw GitError(message: "no repository was made at \(path)", function: "git_repository_init_ext") }
-        return Repository(owning: handle)
+        return try Repository(owning: handle)
     }
 
     /// Opens the repository at exactly `path` (its work tree or its git folder); never searches upward.
@@ -94,7 +80,13 @@ public final class Repository {
             "git_repository_open_ext",
             git_repository_open_ext(&handle, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil))
         guard let handle else { throw GitError(message: "no repository at \(path)", function: "git_repository_open_ext") }
-        return Repository(owning: handle)
+        return try Repository(owning: handle)
+    }
+
+    /// A repository that libgit2 sees only through its objects (`git_repository_wrap_odb`): a
+    /// cloud's, opened as someone else's (``openCloud(at:largestObject:)``).
+    static func wrapping(_ pointer: OpaquePointer, gitDirectory: String, largestObject: Int) throws -> Repository {
+        try Repository(owning: pointer, gitDirectory: gitDirectory, largestObject: largestObject)
     }
 
     /// True when HEAD names a branch that has no commit yet.

@@ -21,6 +21,16 @@ package struct PackIndex {
     private static let header = 8 + 256 * 4
     private static let magic: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
 
+    /// The bytes of an index's magic, version and fan-out table.
+    package static let headerSize = header
+
+    /// The object count an index's header gives (its last fan-out entry): nil when `bytes` (at
+    /// least ``headerSize`` of them) is not the start of a version-2 index. Nothing else checked.
+    package static func count(fromHeader bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count >= header, bytes.prefix(8).elementsEqual(magic) else { return nil }
+        return word(bytes, header - 4)
+    }
+
     /// Checks `bytes` as a version-2 pack index.
     /// - Throws: ``FormatError`` naming the first problem found.
     package init(validating bytes: UnsafeRawBufferPointer) throws(FormatError) {

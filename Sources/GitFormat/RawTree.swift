@@ -68,6 +68,21 @@ package enum RawTree {
         return output
     }
 
+    /// Every entry of the folder `bytes`, in git's order.
+    /// - Throws: ``FormatError`` when `bytes` is not a well-formed folder.
+    package static func entries(_ bytes: [UInt8]) throws -> [TreeEntry] {
+        var found: [TreeEntry] = []
+        try bytes.withUnsafeBufferPointer { bytes in
+            var position = 0
+            while position < bytes.count {
+                let entry = try Self.entry(in: bytes, at: position)
+                found.append(treeEntry(bytes, entry))
+                position = entry.end
+            }
+        }
+        return found
+    }
+
     /// The ids of the folders `bytes` names, read without parsing its other entries further
     /// than their mode and the end of their name.
     /// - Throws: ``FormatError`` when `bytes` is not a well-formed folder.

@@ -78,6 +78,48 @@ package enum Zlib {
         output.removeLast(bound - Int(stream.pointee.total_out))
     }
 
+    /// A zlib stream deflated step by step (a file streamed into a loose object): each piece
+    /// given comes back compressed, as far as zlib has gone.
+    package final class Deflater {
+        private let stream: UnsafeMutablePointer<z_stream>
+
+        /// Starts a stream at `level`.
+        /// - Throws: ``FormatError`` when zlib cannot start.
+        package init(level: Level) throws(FormatError) {
+            stream = .allocate(capacity: 1)
+            stream.initialize(to: z_stream())
+            let status = deflateInit_(stream, level.zlib, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+            guard status == Z_OK else {
+                stream.deallocate()
+                throw FormatError(.zlib, "zlib cannot start compressing (error \(status))")
+            }
+        }
+
+        deinit {
+            deflateEnd(stream)
+            stream.deallocate()
+        }
+
+        /// Compresses `input` (the last piece when `finish`), appending what zlib produced to `output`.
+        /// - Throws: ``FormatError`` when zlib fails.
+        package func deflate(_ input: UnsafeRawBufferPointer, finish: Bool, appendingTo output: inout [UInt8]) throws(FormatError) {
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.pointee.avail_in = uInt(input.count)
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            while true {
+                let (status, produced) = chunk.withUnsafeMutableBytes { buffer in
+                    stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                    stream.pointee.avail_out = uInt(buffer.count)
+                    let status = CZlib.deflate(stream, finish ? Z_FINISH : Z_NO_FLUSH)
+                    return (status, buffer.count - Int(stream.pointee.avail_out))
+                }
+                output.append(contentsOf: chunk[..<produced])
+                if finish ? status == Z_STREAM_END : stream.pointee.avail_in == 0 && stream.pointee.avail_out > 0 { return }
+                guard status == Z_OK || status == Z_BUF_ERROR else { throw FormatError(.zlib, "zlib cannot compress (error \(status))") }
+            }
+        }
+    }
+
     /// The CRC-32 of `bytes` (as a pack index records each entry's).
     package static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         UInt32(CZlib.crc32(0, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))

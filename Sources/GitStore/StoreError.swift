@@ -10,8 +10,11 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case notFound
         /// An object claims more bytes than the limit allows; refused before it was read.
         case overLimit
-        /// What is stored is damaged or malformed (an index, a pack, an object, a folder).
+        /// What is stored is damaged or malformed (an index, a pack, an object).
         case damaged
+        /// A folder's bytes are not a folder git would write (malformed, out of order, a name
+        /// twice): said as "a folder …", for a caller to tell where it was found.
+        case malformedFolder
         /// The file system refused (a file cannot be written, a folder cannot be made).
         case io
     }
@@ -29,6 +32,17 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A format's error, naming the file it came from when there is one.
     init(_ error: FormatError, file: String? = nil) {
+        if error.format == .tree, !error.isOverLimit {
+            kind = .malformedFolder
+            var message = error.message
+            if message.hasPrefix("its ") {
+                message = "a folder's " + message.dropFirst("its ".count)
+            } else if message.hasPrefix("it ") {
+                message = "a folder " + message.dropFirst("it ".count)
+            }
+            self.message = message
+            return
+        }
         kind = error.isOverLimit ? .overLimit : .damaged
         message = file.map { "\($0) is damaged: \(error.description)" } ?? error.description
     }

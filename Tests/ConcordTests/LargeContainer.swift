@@ -1,6 +1,7 @@
 import Foundation
 import Git
 import GitFormat
+import GitStore
 
 /// Builds large containers directly with libgit2 (one tree write, one commit), not with
 /// one save per document, and without writing the documents into the work tree.

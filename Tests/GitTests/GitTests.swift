@@ -1,6 +1,7 @@
 import Foundation
 import Git
 import GitFormat
+import GitStore
 import Testing
 
 @Suite struct GitTests {

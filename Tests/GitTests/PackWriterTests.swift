@@ -1,6 +1,7 @@
 import Foundation
 import Git
 import GitFormat
+import GitStore
 import Testing
 
 /// Packs written by Concord itself (copying objects between repositories, rolling up packs and

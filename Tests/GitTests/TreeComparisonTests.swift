@@ -1,6 +1,7 @@
 import Foundation
 import Git
 import GitFormat
+import GitStore
 import Testing
 
 /// Comparing two folders reads their stored bytes (a version stored as a delta is rebuilt from

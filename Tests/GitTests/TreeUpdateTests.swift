@@ -1,6 +1,7 @@
 import Foundation
 import Git
 import GitFormat
+import GitStore
 import Testing
 
 /// `updateTree` rewrites only the folders on the updated paths, splicing their stored bytes:

@@ -89,11 +89,11 @@ MUTATIONS = [
              "                pendingCopy = (i + 1, length)\n",
              "a folder's delta (Delta.matchEntries) copies each unchanged entry from one byte too far in the base: "
              "the delta rebuilds a wrong folder, or reads past the base's end"),
-    Mutation("skip-fsync-own-pack", "Sources/Git/Repository+Pack.swift",
-             "return GitLibrary.durable && fsync(descriptor) != 0 ? errno : nil",
-             "return false ? errno : nil",
-             "a pack Concord writes itself (a push to a local cloud, a roll-up) and its index are renamed into place "
-             "without being synced first (Repository.writeDurably)"),
+    Mutation("skip-fsync-own-pack", "Sources/GitStore/TemporaryFile.swift",
+             "        if durable, fsync(descriptor) != 0 {",
+             "        if false, fsync(descriptor) != 0 {",
+             "a pack or an object Concord writes itself (a push to a local cloud, a roll-up, a save) is renamed into "
+             "place without being synced first (TemporaryFile.finish)"),
     Mutation("arrival-counts-each-file-once", "Sources/Concord/ArrivalCheck.swift",
              "                let size = try sizes[arriving.entry.id] ?? repository.blobSize(arriving.entry.id)\n",
              "                guard sizes[arriving.entry.id] == nil else { return }\n"

@@ -1,4 +1,3 @@
-internal import CGit2
 public import GitFormat
 
 /// One path that differs between two trees: what was there before and what is there after.
@@ -11,19 +10,19 @@ public struct TreeChange: Sendable, Equatable {
     public var new: TreeEntry?
 }
 
-extension Repository {
+extension ObjectStore {
     /// The files that differ between two trees (nil is the empty tree), sorted by path. Folders
     /// whose ids are equal are skipped without being read, so the cost follows what changed, not
     /// the size of the trees. (libgit2 1.5's `git_diff_tree_to_tree` reads every folder.) No
     /// rename detection; a file replaced by a folder is a removal plus additions.
-    /// - Throws: ``GitError`` when a tree cannot be read.
-    public func diff(_ old: OID?, _ new: OID?) throws -> [TreeChange] {
+    /// - Throws: ``StoreError`` when a tree cannot be read.
+    package func diff(_ old: OID?, _ new: OID?) throws -> [TreeChange] {
         try diff(old, new, limit: .max)!
     }
 
     /// The files that differ between two trees, as ``diff(_:_:)``, or nil as soon as more than
     /// `limit` differ (without reading further).
-    public func diff(_ old: OID?, _ new: OID?, limit: Int) throws -> [TreeChange]? {
+    package func diff(_ old: OID?, _ new: OID?, limit: Int) throws -> [TreeChange]? {
         var changes: [TreeChange] = []
         try compare(old, new, prefix: "", into: &changes, limit: limit)
         return changes.count > limit ? nil : changes.sorted { $0.path < $1.path }
@@ -52,8 +51,8 @@ extension Repository {
     /// a sync compares the same folders several times (checking what arrived, indexing the
     /// history, integrating, sending). A `new` folder whose entries are out of git's order is
     /// refused.
-    /// - Throws: ``GitError`` when a tree cannot be read or is malformed, or what `body` throws.
-    func forEachDifference(_ old: OID?, _ new: OID?, _ body: (TreeEntry?, TreeEntry?) throws -> Void) throws {
+    /// - Throws: ``StoreError`` when a tree cannot be read or is malformed, or what `body` throws.
+    package func forEachDifference(_ old: OID?, _ new: OID?, _ body: (TreeEntry?, TreeEntry?) throws -> Void) throws {
         if let known = differences[old, new] {
             for (first, second) in known { try body(first, second) }
             return
@@ -68,7 +67,10 @@ extension Repository {
 /// Differences between pairs of trees already computed, kept when they are small: bounded in
 /// pairs and entries, emptied when full (a sync compares each commit's folders with its
 /// parent's a few times in a row, so recent pairs are what is asked for again).
-struct DifferenceMemo {
+package struct DifferenceMemo {
+    /// Nothing kept.
+    package init() {}
+
     private struct Pair: Hashable {
         var old: OID?
         var new: OID?
@@ -80,7 +82,7 @@ struct DifferenceMemo {
     private var kept: [Pair: [(TreeEntry?, TreeEntry?)]] = [:]
     private var entries = 0
 
-    subscript(old: OID?, new: OID?) -> [(TreeEntry?, TreeEntry?)]? {
+    package subscript(old: OID?, new: OID?) -> [(TreeEntry?, TreeEntry?)]? {
         get { kept[Pair(old: old, new: new)] }
         set {
             guard let newValue, newValue.count <= Self.largestKept else { return }

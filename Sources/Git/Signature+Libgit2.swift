@@ -1,0 +1,40 @@
+internal import CGit2
+internal import Foundation
+internal import GitFormat
+
+extension TreeEntry {
+    init(copying entry: OpaquePointer) {
+        self.init(
+            name: String(cString: git_tree_entry_name(entry)),
+            id: OID(git_tree_entry_id(entry).pointee),
+            mode: UInt32(git_tree_entry_filemode_raw(entry).rawValue)
+        )
+    }
+}
+
+extension Signature {
+    init(copying signature: UnsafePointer<git_signature>) {
+        let value = signature.pointee
+        self.init(
+            name: String(cString: value.name),
+            email: String(cString: value.email),
+            // A commit's time is data from anywhere: held to the years 1 to 9999, as git prints them.
+            time: Date(timeIntervalSince1970: TimeInterval(min(max(value.when.time, -62_135_596_800), 253_402_300_799))),
+            timeZoneOffsetMinutes: Int(value.when.offset)
+        )
+    }
+
+    func makeSignature() throws -> UnsafeMutablePointer<git_signature>? {
+        let seconds = time.timeIntervalSince1970.rounded(.down)
+        // git stores times as 64-bit seconds; a date past the year 9999 is a broken clock.
+        guard seconds.magnitude < 253_402_300_800, (-1440...1440).contains(timeZoneOffsetMinutes) else {
+            throw GitError(message: "the date \(time) cannot be written in a commit: is this machine's clock right?", function: "git_signature_new")
+        }
+        var signature: UnsafeMutablePointer<git_signature>?
+        try check(
+            "git_signature_new",
+            git_signature_new(
+                &signature, name, email, git_time_t(seconds), Int32(timeZoneOffsetMinutes)))
+        return signature
+    }
+}

@@ -1,0 +1,240 @@
+internal import Foundation
+package import GitFormat
+
+/// A repository's objects, owned by one type: every read and write of an object, a device's
+/// own and a cloud's alike, goes through here, and libgit2 reaches them only through it (the
+/// `Git` wrapper hands libgit2 a backend over this store, so libgit2 never opens the files).
+///
+/// Nothing is trusted before it is checked: packs are read through ``StoredPack`` (the index
+/// checked whole, the pack's header and trailer against it, every offset and header when
+/// read), loose objects only as regular files of bounded size, every object's declared size is
+/// checked against ``largestObject`` before anything is inflated or rebuilt, and delta chains
+/// are followed in a loop, across packs, with a bound on their length and a check for loops.
+/// `objects/info/alternates` is never read: an object is served from this folder or not at all.
+///
+/// **One decision per read** (``read(_:)``), counted by path in ``reads``: the pack being
+/// written (``writingOnePack(_:)``), the folders read recently (one cache, bounded by bytes,
+/// ``RecentTreeBytes``), the packs, the loose files. Writes go into the pack being written when
+/// there is one, else into a loose file, each synced before it is named (``durable``).
+package final class ObjectStore {
+    /// The `objects/` folder, with a trailing slash.
+    package let path: String
+    /// Its packs.
+    package let packs: StoredPacks
+    /// The largest object read, in bytes: anything claiming more is refused before memory is
+    /// spent on it. A cloud's is the container's limit for one file; a device's own, 1 GiB.
+    package var largestObject: Int
+    /// Whether writes are synced to disk before they are renamed into place and named.
+    package let durable: Bool
+    /// The folders read last, by their bytes (a version of a folder stored as a delta against
+    /// one of them is rebuilt with one delta; a folder compared twice is read once).
+    package let recentTrees = RecentTreeBytes(limit: 16 << 20)
+    /// The pack being written, inside ``writingOnePack(_:)``.
+    package internal(set) var session: PackSession?
+    /// How many reads each path served, for a debug log (`CONCORD_DEBUG_READS`) and tests.
+    package internal(set) var reads = ReadCounts()
+    /// Small differences between two folders, computed once (``forEachDifference(_:_:_:)``).
+    var differences = DifferenceMemo()
+    /// Entries of folders already looked up by name (``child(_:of:)``).
+    var children = ChildMemo()
+    /// Folders indexed for lookups by name (``child(_:of:)``), the newest first.
+    var indexedFolders: [(id: OID, index: RawTree.Index)] = []
+
+    /// The store of the folder `path` (a repository's `objects/`, with a trailing slash).
+    package init(path: String, largestObject: Int, durable: Bool) {
+        self.path = path
+        self.largestObject = largestObject
+        self.durable = durable
+        packs = StoredPacks(folder: path + "pack/")
+    }
+
+    /// The object `id`: from the pack being written, the recent folders, the packs or a loose
+    /// file, in that order (the first that holds it serves it).
+    /// - Throws: ``StoreError``: ``StoreError/Kind/notFound`` when the store does not hold it,
+    ///   ``StoreError/Kind/overLimit`` when it claims more than ``largestObject`` bytes, else damage.
+    package func read(_ id: OID) throws -> ObjectBytes {
+        if let pending = session?.objects[id] {
+            reads.session += 1
+            return pending
+        }
+        if let kept = recentTrees[id] {
+            reads.recent += 1
+            return ObjectBytes(type: .tree, bytes: kept)
+        }
+        if let (pack, entry) = packs.locate(id) {
+            reads.packed += 1
+            let object = try readPacked(pack, entry)
+            if object.type == .tree { recentTrees.keep(id, object.bytes) }
+            return object
+        }
+        if let loose = try readLoose(id) {
+            reads.loose += 1
+            if loose.type == .tree { recentTrees.keep(id, loose.bytes) }
+            return loose
+        }
+        throw notFound(id)
+    }
+
+    /// The object `id` as ``read(_:)`` reads it, with the pack entry it was read from as read
+    /// (``ObjectBytes/stored``) when a pack holds it and it was not read recently: a pack writer
+    /// copies such an entry as it is instead of compressing it again.
+    /// - Throws: as ``read(_:)``.
+    package func readForCopy(_ id: OID) throws -> ObjectBytes {
+        if session?.objects[id] == nil, recentTrees[id] == nil, let (pack, entry) = packs.locate(id) {
+            reads.packed += 1
+            let object = try readPacked(pack, entry, keepingStored: true)
+            if object.type == .tree { recentTrees.keep(id, object.bytes) }
+            return object
+        }
+        return try read(id)
+    }
+
+    /// The type and size of the object `id`, read from its header where that says them.
+    /// - Throws: as ``read(_:)``.
+    package func header(of id: OID) throws -> (type: ObjectType, size: Int) {
+        if let pending = session?.objects[id] { return (pending.type, pending.bytes.count) }
+        if let kept = recentTrees[id] { return (.tree, kept.count) }
+        if let (pack, entry) = packs.locate(id) {
+            let header = try pack.header(of: entry)
+            if header.base == nil, let type = Pack.EntryType(rawValue: header.type)?.object { return (type, header.size) }
+            let object = try readPacked(pack, entry)
+            return (object.type, object.bytes.count)
+        }
+        let file = try looseFile(id)
+        guard let file else { throw notFound(id) }
+        let head = try readingFormat(file: file.path) {
+            try file.bytes.withUnsafeBytes { bytes in
+                let inflater = try Zlib.Inflater(bytes)
+                var head = [UInt8](repeating: 0, count: 32)
+                let got = try inflater.fill(&head)
+                return try LooseObject.header(head.prefix(got))
+            }
+        }
+        return (head.type, head.size)
+    }
+
+    /// True when the store holds `id` (in the pack being written, a pack, or a loose file).
+    package func contains(_ id: OID) -> Bool {
+        session?.objects[id] != nil || packs.locate(id) != nil || RegularFile.exists(loosePath(id))
+    }
+
+    /// Lists the packs again when they changed.
+    package func refresh() { _ = packs.refreshIfChanged() }
+
+    /// The folder `id`'s bytes.
+    /// - Throws: as ``read(_:)``, and ``StoreError/Kind/damaged`` when it is not a folder.
+    package func treeBytes(_ id: OID) throws -> [UInt8] {
+        let object = try read(id)
+        guard object.type == .tree else { throw StoreError(.damaged, "object \(id.hex) is not a folder (a tree)") }
+        return object.bytes
+    }
+
+    // MARK: Pieces
+
+    private struct Place: Hashable {
+        package var pack: ObjectIdentifier
+        package var start: Int
+    }
+
+    /// A packed object, its chain of deltas followed down to a whole object or to a folder read
+    /// recently (in a loop: the chain comes from someone else), then applied back up. With
+    /// `keepingStored`, the top entry as read comes with it (``ObjectBytes/stored``), for a pack
+    /// writer to copy as it is: the compressed bytes, and for a delta its base's bytes and its
+    /// instructions.
+    func readPacked(_ pack: StoredPack, _ entry: StoredPack.Entry, keepingStored: Bool = false) throws -> ObjectBytes {
+        var chain: [(pack: StoredPack, entry: StoredPack.Entry, header: StoredPack.Header)] = []
+        var seen = Set<Place>()
+        var current = (pack: pack, entry: entry)
+        var object: ObjectBytes
+        var topStream: [UInt8]?
+        while true {
+            guard seen.insert(Place(pack: ObjectIdentifier(current.pack), start: current.entry.start)).inserted else {
+                throw damaged(entry.id, "its deltas loop")
+            }
+            guard chain.count <= PackWriter.deepestRead else { throw damaged(entry.id, "its deltas go deeper than \(PackWriter.deepestRead)") }
+            let header = try current.pack.header(of: current.entry)
+            guard let base = header.base else {
+                guard let type = Pack.EntryType(rawValue: header.type)?.object else { throw damaged(entry.id, "its base has no type") }
+                let contents = try current.pack.contents(current.entry, header: header, largest: largestObject)
+                if chain.isEmpty { topStream = contents.stream }
+                object = ObjectBytes(type: type, bytes: contents.data)
+                break
+            }
+            chain.append((current.pack, current.entry, header))
+            if let kept = recentTrees[base] {
+                object = ObjectBytes(type: .tree, bytes: kept)
+                break
+            } else if let next = try current.pack.entry(of: base) {
+                current = (current.pack, next)
+            } else if let found = packs.locate(base) {
+                current = found
+            } else if let loose = try readLoose(base) {
+                object = loose
+                break
+            } else {
+                throw StoreError(.notFound, "object \(entry.id.hex) is a delta against \(base.hex), which is missing\(packs.problemsSuffix)")
+            }
+        }
+        var topDelta: (base: OID, baseBytes: [UInt8], instructions: [UInt8])?
+        for (index, (pack, entry, header)) in chain.enumerated().reversed() {
+            let contents = try pack.contents(entry, header: header, largest: largestObject + PackWriter.deltaOverhead)
+            let target = try contents.data.withUnsafeBytes { instructions in
+                guard let sizes = Delta.sizes(instructions) else { throw damaged(entry.id, "its delta is malformed") }
+                guard sizes.target <= largestObject else { throw overLimit(entry.id, sizes.target) }
+                return try object.bytes.withUnsafeBytes { base in
+                    guard let target = Delta.apply(instructions, to: base, largest: largestObject) else {
+                        throw damaged(entry.id, "its delta does not apply to its base")
+                    }
+                    return target
+                }
+            }
+            if index == 0, keepingStored, let base = header.base {
+                topStream = contents.stream
+                topDelta = (base, object.bytes, contents.data)
+            }
+            object.bytes = target
+        }
+        if keepingStored, let topStream { object.stored = .init(stream: topStream, delta: topDelta) }
+        return object
+    }
+
+    func loosePath(_ id: OID) -> String {
+        let hex = id.hex
+        return "\(path)\(hex.prefix(2))/\(hex.dropFirst(2))"
+    }
+
+    /// The compressed bytes of the loose file of `id`; nil when there is none. A file larger
+    /// than the largest object could compress to is refused unread.
+    private func looseFile(_ id: OID) throws -> (path: String, bytes: [UInt8])? {
+        let file = loosePath(id)
+        do {
+            return (file, try RegularFile.read(file, largest: largestObject + largestObject / 256 + 1024))
+        } catch let error as StoreError where error.kind == .notFound {
+            return nil
+        }
+    }
+
+    private func readLoose(_ id: OID) throws -> ObjectBytes? {
+        guard let file = try looseFile(id) else { return nil }
+        do {
+            let object = try file.bytes.withUnsafeBytes { try LooseObject.read($0, largest: largestObject) }
+            return ObjectBytes(type: object.type, bytes: object.bytes)
+        } catch let error as FormatError where error.isOverLimit {
+            throw StoreError(.overLimit, "object \(id.hex) \(error.claimed.map { StoreError.overLimit($0, largestObject) } ?? error.message)")
+        } catch let error as FormatError {
+            throw StoreError(.damaged, "object \(id.hex) is damaged: its file \(file.path): \(error.description)")
+        }
+    }
+
+    func notFound(_ id: OID) -> StoreError {
+        StoreError(.notFound, "object \(id.hex) is missing\(packs.problemsSuffix)")
+    }
+
+    private func overLimit(_ id: OID, _ size: Int) -> StoreError {
+        StoreError(.overLimit, "object \(id.hex) \(StoreError.overLimit(size, largestObject))")
+    }
+
+    private func damaged(_ id: OID, _ what: String) -> StoreError {
+        StoreError(.damaged, "object \(id.hex) is damaged: \(what)")
+    }
+}

@@ -1,0 +1,78 @@
+internal import Foundation
+internal import Glibc
+
+/// A file written under a temporary name and renamed into place once complete: synced first
+/// when durable, its folder synced after, so that a name never stands for a file cut short and
+/// a file reported written survives a power cut. Removed if never finished (a killed writer's
+/// are removed by the next writer: ``ObjectStore/removeTemporaryFiles()``).
+final class TemporaryFile {
+    /// Temporary names of loose objects start so (libgit2's own prefix, which the next writer
+    /// removes alike).
+    static let loosePrefix = "tmp_object_git2_concord_"
+
+    private let path: String
+    private var descriptor: Int32
+    private var finished = false
+
+    /// A new file in `folder` (with a trailing slash), named for a loose object being written.
+    /// - Throws: ``StoreError`` when it cannot be created.
+    convenience init(in folder: String) throws {
+        try self.init(at: folder + Self.loosePrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))", exclusive: true)
+    }
+
+    /// A new file at `path`.
+    /// - Throws: ``StoreError`` when it cannot be created.
+    init(at path: String, exclusive: Bool = false) throws {
+        self.path = path
+        descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (exclusive ? O_EXCL : O_TRUNC), 0o444)
+        guard descriptor >= 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    deinit {
+        if !finished {
+            close(descriptor)
+            unlink(path)
+        }
+    }
+
+    /// Appends `bytes`.
+    /// - Throws: ``StoreError`` when they cannot be written.
+    func write(_ bytes: [UInt8]) throws {
+        var written = 0
+        try bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
+                written += count
+            }
+        }
+    }
+
+    /// Syncs the file (when `durable`), renames it to `destination` (making its folder when
+    /// missing) and syncs that folder.
+    /// - Throws: ``StoreError`` when it cannot be synced or renamed.
+    func finish(at destination: String, durable: Bool) throws {
+        if durable, fsync(descriptor) != 0 { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        close(descriptor)
+        finished = true
+        let folder = (destination as NSString).deletingLastPathComponent
+        var made = false
+        if mkdir(folder, 0o755) == 0 { made = true }
+        guard rename(path, destination) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(path)
+            throw StoreError(.io, "cannot write \(destination): \(reason)")
+        }
+        guard durable else { return }
+        Self.sync(folder)
+        if made { Self.sync((folder as NSString).deletingLastPathComponent) }
+    }
+
+    private static func sync(_ folder: String) {
+        let descriptor = Glibc.open(folder, O_RDONLY | O_CLOEXEC | O_DIRECTORY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+}
