@@ -42,7 +42,7 @@ let package = Package(
         // runs every committed seed and saved crash through.
         .target(name: "GitFormatFuzzing", dependencies: ["GitFormat"], path: "Tests/GitFormatFuzzing"),
         .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "GitFormatFuzzing", "TestSupport"]),
-        .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat"]),
+        .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat", "TestSupport"]),
         .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge", "TestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "GitFormat", "TestSupport"]),
         .testTarget(
