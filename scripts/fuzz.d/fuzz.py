@@ -40,6 +40,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 FUZZ = os.path.join(ROOT, "Tests", "Fuzz")
 SCRATCH = os.path.join(ROOT, ".build-fuzz")
 ARTIFACTS = ("crash-", "leak-", "timeout-", "oom-", "slow-unit-")
+# Swift's own crash handler stays out of the way: it would read the crashed process's memory
+# under AddressSanitizer (a second error, in CrashHandlerLinux.cpp) instead of letting libFuzzer
+# and AddressSanitizer report the first one.
+ENVIRONMENT = dict(os.environ, SWIFT_BACKTRACE=os.environ.get("SWIFT_BACKTRACE", "enable=no"))
 
 
 def targets() -> list[str]:
@@ -83,7 +87,7 @@ def run(binary: str, target: str, args, log_folder: str) -> bool:
         started = time.monotonic()
         with open(log, "wb") as out:
             try:
-                status = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, timeout=args.seconds + 300).returncode
+                status = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, env=ENVIRONMENT, timeout=args.seconds + 300).returncode
             except subprocess.TimeoutExpired:
                 status = "no end"
         seconds = time.monotonic() - started
@@ -97,7 +101,7 @@ def run(binary: str, target: str, args, log_folder: str) -> bool:
             print(f"fuzz: {target}: ok, {seconds:.0f} s, {summary}, {len(added)} new corpus entries", flush=True)
             if args.keep_corpus and added:
                 subprocess.run([binary, "-merge=1", f"-rss_limit_mb={args.rss_limit_mb}", corpus, found],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENVIRONMENT, check=True)
                 print(f"fuzz: {target}: corpus {len(files(corpus))} files after merging", flush=True)
             return True
         saved = []
@@ -107,8 +111,10 @@ def run(binary: str, target: str, args, log_folder: str) -> bool:
                 shutil.copyfile(os.path.join(artifacts, name), os.path.join(crashes, name))
                 saved.append(os.path.join("Tests", "Fuzz", "Crashes", target, name))
         print(f"fuzz: {target}: FAILED (status {status}) after {seconds:.0f} s, {summary}; log {log}", flush=True)
-        lines = [line for line in text.splitlines() if not line.startswith(("#", "INFO:", "MERGE", "\tNEW_FUNC"))]
-        print("\n".join("    " + line for line in lines[-40:]), flush=True)
+        lines = text.splitlines()
+        first = next((n for n, line in enumerate(lines) if re.search(r"Fatal error|==\d+==ERROR|ERROR: libFuzzer|deadly signal", line)),
+                     max(len(lines) - 40, 0))
+        print("\n".join("    " + line for line in lines[first:first + 40]), flush=True)
         for path in saved:
             print(f"fuzz: {target}: reproducer saved: {path} (replay: {binary} {path}; commit it: swift test replays it)", flush=True)
         return False
