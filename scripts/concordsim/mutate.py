@@ -162,7 +162,7 @@ def checks(scratch: str, steps: int) -> list:
         ("crash", ["python3", "-B", "scripts/crash-harness", "--points", "first", "--first-failure", "--concord", bin_]),
         ("random", env_bin + ["bash", "scripts/airplane-mode", "--random", "--devices", "3", "--steps", str(steps),
                               "--seed", "1", "--shrink-seconds", "0"]),
-        ("fuzz", ["bash", "scripts/fuzz", "--seconds", "15", "--seed", "1"]),
+        ("fuzz", ["bash", "scripts/fuzz", "--seconds", "15", "--seed", "1", "--crashes", os.path.join(scratch, ".build-fuzz", "crashes")]),
         ("swift-test", ["swift", "test", "--disable-xctest"]),
     ]
 

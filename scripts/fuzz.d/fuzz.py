@@ -21,7 +21,9 @@ that add coverage into the committed corpus (libFuzzer's -merge=1).
 
   scripts/fuzz --list
   scripts/fuzz --seconds 20                       every target, 20 s each (CI runs --seconds 15)
-  scripts/fuzz --seconds 3600 --seed 7 tree pack  two targets for an hour each
+  scripts/fuzz --seconds 3600 --seed 7 tree pack  two targets for an hour each, one after the other
+  scripts/fuzz --build-only; scripts/fuzz --no-build --seconds 3600 tree & scripts/fuzz --no-build --seconds 3600 pack
+                                                  two at once (two cores)
   scripts/fuzz --seeds                            write the seed corpora again from a new repository
 """
 
@@ -74,6 +76,7 @@ def run(binary: str, target: str, args, log_folder: str) -> bool:
     """Fuzzes one target; True when nothing was found."""
     corpus = os.path.join(FUZZ, "Corpus", target)
     crashes = os.path.join(FUZZ, "Crashes", target)
+    saving = os.path.join(args.crashes, target) if args.crashes else crashes
     work = tempfile.mkdtemp(prefix=f"concord-fuzz-{target}-")
     try:
         found, artifacts = os.path.join(work, "corpus"), os.path.join(work, "artifacts")
@@ -107,9 +110,9 @@ def run(binary: str, target: str, args, log_folder: str) -> bool:
         saved = []
         for name in files(artifacts):
             if name.startswith(ARTIFACTS):
-                os.makedirs(crashes, exist_ok=True)
-                shutil.copyfile(os.path.join(artifacts, name), os.path.join(crashes, name))
-                saved.append(os.path.join("Tests", "Fuzz", "Crashes", target, name))
+                os.makedirs(saving, exist_ok=True)
+                shutil.copyfile(os.path.join(artifacts, name), os.path.join(saving, name))
+                saved.append(os.path.relpath(os.path.join(saving, name), ROOT))
         print(f"fuzz: {target}: FAILED (status {status}) after {seconds:.0f} s, {summary}; log {log}", flush=True)
         lines = text.splitlines()
         first = next((n for n, line in enumerate(lines) if re.search(r"Fatal error|==\d+==ERROR|ERROR: libFuzzer|deadly signal", line)),
@@ -136,6 +139,10 @@ def main(argv=None) -> int:
     p.add_argument("--malloc-limit-mb", type=int, default=64, help="the largest single allocation (default 64)")
     p.add_argument("--timeout", type=int, default=10, help="seconds one input may take (default 10)")
     p.add_argument("--no-build", action="store_true", help="use the executables already in .build-fuzz")
+    p.add_argument("--build-only", action="store_true", help="build the executables and exit")
+    p.add_argument("--crashes", metavar="FOLDER",
+                   help="save reproducers under FOLDER/<target> instead of Tests/Fuzz/Crashes/<target> (scripts/mutate: "
+                        "a mutation's crashes must not be replayed by the checks of the next)")
     args = p.parse_args(argv)
     known = targets()
     if args.list:
@@ -148,6 +155,8 @@ def main(argv=None) -> int:
         import seeds
         seeds.make(os.path.join(FUZZ, "Corpus"))
         return 0
+    if args.seconds < 1:
+        p.error("--seconds must be 1 or more (libFuzzer takes 0 for no limit)")
     unknown = [t for t in args.targets if t not in known]
     if unknown:
         p.error(f"unknown target {', '.join(unknown)} (targets: {', '.join(known)})")
@@ -156,6 +165,8 @@ def main(argv=None) -> int:
         folder = os.path.join(SCRATCH, "release")
     else:
         folder = build()
+    if args.build_only:
+        return 0
     logs = os.path.join(SCRATCH, "logs")
     os.makedirs(logs, exist_ok=True)
     started = time.monotonic()
