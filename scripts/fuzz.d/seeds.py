@@ -158,6 +158,13 @@ def pack_entries(pack: bytes) -> list[dict]:
     return entries
 
 
+def tree_bytes(entries: list[tuple[str, bool]]) -> bytes:
+    """A folder's bytes: its (name, is a folder) entries in git's order, each with an id of its own."""
+    ordered = sorted(entries, key=lambda e: e[0].encode() + (b"/" if e[1] else b"\0"))
+    return b"".join((b"40000 " if tree else b"100644 ") + name.encode() + b"\0" + bytes([n + 1]) * 20
+                    for n, (name, tree) in enumerate(ordered))
+
+
 def number(value: int, width: int) -> bytes:
     return value.to_bytes(width, "big")
 
@@ -209,6 +216,12 @@ def make(corpus: str):
         seed("tree", "names-against-nothing", number(0x8001, 2) + number(len(names), 2) + names)
         twin = b"100644 x\0" + bytes(20) + b"40000 x\0" + bytes(20)
         seed("tree", "file-and-folder-of-one-name", number(0, 2) + number(len(twin), 2) + twin + twin)
+        # A file x among twenty names that extend it (x-00 ... x-19 sort between x and x/): a folder x
+        # added beside it is a twin that RawTree.differences cannot decide among its neighbours, so it
+        # checks the whole folder; an edit of one of them is decided there.
+        crowd = [("x", False)] + [(f"x-{n:02}", False) for n in range(20)] + [("y", False)]
+        seed("tree", "crowd-gains-a-folder-twin", number(0, 2) + number(len(tree_bytes(crowd)), 2) + tree_bytes(crowd) + tree_bytes(crowd + [("x", True)]))
+        seed("tree", "crowd-gains-a-folder", number(0, 2) + number(len(tree_bytes(crowd)), 2) + tree_bytes(crowd) + tree_bytes(crowd + [("x-", True)]))
         seed("delta-make", "long-document", bytes([0]) + number(len(long_versions[0]), 2) + long_versions[0] + long_versions[1])
         seed("delta-make", "same-document", bytes([0]) + number(len(long_versions[0]), 2) + long_versions[0] + long_versions[0])
 
