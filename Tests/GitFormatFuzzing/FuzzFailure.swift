@@ -10,6 +10,7 @@ package struct FuzzFailure: Error, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message, as libFuzzer's log and the test runner print it.
     package var description: String { message }
 }
 
