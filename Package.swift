@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -41,8 +42,11 @@ let package = Package(
         ),
         .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "CSHA1", "TestSupport"]),
-        .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat", "GitStore"]),
+        // The fuzz targets' test functions, which the fuzz executables call and FuzzCorpusTests
+        // runs every committed seed and saved crash through.
+        .target(name: "GitFormatFuzzing", dependencies: ["GitFormat"], path: "Tests/GitFormatFuzzing"),
+        .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "GitFormatFuzzing", "CSHA1", "TestSupport"]),
+        .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat", "GitStore", "TestSupport"]),
         .testTarget(name: "ConcordMergeTests", dependencies: ["ConcordMerge", "TestSupport"], exclude: ["Corpus"]),
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "GitFormat", "GitStore", "TestSupport"]),
         .testTarget(
@@ -52,6 +56,25 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer executables, one for each directory of Tests/Fuzz/Fuzzers (scripts/fuzz builds them with
+// CONCORD_FUZZ=1 and -sanitize=fuzzer,address in .build-fuzz): only GitFormat and what fuzzes it, no
+// libgit2 and none of the package's dependencies, so that no other product is built with libFuzzer's runtime.
+if Context.environment["CONCORD_FUZZ"] != nil {
+    let fuzzed: Set<String> = ["CZlib", "CSHA1", "GitFormat", "GitFormatFuzzing"]
+    package.targets = package.targets.filter { fuzzed.contains($0.name) }
+    package.dependencies = []
+    package.products = []
+    package.targets += [
+        .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
+        .target(name: "FuzzDriver", dependencies: ["CLibFuzzer"], path: "Tests/Fuzz/FuzzDriver"),
+    ]
+    let fuzzers = (try? FileManager.default.contentsOfDirectory(atPath: Context.packageDirectory + "/Tests/Fuzz/Fuzzers")) ?? []
+    for name in fuzzers.sorted() {
+        package.targets.append(.executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver", "GitFormatFuzzing"], path: "Tests/Fuzz/Fuzzers/\(name)"))
+        package.products.append(.executable(name: "fuzz-\(name)", targets: ["fuzz-\(name)"]))
+    }
+}
 
 for target in package.targets where target.type != .system {
     var settings = target.swiftSettings ?? []

@@ -5,7 +5,7 @@ package import GitFormat
 /// A pack of an object database read through its index, with Concord's own reader: entries
 /// are copied into another pack as they are stored (compressed, deltas included) instead of
 /// being unpacked and searched for deltas again (git's pack reuse), and a cloud's objects are
-/// read without libgit2 (``ObjectFolder``).
+/// read without libgit2 (``ObjectStore``).
 ///
 /// Nothing is trusted before it is checked: both files are opened only as regular files
 /// (``RegularFile``), the index is checked whole when opened (``PackIndex``), the pack's header

@@ -3,7 +3,8 @@
 Each mutation is an exact search/replace in one named file; the runner stops with an error when
 the text is no longer found exactly once (the code moved: update the mutation). For each one it
 rebuilds the scratch copy and runs the checks CI runs (scripts/test): the two airplane-mode
-scenarios, the random simulation, the crash harness, `swift test`. A check *catches* a mutation
+scenarios, the random simulation, the crash harness, the fuzzers (scripts/fuzz, 15 s a target),
+`swift test`. A check *catches* a mutation
 when it fails. Every mutation must be caught by at least one check; the table goes in the
 README's tests section.
 
@@ -120,6 +121,60 @@ MUTATIONS = [
              "if false, scan.rules.ignoringRuleHere(path, isFolder: kind == .directory) != nil {",
              "save --all and the agent apply no ignore rule (ContainerCore.saveAll): editors' temporary files "
              "(`.note.md.swp`, `4913`, `.~lock.x#`) become documents, and an ignored document's edits are saved"),
+    Mutation("pack-index-fanout-unchecked", "Sources/GitFormat/PackIndex.swift",
+             "            guard value >= previous else { throw FormatError(.packIndex, "
+             "\"its fan-out table decreases at entry \\(bucket)\") }\n",
+             "",
+             "a pack index whose fan-out table decreases is accepted (PackIndex: libgit2's pack_index_check refuses "
+             "it); a binary search then runs with its low bound above its high one"),
+    Mutation("pack-index-order-unchecked", "Sources/GitFormat/PackIndex.swift",
+             "            if number > 0, memcompare(idBytes(number - 1), id) >= 0 {\n"
+             "                throw FormatError(.packIndex, \"its ids are not in order at object \\(number)\")\n"
+             "            }\n",
+             "",
+             "a pack index whose ids are out of order, or listed twice, is accepted: its binary search misses objects"),
+    Mutation("pack-index-size-unchecked", "Sources/GitFormat/PackIndex.swift",
+             "        guard bytes.count >= smallest, (bytes.count - smallest) % 8 == 0 else {",
+             "        guard (bytes.count - smallest) % 8 == 0 else {",
+             "a pack index whose fan-out claims more objects than its file holds is accepted: its ids and offsets are "
+             "read past the end of the file (the issue's SIGSEGV in StoredPack.number(of:))"),
+    Mutation("pack-entry-size-unbounded", "Sources/GitFormat/Pack.swift",
+             "            guard shift <= 41 else { throw FormatError(.pack, \"the entry at \\(start) claims a size too "
+             "large to hold\", overLimit: true) }\n",
+             "",
+             "a pack entry's header may give a size of any number of bytes: it shifts past 64 bits and can turn "
+             "negative or small (Pack.entryHeader)"),
+    Mutation("zlib-inflates-past-size", "Sources/GitFormat/Zlib.swift",
+             "                guard filled == size, try inflater.isAtEnd() else {",
+             "                guard filled == size else {",
+             "a zlib stream that inflates to more than the size declared for it is taken, cut at that size "
+             "(Zlib.inflate: a pack entry whose data goes on past its header's size)"),
+    Mutation("loose-object-size-unchecked", "Sources/GitFormat/LooseObject.swift",
+             "        guard size <= largest else {\n"
+             "            throw FormatError(.looseObject, \"claims \\(size) bytes, over the limit of \\(largest)\", "
+             "claimed: size)\n"
+             "        }\n",
+             "",
+             "a loose object's declared size is not checked against the limit: a file of a few bytes claiming 3 GiB "
+             "is allocated 3 GiB before its data is found short (LooseObject.read)"),
+    Mutation("delta-apply-size-unchecked", "Sources/GitFormat/Delta.swift",
+             "let targetSize = size(delta, &at), targetSize <= largest else { return nil }",
+             "let targetSize = size(delta, &at) else { return nil }",
+             "a delta's target size is not checked against the limit (Delta.apply): a delta of a few hundred bytes "
+             "rebuilds any size"),
+    Mutation("delta-loop-unchecked", "Sources/GitStore/ObjectStore.swift",
+             "            guard seen.insert(Place(pack: ObjectIdentifier(current.pack), start: current.entry.start)).inserted else {\n"
+             "                throw damaged(entry.id, \"its deltas loop\")\n"
+             "            }\n",
+             "",
+             "a cloud's delta chain that comes back on itself is not seen as a loop (ObjectStore.readPacked): only "
+             "the depth bound stops it, 4,096 reads later, with the wrong cause"),
+    Mutation("delta-depth-unbounded", "Sources/GitStore/ObjectStore.swift",
+             "            guard chain.count <= PackWriter.deepestRead else { throw damaged(entry.id, \"its deltas go "
+             "deeper than \\(PackWriter.deepestRead)\") }\n",
+             "",
+             "a cloud's delta chain may be of any length (ObjectStore.readPacked): every delta of it is kept in "
+             "memory and applied"),
 ]
 
 
@@ -133,6 +188,7 @@ def checks(scratch: str, steps: int) -> list:
         ("crash", ["python3", "-B", "scripts/crash-harness", "--points", "first", "--first-failure", "--concord", bin_]),
         ("random", env_bin + ["bash", "scripts/airplane-mode", "--random", "--devices", "3", "--steps", str(steps),
                               "--seed", "1", "--shrink-seconds", "0"]),
+        ("fuzz", ["bash", "scripts/fuzz", "--seconds", "15", "--seed", "1", "--crashes", os.path.join(scratch, ".build-fuzz", "crashes")]),
         ("swift-test", ["swift", "test", "--disable-xctest"]),
     ]
 
@@ -200,7 +256,7 @@ def main(argv=None) -> int:
                    help="list the mutations, check that each still applies to the work tree (its text is found "
                         "once in its file), and exit (1 when one does not: scripts/test runs this)")
     p.add_argument("--only", help="comma-separated mutation names")
-    p.add_argument("--checks", help="comma-separated checks (scenario, scenario-merge, random, crash, swift-test)")
+    p.add_argument("--checks", help="comma-separated checks (scenario, scenario-merge, crash, random, fuzz, swift-test)")
     p.add_argument("--first", action="store_true", help="stop a mutation at the first check that catches it")
     p.add_argument("--steps", type=int, default=60, help="steps of the random simulation (as in scripts/test: 60)")
     p.add_argument("--scratch", default="/tmp/concord-mutate", help="the scratch copy (kept for incremental builds)")
