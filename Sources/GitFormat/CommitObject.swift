@@ -73,7 +73,7 @@ package struct CommitObject {
     /// `committer`, `encoding` when given, an empty line, then `message` as it is.
     /// - Throws: ``FormatError`` when a name or an address holds `<`, `>`, a line break or a
     ///   NUL, which would break the commit's lines (names are trimmed of spaces first, as
-    ///   libgit2 trims them).
+    ///   libgit2 trims them), or when a time zone is 100 hours or more from UTC.
     package static func bytes(
         tree: OID, parents: [OID], author: Person, committer: Person, encoding: String? = nil, message: String
     ) throws(FormatError) -> [UInt8] {
@@ -90,6 +90,7 @@ package struct CommitObject {
             throw FormatError(.commit, "a name or address holds '<', '>', a line break or a NUL: \(field.debugDescription)")
         }
         let offset = abs(person.offsetMinutes)
+        guard offset / 60 < 100 else { throw FormatError(.commit, "a time zone \(person.offsetMinutes) minutes from UTC does not fit in ±hhmm") }
         let zone = (person.offsetMinutes < 0 ? "-" : "+") + String(format2: offset / 60) + String(format2: offset % 60)
         return "\(header) \(name) <\(email)> \(person.time) \(zone)\n"
     }

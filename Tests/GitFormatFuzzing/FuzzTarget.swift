@@ -25,6 +25,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case looseObject = "loose-object"
     /// ``References``: a loose reference file and `packed-refs` (``references(_:)``).
     case references
+    /// ``CommitObject`` and ``MessageTrailers``: a commit's headers and its message's trailers (``commit(_:)``).
+    case commit
 
     /// Runs one input through the target.
     /// - Throws: ``FuzzFailure`` when a reader gave a wrong answer.
@@ -38,6 +40,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .zlib: try Self.zlib(input)
         case .looseObject: try Self.looseObject(input)
         case .references: try Self.references(input)
+        case .commit: try Self.commit(input)
         }
     }
 

@@ -51,12 +51,16 @@ import Testing
                 Subject
 
                 """)
-        let read = try bytes.withUnsafeBytes { try CommitObject($0) }
-        #expect(read.author.name == "Ada" && read.author.offsetMinutes == -330 && read.parents == [OID(hex: parent)!])
+        let reread = try bytes.withUnsafeBytes { try CommitObject($0) }
+        #expect(reread.author.name == "Ada" && reread.author.offsetMinutes == -330 && reread.parents == [OID(hex: parent)!])
         for name in ["A <b>", "line\nbreak"] {
             let bad = CommitObject.Person(name: name, email: "a@b", time: 0, offsetMinutes: 0)
             #expect(throws: FormatError.self) { try CommitObject.bytes(tree: OID(hex: tree)!, parents: [], author: bad, committer: bad, message: "") }
         }
+        // "+9999" reads as 99 h 99 min, which ±hhmm cannot hold (found by the commit fuzzer).
+        let farZone = try read("tree \(tree)\nauthor A <a@b> 1 +9999\ncommitter A <a@b> 1 +0000\n\nm").author
+        #expect(farZone.offsetMinutes == 99 * 60 + 99)
+        #expect(throws: FormatError.self) { try CommitObject.bytes(tree: OID(hex: tree)!, parents: [], author: farZone, committer: farZone, message: "") }
     }
 
     @Test(arguments: [

@@ -242,6 +242,9 @@ def make(corpus: str):
         seed("loose-object", "blob-stored", number(0xFFFF, 2) + zlib.compress(raw, 0))
         seed("loose-object", "over-the-limit", number(8, 2) + zlib.compress(raw, 0))
 
+        for n, commit in enumerate(commits[:3]):
+            seed("commit", f"git-{n}", git(repo, "cat-file", "commit", commit))
+
         with open(f"{repo}/.git/refs/heads/main", "rb") as f:
             seed("references", "loose-main", f.read())
         seed("references", "symbolic-head", b"ref: refs/heads/main\n")
