@@ -45,6 +45,8 @@ public final class Container: Sendable {
     /// This clone's device.
     public let device: Device
     let options: Options
+    /// The repository's git directory, ending in `/`.
+    let gitDirectory: String
     private let core: Locked<ContainerCore>
     /// Tells documents and queries when `main` moves.
     let observer: MainObserver
@@ -55,6 +57,7 @@ public final class Container: Sendable {
         root = core.workTree.root
         device = core.device
         let gitDirectory = core.repository.gitDirectory
+        self.gitDirectory = gitDirectory
         self.options = options
         let locked = Locked(core)
         self.core = locked

@@ -2,13 +2,27 @@ internal import ConcordMerge
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import Logging
 
 extension ContainerCore {
     static let maximumSyncAttempts = 5
 
-    /// Fetch, integrate, resolve what rules resolve on their own, push (see ``Container/sync()``).
+    /// Fetch, integrate, resolve what rules resolve on their own, push (see ``Container/sync()``);
+    /// how it ended is recorded for ``Container/lastSync()`` (a sync that found the container busy
+    /// did not start, and records nothing).
     func sync(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
-        try writer.write { try syncHoldingLock(progress: progress) }
+        try writer.write {
+            do {
+                let report = try syncHoldingLock(progress: progress)
+                recordLastSync(LastSync(time: commitMaker.now(), outcome: report.outcome.rawValue, error: nil))
+                return report
+            } catch {
+                let offline = if case ConcordError.offline = error { true } else { false }
+                let message = (error as? ConcordError)?.description ?? "\(error)"
+                recordLastSync(LastSync(time: commitMaker.now(), outcome: offline ? LastSync.offline : LastSync.failed, error: message))
+                throw error
+            }
+        }
     }
 
     private func syncHoldingLock(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
@@ -86,6 +100,16 @@ extension ContainerCore {
         report.autoResolved = resolved.values.sorted { $0.document < $1.document }
         report.autoResolveFailures = left.filter { report.newConflicts.contains($0.document) }
         return report
+    }
+
+    /// Records how the last sync ended in `.git/concord/last-sync` (a failure to write it is a
+    /// warning: the sync itself is done).
+    private func recordLastSync(_ record: LastSync) {
+        do {
+            try record.write(gitDirectory: repository.gitDirectory)
+        } catch {
+            history.logger.warning("cannot record the last sync: \(error)")
+        }
     }
 
     /// Moves main and the work tree, refusing first if that would overwrite changes not saved.

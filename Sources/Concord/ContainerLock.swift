@@ -36,17 +36,30 @@ final class ContainerLock {
         }
     }
 
+    /// Replaces the lock file's content with `text` (the sync agent writes its process id there).
+    func record(_ text: String) {
+        let bytes = Array(text.utf8)
+        guard ftruncate(descriptor, 0) == 0 else { return }
+        _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
     deinit {
         flock(descriptor, LOCK_UN)
         close(descriptor)
     }
 
-    /// True when another process holds the lock now (checked without waiting or keeping it).
+    /// True when another process holds the container's lock now (checked without waiting or keeping it).
     static func isHeld(gitDirectory: String) -> Bool {
-        let descriptor = open("\(gitDirectory)concord/lock", O_RDWR | O_CLOEXEC)
+        isHeld(file: "\(gitDirectory)concord/lock")
+    }
+
+    /// True when a process holds an exclusive lock on `file` now. The question takes a shared
+    /// lock for a moment: two readers asking at once never see each other as the holder.
+    static func isHeld(file: String) -> Bool {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
-        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+        if flock(descriptor, LOCK_SH | LOCK_NB) == 0 {
             flock(descriptor, LOCK_UN)
             return false
         }

@@ -168,4 +168,22 @@ import Testing
         #expect(report.autoResolved.isEmpty && report.autoResolveFailures.isEmpty)
         #expect(report.newConflicts == [doc("notes/a.txt"), doc("state.json")])
     }
+
+    @Test func theLastSyncIsRecordedWithItsOutcomeOrError() async throws {
+        let fixture = try Fixture(devices: 1)
+        #expect(fixture[1].lastSync() == nil)
+        try fixture[1].save(doc("a.txt"), content: text("a"))
+        let before = Date()
+        try await fixture[1].sync()
+        let after = Date()
+        let pushed = try #require(fixture[1].lastSync())
+        #expect(pushed.outcome == "pushed" && pushed.error == nil && pushed.succeeded)
+        // Recorded in whole seconds.
+        #expect(pushed.time >= before.addingTimeInterval(-1) && pushed.time <= after)
+        try fixture[1].setAirplaneMode(true)
+        await #expect(throws: ConcordError.self) { try await fixture[1].sync() }
+        let offline = try #require(fixture[1].lastSync())
+        #expect(offline.outcome == LastSync.offline && offline.error?.contains("airplane mode") == true && !offline.succeeded)
+        #expect(try fixture[1].status().lastSync == offline)
+    }
 }
