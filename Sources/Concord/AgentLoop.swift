@@ -35,6 +35,9 @@ final class AgentLoop: Sendable {
         var lastFailure: String?
         var view: AgentView?
         var skipped: Set<String> = []
+        /// While edits wait for another writer to let the container go: the wait, seen by
+        /// readers (documents are `editingDisabled` meanwhile).
+        var waiting: WaitingWrite?
     }
 
     /// Where the loop runs (the task running it prefers it; the loop keeps it alive).
@@ -167,6 +170,7 @@ final class AgentLoop: Sendable {
                 try container.notifying { try container.withCore { try $0.saveAll(scope: scope) } }
             }
             plan.saveFailures = 0
+            plan.waiting = nil
             reportSkipped(result.skipped, plan: &plan)
             let saved = (result.added + result.changed + result.removed).sorted()
             if result.version != nil {
@@ -179,7 +183,10 @@ final class AgentLoop: Sendable {
             plan.scope = union(plan.scope, scope?.paths)
             plan.saveFailures += 1
             plan.saveRetry = .now + backoff(plan.saveFailures)
-            if (error as? ConcordError).map({ if case .busy = $0 { true } else { false } }) != true {
+            if (error as? ConcordError).map({ if case .busy = $0 { true } else { false } }) == true {
+                if plan.waiting == nil { plan.waiting = WaitingWrite(gitDirectory: container.gitDirectory) }
+            } else {
+                plan.waiting = nil
                 fail(error, plan: &plan)
             }
         }

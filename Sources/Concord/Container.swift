@@ -81,6 +81,26 @@ public final class Container: Sendable {
         }
     }
 
+    /// ``offload(_:)`` for a write: while another caller holds the core (a sync under way in this
+    /// process), the write waits as one that readers see (``WaitingWrite``), like a write waiting
+    /// for another process.
+    func offloadWrite<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
+        let core = core, gitDirectory = gitDirectory
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result {
+                        if let result = try core.withLockIfAvailable({ try body($0) }) { return result }
+                        var waiting = WaitingWrite(gitDirectory: gitDirectory)
+                        return try core.withLock { core in
+                            if waiting != nil { waiting = nil }
+                            return try body(core)
+                        }
+                    })
+            }
+        }
+    }
+
     /// Opens a handle on one document, to follow its state and changes. The document need not
     /// exist yet (as a UIDocument is made for a new file): its first save creates it.
     /// - Throws: ``ConcordError`` when the container cannot be read.

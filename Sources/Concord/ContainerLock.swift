@@ -10,30 +10,35 @@ internal import Glibc
 final class ContainerLock {
     private let descriptor: Int32
 
-    /// Takes the lock, waiting up to `timeout` seconds.
+    /// Takes the lock, waiting up to `timeout` seconds; while it waits, the wait is visible to
+    /// readers (``WaitingWrite``).
     /// - Throws: ``ConcordError/busy(_:)`` when another process still holds it.
     convenience init(gitDirectory: String, root: String, timeout: Double) throws {
         let folder = "\(gitDirectory)concord"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try self.init(file: "\(folder)/lock", holder: root, timeout: timeout)
+        try self.init(file: "\(folder)/lock", holder: root, timeout: timeout, waitingIn: gitDirectory)
     }
 
-    /// Takes an exclusive lock on `file`, waiting up to `timeout` seconds.
+    /// Takes an exclusive lock on `file`, waiting up to `timeout` seconds; with `waitingIn` (a
+    /// git directory), a wait is registered there as a ``WaitingWrite`` until it ends.
     /// - Throws: ``ConcordError/busy(_:)`` naming `holder` when another process still holds it.
-    init(file: String, holder: String, timeout: Double) throws {
+    init(file: String, holder: String, timeout: Double, waitingIn gitDirectory: String? = nil) throws {
         let root = holder
         descriptor = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw ConcordError.io(file, reason: "cannot open the lock file: \(String(cString: strerror(errno))) (is the container read-only?)")
         }
         let deadline = Date().addingTimeInterval(timeout)
+        var waiting: WaitingWrite?
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             if Date() >= deadline {
                 close(descriptor)
                 throw ConcordError.busy(root)
             }
+            if waiting == nil, let gitDirectory { waiting = WaitingWrite(gitDirectory: gitDirectory) }
             usleep(20_000)
         }
+        withExtendedLifetime(waiting) {}
     }
 
     /// Replaces the lock file's content with `text` (the sync agent writes its process id there).

@@ -76,4 +76,40 @@ import Glibc
         let words = try cli.ok(["-C", "a", "status"])
         #expect(words.contains("In conflict: nothing\n") && words.contains("Agent: not running (concord watch starts one)\n"), "\(words)")
     }
+
+    /// While another process syncs (a cloud that never answers keeps it at work), `ls` shows
+    /// no document `editingDisabled`: a sync alone disables no editing. A save waiting behind it
+    /// does, until the sync lets go; `status` reads all along and records how the sync ended.
+    @Test func lsDuringAnotherProcesssSyncShowsEditingDisabledOnlyWhileAWriteWaits() throws {
+        var cli = try CLI()
+        defer { cli.remove() }
+        cli.environment = ["CONCORD_NETWORK_TIMEOUT": "15"]
+        let server = try StallingServer(.silent)
+        defer { server.close() }
+        #expect(try cli.run(["init", "a", "--device", "A", "--remote", server.url()]).status == 0)
+        try cli.ok(["-C", "a", "save", "a.txt"], input: "a\n")
+        let lock = "\(cli.folder)/a/.git/concord/lock"
+        func held() -> Bool {
+            let descriptor = open(lock, O_RDONLY)
+            defer { if descriptor >= 0 { close(descriptor) } }
+            return descriptor >= 0 && flock(descriptor, LOCK_SH | LOCK_NB) != 0
+        }
+        func states() throws -> Set<String> { Set(try cli.json(["-C", "a", "ls", "--json"]).compactMap { $0["state"] as? String }) }
+        let sync = try ChildProcess([CLI.binary, "-C", "\(cli.folder)/a", "sync"], environment: cli.environment, stdout: "/dev/null", stderr: "/dev/null")
+        #expect(eventually(30) { held() }, "the sync never took the container")
+        #expect(try states() == ["normal"])
+        try cli.write("b.txt", "b\n")
+        let save = try ChildProcess(
+            [CLI.binary, "-C", "\(cli.folder)/a", "save", "b.txt", "--file", "\(cli.folder)/b.txt"], environment: ["CONCORD_LOCK_TIMEOUT": "60"],
+            stdout: "/dev/null", stderr: "/dev/null")
+        #expect(try eventually(30) { try states() == ["editingDisabled"] }, "ls never said editingDisabled while the save waited")
+        #expect(try cli.run(["-C", "a", "status"]).status == 0)
+        #expect(sync.exitStatus(within: 60) == 1)
+        #expect(save.exitStatus(within: 60) == 0)
+        #expect(try states() == ["normal"])
+        #expect(try cli.ok(["-C", "a", "show", "b.txt"]) == "b\n")
+        let status = try object(cli, ["-C", "a", "status", "--json"])
+        let last = status["lastSync"] as? [String: Any] ?? [:]
+        #expect(last["outcome"] as? String == "offline" && (last["error"] as? String)?.contains("timed out") == true, "\(last)")
+    }
 }
