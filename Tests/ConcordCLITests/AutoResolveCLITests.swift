@@ -68,6 +68,39 @@ import Testing
         #expect(try cli.fsck("a").isEmpty && cli.fsck("b").isEmpty)
     }
 
+    /// The same with an agent on each device and the app writing on both at once: no agent ever
+    /// says a conflict for the state file, and both converge to the same content and history.
+    @Test func twoAgentsAndAnAppRewritingItsStateOnBothNeverShowAConflict() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try twoDevices(cli, rules: "\(Self.state) latest auto\n")
+        let a = try WatchAgent(cli, device: "a"), b = try WatchAgent(cli, device: "b")
+        defer { a.stop(); b.stop() }
+        a.waitFor("watching")
+        b.waitFor("watching")
+        for round in 0..<12 {
+            try cli.write("a/\(Self.state)", "{\"tick\": \(round), \"on\": \"a\"}\n")
+            try cli.write("b/\(Self.state)", "{\"tick\": \(round), \"on\": \"b\"}\n")
+            usleep(400_000)
+        }
+        let settled = eventually(90) {
+            let same = cli.file("a/\(Self.state)") == cli.file("b/\(Self.state)")
+            let trees = (try? cli.tree("a")) == (try? cli.tree("b"))
+            return same && trees && (try? cli.json(["-C", "a", "conflicts", "--json"]).isEmpty) == true
+        }
+        #expect(settled, "the devices did not converge: a holds \(cli.file("a/\(Self.state)") ?? "nil"), b \(cli.file("b/\(Self.state)") ?? "nil")")
+        #expect(a.stop() == 0)
+        #expect(b.stop() == 0)
+        for agent in [a, b] {
+            #expect(!agent.documents("newConflict").contains(Self.state), "\(agent.device): \(agent.events)")
+        }
+        #expect(a.documents("autoResolved").count + b.documents("autoResolved").count >= 1, "no version ever met another")
+        for device in ["a", "b", "a"] { try cli.ok(["-C", device, "sync"]) }
+        #expect(try cli.tree("a") == cli.tree("b"))
+        #expect(try cli.json(["-C", "b", "conflicts", "--json"]).isEmpty)
+        #expect(Set(try history(cli, "a", Self.state).keys) == Set(try history(cli, "b", Self.state).keys))
+    }
+
     /// A text rule with `auto`: changes to different lines merge on their own; changes to the
     /// same lines stay in conflict, told in one line of `sync`, the sync still succeeding.
     @Test func aTextAutoRuleMergesCleanChangesAndLeavesClashesForAPersonInOneLine() throws {
