@@ -38,6 +38,9 @@ final class AgentLoop: Sendable {
         /// The ignore rules of the last save: when they change, the next save compares the
         /// whole work tree (a file a new `!` rule re-includes was not edited, yet is now saved).
         var rules: [IgnoreRule]?
+        /// While edits wait for another writer to let the container go: the wait, seen by
+        /// readers (documents are `editingDisabled` meanwhile).
+        var waiting: WaitingWrite?
     }
 
     /// Where the loop runs (the task running it prefers it; the loop keeps it alive).
@@ -181,6 +184,7 @@ final class AgentLoop: Sendable {
                 try container.notifying { try container.withCore { try $0.saveAll(scope: compared) } }
             }
             plan.saveFailures = 0
+            plan.waiting = nil
             reportSkipped(result.skipped, plan: &plan)
             let saved = (result.added + result.changed + result.removed).sorted()
             if result.version != nil {
@@ -193,7 +197,10 @@ final class AgentLoop: Sendable {
             plan.scope = union(plan.scope, scope?.paths)
             plan.saveFailures += 1
             plan.saveRetry = .now + backoff(plan.saveFailures)
-            if (error as? ConcordError).map({ if case .busy = $0 { true } else { false } }) != true {
+            if (error as? ConcordError).map({ if case .busy = $0 { true } else { false } }) == true {
+                if plan.waiting == nil { plan.waiting = WaitingWrite(gitDirectory: container.gitDirectory) }
+            } else {
+                plan.waiting = nil
                 fail(error, plan: &plan)
             }
         }
@@ -222,6 +229,9 @@ final class AgentLoop: Sendable {
             if !report.updatedDocuments.isEmpty { self.report(.received, report.updatedDocuments) }
             // New rules from another device: the save they call for compares the whole work tree.
             if report.updatedDocuments.contains(where: { $0.value == IgnoreRules.containerFile }) { plan.save = true }
+            for resolution in report.autoResolved {
+                self.report(.autoResolved, [resolution.document], detail: resolution.explanation)
+            }
             if report.pushedCommits > 0 {
                 let sent =
                     before.flatMap { before in
@@ -229,7 +239,7 @@ final class AgentLoop: Sendable {
                     } ?? []
                 self.report(.sent, sent.sorted())
             }
-            await refresh(&plan, cloud: cloud, alsoNew: report.newConflicts)
+            await refresh(&plan, cloud: cloud, alsoNew: report.newConflicts, leftByRules: report.autoResolveFailures)
             return
         } catch let error as ConcordError {
             plan.failures += 1
@@ -276,15 +286,36 @@ final class AgentLoop: Sendable {
     }
 
     /// Reads the view again and reports the documents that entered or left the in-conflict state
-    /// (`alsoNew`: those a sync says gained a version in contention).
-    private func refresh(_ plan: inout Plan, cloud: String?, alsoNew: [DocumentPath] = []) async {
+    /// (`alsoNew`: those a sync says gained a version in contention): one event for each new
+    /// conflict, saying its versions and, when its `auto` rule left it (`leftByRules`), why.
+    private func refresh(_ plan: inout Plan, cloud: String?, alsoNew: [DocumentPath] = [], leftByRules: [AutoResolveFailure] = []) async {
         guard let view = await view(cloud: cloud) else { return }
         let before = plan.view?.conflicts ?? view.conflicts
         let fresh = view.conflicts.subtracting(before).union(alsoNew)
         let resolved = before.subtracting(view.conflicts)
         plan.view = view
-        if !fresh.isEmpty { report(.newConflict, fresh.sorted()) }
+        for document in fresh.sorted() {
+            var detail = await describeConflict(document)
+            if let left = leftByRules.first(where: { $0.document == document }) {
+                detail = [detail, "its rule '\(left.rule)' did not resolve it: \(left.reason)"].compactMap { $0 }.joined(separator: "; ")
+            }
+            report(.newConflict, [document], detail: detail)
+        }
         if !resolved.isEmpty { report(.resolved, resolved.sorted()) }
+    }
+
+    /// The versions of a document in contention, in words (`A's version of DATE (current), B's
+    /// of DATE`); nil when they cannot be read.
+    private func describeConflict(_ document: DocumentPath) async -> String? {
+        guard let versions = try? await container.offload({ try $0.history.contestedVersions(of: document) }), versions.count > 1 else {
+            return nil
+        }
+        let described = versions.map { version in
+            let what = version.isDeleted ? "deletion" : "version"
+            let date = version.modified.formatted(.iso8601)
+            return "\(version.deviceName)'s \(what) of \(date)\(version.isCurrent ? " (current)" : "")"
+        }
+        return "\(versions.count) versions in contention: " + described.joined(separator: ", ")
     }
 
     // MARK: Helpers

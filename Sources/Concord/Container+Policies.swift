@@ -6,7 +6,8 @@ extension Container {
         try withCore { try $0.settingsText(ContainerCore.policiesFile) }
     }
 
-    /// Replaces `.concord/policies` (lines `PATTERN POLICY-NAME`, first match wins), after checking them.
+    /// Replaces `.concord/policies` (lines `PATTERN POLICY-NAME [id=KEY,…] [auto]`, first match
+    /// wins; `auto` last: sync resolves that pattern's conflicts on its own), after checking them.
     /// - Throws: ``ConcordError/failed(_:)`` naming the first bad line; nothing changes then.
     public func setPolicies(_ text: String) throws {
         do {

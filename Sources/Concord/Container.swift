@@ -46,6 +46,8 @@ public final class Container: Sendable {
     /// This clone's device.
     public let device: Device
     let options: Options
+    /// The repository's git directory, ending in `/`.
+    let gitDirectory: String
     private let core: Locked<ContainerCore>
     /// Tells documents and queries when `main` moves.
     let observer: MainObserver
@@ -56,6 +58,7 @@ public final class Container: Sendable {
         root = core.workTree.root
         device = core.device
         let gitDirectory = core.repository.gitDirectory
+        self.gitDirectory = gitDirectory
         self.options = options
         let locked = Locked(core)
         self.core = locked
@@ -75,6 +78,26 @@ public final class Container: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(with: Result { try core.withLock { try body($0) } })
+            }
+        }
+    }
+
+    /// ``offload(_:)`` for a write: while another caller holds the core (a sync under way in this
+    /// process), the write waits as one that readers see (``WaitingWrite``), like a write waiting
+    /// for another process.
+    func offloadWrite<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
+        let core = core, gitDirectory = gitDirectory
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    with: Result {
+                        if let result = try core.withLockIfAvailable({ try body($0) }) { return result }
+                        var waiting = WaitingWrite(gitDirectory: gitDirectory)
+                        return try core.withLock { core in
+                            if waiting != nil { waiting = nil }
+                            return try body(core)
+                        }
+                    })
             }
         }
     }

@@ -1,5 +1,6 @@
 internal import Git
 internal import GitFormat
+internal import GitStore
 
 extension ContainerCore {
     /// Checks what a fetch brought (the commits reachable from `remote` and not from `local`)

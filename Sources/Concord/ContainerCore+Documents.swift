@@ -112,12 +112,13 @@ extension ContainerCore {
         }
     }
 
-    /// The documents in `main`, optionally those matching a glob, with their states.
+    /// The documents in `main`, optionally those matching a glob, with their states (`editingDisabled`
+    /// while a write waits for another writer, ``WaitingWrite``).
     func documents(matching pattern: String?) throws -> [DocumentInfo] {
         guard let headTree = try history.tree(of: history.head()) else { return [] }
         let patterns = try history.packagePatterns(in: headTree)
         let inConflict = Set(try history.conflictRecords(in: headTree).map(\.document))
-        let busy = ContainerLock.isHeld(gitDirectory: repository.gitDirectory)
+        let busy = WaitingWrite.isWriteWaiting(gitDirectory: repository.gitDirectory)
         let glob = pattern.map(GlobPattern.init)
         var result: [DocumentInfo] = []
         func visit(_ tree: OID, _ prefix: String) throws {

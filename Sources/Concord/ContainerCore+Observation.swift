@@ -33,13 +33,13 @@ extension ContainerCore {
     }
 
     /// The listing entry of one document in `main`; nil when it is neither there nor in conflict.
-    /// With `lockState`, a container held by another process shows as `editingDisabled`.
+    /// With `lockState`, a write waiting for another writer shows as `editingDisabled`.
     func info(of document: DocumentPath, lockState: Bool = true) throws -> DocumentInfo? {
         let headTree = try history.tree(of: history.head())
         let entry = try history.entry(document.value, in: headTree)
         let inConflict = try history.entry(ConflictRecord.path(of: document), in: headTree) != nil
         guard entry != nil || inConflict else { return nil }
-        let busy = lockState && ContainerLock.isHeld(gitDirectory: repository.gitDirectory)
+        let busy = lockState && WaitingWrite.isWriteWaiting(gitDirectory: repository.gitDirectory)
         let state: DocumentState = inConflict ? .inConflict : (busy ? .editingDisabled : .normal)
         return DocumentInfo(path: document, isPackage: entry?.kind == .tree, state: state, contentID: entry?.id.hex ?? "")
     }

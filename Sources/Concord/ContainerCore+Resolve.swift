@@ -16,7 +16,7 @@ extension ContainerCore {
     }
 
     /// One document's resolution, computed against main before anything is written.
-    private struct Plan {
+    struct ResolutionPlan {
         var report: ResolveReport
         var updates: [TreeUpdate]
         var resolves: [OID]
@@ -37,29 +37,48 @@ extension ContainerCore {
             try plan(document, using: resolution, head: head, headTree: headTree, dryRun: dryRun)
         }
         guard let head, !dryRun, !plans.isEmpty else { return plans.map(\.report) }
-
-        let newTree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, plans.flatMap(\.updates)) }
+        let newTree = try resolvedTree(plans, headTree: headTree)
         let unsaved = try checkout.unsavedPaths(from: headTree, to: newTree)
         if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
+        let (commit, reports) = try commitResolution(plans, tree: newTree, head: head, automatically: false)
+        try checkout.advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
+        return reports
+    }
+
+    /// The tree of main with `plans` applied (its objects written, no commit).
+    func resolvedTree(_ plans: [ResolutionPlan], headTree: OID?) throws -> OID {
+        try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, plans.flatMap(\.updates)) }
+    }
+
+    /// Writes `plans` (their tree: `tree`) as one resolution commit on `head`, whose trailers
+    /// name each document and the versions it resolves; main does not move.
+    /// - Returns: the commit, and the plans' reports naming it as the new version.
+    func commitResolution(_ plans: [ResolutionPlan], tree: OID, head: OID, automatically: Bool) throws -> (OID, [ResolveReport]) {
         var trailers = Trailers()
         for plan in plans {
             trailers.add(Trailers.document, plan.report.document.value)
             for id in plan.resolves { trailers.add(Trailers.resolves, id.hex) }
         }
+        let verb = automatically ? "Resolve automatically" : "Resolve"
         let subject =
             plans.count == 1
-            ? "Resolve \(plans[0].report.document): \(plans[0].report.explanation)"
-            : "Resolve \(plans.count) documents"
-        let commit = try commitMaker.commit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
-        try checkout.advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
-        return plans.map { plan in
+            ? "\(verb) \(plans[0].report.document): \(plans[0].report.explanation)"
+            : "\(verb) \(plans.count) documents"
+        let commit = try commitMaker.commit(tree: tree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
+        let reports = plans.map { plan in
             var report = plan.report
             report.version = commit.hex
             return report
         }
+        return (commit, reports)
     }
 
-    private func plan(_ document: DocumentPath, using resolution: Resolution, head: OID?, headTree: OID?, dryRun: Bool) throws -> Plan {
+    /// Computes one document's resolution against `head`, writing the objects of its new
+    /// content (none for a dry run).
+    /// A merge starts from the versions' common ancestor in their lines of edits
+    /// (``History/commonPreviousVersion(of:document:limit:)``).
+    /// - Throws: ``NeedsPersonError`` when a merge needs a person; the errors of ``resolve(_:using:dryRun:)``.
+    func plan(_ document: DocumentPath, using resolution: Resolution, head: OID?, headTree: OID?, dryRun: Bool) throws -> ResolutionPlan {
         guard let head, let record = try history.conflictRecord(of: document, in: headTree) else {
             if try history.entry(document.value, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
             throw ConcordError.notInConflict(document.value)
@@ -69,7 +88,7 @@ extension ContainerCore {
             let report = ResolveReport(
                 document: document, kept: nil, removed: [], explanation: "removed a conflict record that named no version of it",
                 policy: nil, isDeletion: true, version: nil, clockWarnings: [])
-            return Plan(report: report, updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], resolves: [])
+            return ResolutionPlan(report: report, updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], resolves: [])
         }
         let others = try history.recordedVersions(record.versions, of: document).subtracting([current])
         let indexed = history.indexedVersions(of: document, at: head)
@@ -115,9 +134,11 @@ extension ContainerCore {
                 policy = try selectPolicy(for: document, versions: versions, tree: headTree)
             }
             policyName = policy.name
-            let base = try ConcordError.wrap("cannot find the common ancestor") {
-                try repository.mergeBase(of: contenders.map(\.id))
-            }
+            // The common ancestor in the versions' lines of edits, else in the commit graph.
+            let ids = contenders.map(\.id)
+            let base =
+                try history.commonPreviousVersion(of: ids, document: document)
+                ?? ConcordError.wrap("cannot find the common ancestor") { try repository.mergeBase(of: ids) }
             let baseContent = try base.map { try history.content(of: history.entry(document.value, in: history.tree(of: $0))) } ?? nil
             let decision = policy.decide(base: baseContent, versions: versions)
             switch decision.outcome {
@@ -137,7 +158,7 @@ extension ContainerCore {
         let report = ResolveReport(
             document: document, kept: kept?.version, removed: removed, explanation: explanation, policy: policyName,
             isDeletion: result == nil, version: nil, clockWarnings: warnings)
-        if dryRun { return Plan(report: report, updates: [], resolves: []) }
+        if dryRun { return ResolutionPlan(report: report, updates: [], resolves: []) }
 
         let isPackage = try history.checkDocument(document, in: headTree)
         let currentEntry = try history.entry(document.value, in: headTree)
@@ -147,7 +168,7 @@ extension ContainerCore {
         } else if currentEntry != nil {
             updates.append(.remove(path: document.value))
         }
-        return Plan(report: report, updates: updates, resolves: contenders.map(\.id))
+        return ResolutionPlan(report: report, updates: updates, resolves: contenders.map(\.id))
     }
 
     /// Latest-wins among the contenders (``LatestWins``), with why, and the clock skews it shows.
@@ -208,16 +229,19 @@ extension ContainerCore {
     /// The policy for `--merge` without a name: the first matching line of the tracked
     /// `.concord/policies`, else the defaults (JSON for `*.json`, text for UTF-8, latest-wins for binary).
     private func selectPolicy(for document: DocumentPath, versions: [MergeVersion], tree: OID?) throws -> any MergePolicy {
-        var rules = PolicyRules()
-        if let entry = try history.entry(Self.policiesFile, in: tree) {
-            let data = try ConcordError.wrap("cannot read \(Self.policiesFile)") { try repository.blob(entry.id) }
-            do {
-                rules = try PolicyRules(text: String(decoding: data, as: UTF8.self))
-            } catch {
-                throw ConcordError.failed("\(error)")
-            }
+        try policyRules(in: tree).policy(for: document.value, versions: versions)
+    }
+
+    /// The rules of `.concord/policies` in `tree` (none when it has no such file).
+    /// - Throws: ``ConcordError/failed(_:)`` naming the first bad line.
+    func policyRules(in tree: OID?) throws -> PolicyRules {
+        guard let entry = try history.entry(Self.policiesFile, in: tree) else { return PolicyRules() }
+        let data = try ConcordError.wrap("cannot read \(Self.policiesFile)") { try repository.blob(entry.id) }
+        do {
+            return try PolicyRules(text: String(decoding: data, as: UTF8.self))
+        } catch {
+            throw ConcordError.failed("\(error)")
         }
-        return rules.policy(for: document.value, versions: versions)
     }
 
     static func format(_ date: Date) -> String {

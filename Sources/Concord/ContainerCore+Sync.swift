@@ -3,73 +3,113 @@ internal import Foundation
 internal import Git
 internal import GitFormat
 internal import GitStore
+internal import Logging
 
 extension ContainerCore {
     static let maximumSyncAttempts = 5
 
-    /// Fetch, integrate, push (see ``Container/sync()``).
+    /// Fetch, integrate, resolve what rules resolve on their own, push (see ``Container/sync()``);
+    /// how it ended is recorded for ``Container/lastSync()`` (a sync that found the container busy
+    /// did not start, and records nothing).
     func sync(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
         try writer.write {
-            if try DeviceSettings(repository: repository).isAirplaneModeOn() {
-                throw ConcordError.offline(reason: "airplane mode", waiting: try waitingVersionCount())
+            do {
+                let report = try syncHoldingLock(progress: progress)
+                recordLastSync(LastSync(time: commitMaker.now(), outcome: report.outcome.rawValue, error: nil))
+                return report
+            } catch {
+                let offline = if case ConcordError.offline = error { true } else { false }
+                let message = (error as? ConcordError)?.description ?? "\(error)"
+                recordLastSync(LastSync(time: commitMaker.now(), outcome: offline ? LastSync.offline : LastSync.failed, error: message))
+                throw error
             }
-            var report = SyncReport(outcome: .upToDate, updatedDocuments: [], newConflicts: [], conflicts: [], pushedCommits: 0, attempts: 0)
-            var updated = Set<DocumentPath>()
-            let start = try history.head()
-            let cloud = try cloudLink()
-            while true {
-                guard report.attempts < Self.maximumSyncAttempts else {
-                    throw ConcordError.cloudKeptMoving(attempts: report.attempts)
-                }
-                report.attempts += 1
-                let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
-                let packsBefore = Set(repository.packs().map(\.name))
-                let fetched = try cloud.fetch(progress: progress)
-                CrashPoint.reach("sync:fetched")
-                guard let local = try history.head() else { throw ConcordError.failed("this container has no first commit") }
-                if let fetched, fetched != previousRemote {
-                    try checkArrival(fetched, local: local, packsBefore: packsBefore)
-                    try ConcordError.wrap("cannot write origin/main") {
-                        try repository.forceReference(Self.remoteBranch, to: fetched, message: "concord: fetch")
-                    }
-                }
-                let remote = fetched ?? previousRemote
-                CrashPoint.reach("sync:accepted")
-                var toPush = local
-                if let remote, remote != local {
-                    if try history.descends(remote, from: local) {
-                        updated.formUnion(try moveMain(from: local, to: remote, message: "concord: fast-forward"))
-                        if report.outcome == .upToDate { report.outcome = .fastForwarded }
-                        break
-                    }
-                    if try !history.descends(local, from: remote) {
-                        let integrated = try inOnePack { try integration.integrate(local: local, remote: remote) }
-                        CrashPoint.reach("sync:integrated")
-                        updated.formUnion(try moveMain(from: local, to: integrated, message: "concord: integrate"))
-                        report.outcome = .integrated
-                        toPush = integrated
-                    }
-                } else if remote == local {
-                    break
-                }
-                let ahead = try remote.map { try repository.aheadBehind(toPush, $0).ahead } ?? 1
-                // The roll-up that would follow the sync, first: what saves left loose is then
-                // packed, each folder a delta against its previous version, and the push copies
-                // those entries as stored instead of reading and comparing each one again.
-                writer.maintain(repository)
-                do {
-                    try cloud.push()
-                    report.pushedCommits += ahead
-                    if report.outcome == .upToDate { report.outcome = .pushed }
-                    break
-                } catch let error as GitError where error.isNotFastForward {
-                    continue
+        }
+    }
+
+    private func syncHoldingLock(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
+        if try DeviceSettings(repository: repository).isAirplaneModeOn() {
+            throw ConcordError.offline(reason: "airplane mode", waiting: try waitingVersionCount())
+        }
+        var report = SyncReport(outcome: .upToDate, updatedDocuments: [], newConflicts: [], conflicts: [], pushedCommits: 0, attempts: 0)
+        var updated = Set<DocumentPath>()
+        var resolved: [DocumentPath: ResolveReport] = [:]
+        var left: [AutoResolveFailure] = []
+        let start = try history.head()
+        let cloud = try cloudLink()
+        while true {
+            guard report.attempts < Self.maximumSyncAttempts else {
+                throw ConcordError.cloudKeptMoving(attempts: report.attempts)
+            }
+            report.attempts += 1
+            let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
+            let packsBefore = Set(repository.packs().map(\.name))
+            let fetched = try cloud.fetch(progress: progress)
+            CrashPoint.reach("sync:fetched")
+            guard let local = try history.head() else { throw ConcordError.failed("this container has no first commit") }
+            if let fetched, fetched != previousRemote {
+                try checkArrival(fetched, local: local, packsBefore: packsBefore)
+                try ConcordError.wrap("cannot write origin/main") {
+                    try repository.forceReference(Self.remoteBranch, to: fetched, message: "concord: fetch")
                 }
             }
-            report.updatedDocuments = updated.sorted()
-            if let start, let end = try history.head() { report.newConflicts = try arrivingConflicts(from: start, to: end) }
-            report.conflicts = try history.conflicts().map(\.document)
-            return report
+            let remote = fetched ?? previousRemote
+            CrashPoint.reach("sync:accepted")
+            // Where main goes before the push: the cloud's main, or the integration of both,
+            // then the resolution of what `auto` rules resolve, so that the cloud never holds
+            // such a conflict unresolved. Main and the work tree move once, refusing first to
+            // overwrite an edit not saved.
+            var target = local
+            var message = "concord: resolve automatically"
+            if let remote, remote != local {
+                if try history.descends(remote, from: local) {
+                    target = remote
+                    message = "concord: fast-forward"
+                    if report.outcome == .upToDate { report.outcome = .fastForwarded }
+                } else if try !history.descends(local, from: remote) {
+                    target = try inOnePack { try integration.integrate(local: local, remote: remote) }
+                    CrashPoint.reach("sync:integrated")
+                    message = "concord: integrate"
+                    report.outcome = .integrated
+                }
+            }
+            let automatic = try inOnePack { try resolveAutomatically(at: target) }
+            left = automatic.left
+            if let commit = automatic.commit {
+                for resolution in automatic.reports { resolved[resolution.document] = resolution }
+                target = commit
+            }
+            if target != local { updated.formUnion(try moveMain(from: local, to: target, message: message)) }
+            if let remote, target == remote { break }
+            let toPush = target
+            let ahead = try remote.map { try repository.aheadBehind(toPush, $0).ahead } ?? 1
+            // The roll-up that would follow the sync, first: what saves left loose is then
+            // packed, each folder a delta against its previous version, and the push copies
+            // those entries as stored instead of reading and comparing each one again.
+            writer.maintain(repository)
+            do {
+                try cloud.push()
+                report.pushedCommits += ahead
+                if report.outcome == .upToDate { report.outcome = .pushed }
+                break
+            } catch let error as GitError where error.isNotFastForward {
+                continue
+            }
+        }
+        report.updatedDocuments = updated.sorted()
+        if let start, let end = try history.head() { report.newConflicts = try arrivingConflicts(from: start, to: end) }
+        report.conflicts = try history.conflicts().map(\.document)
+        report.autoResolved = resolved.values.sorted { $0.document < $1.document }
+        report.autoResolveFailures = left.filter { report.newConflicts.contains($0.document) }
+        return report
+    }
+
+    /// Records how the last sync ended in `.git/concord/last-sync` (a failure to write it is a
+    /// warning: the sync itself is done).
+    private func recordLastSync(_ record: LastSync) {
+        do {
+            try record.write(gitDirectory: repository.gitDirectory)
+        } catch {
+            history.logger.warning("cannot record the last sync: \(error)")
         }
     }
 

@@ -71,7 +71,7 @@ public final class Document: Sendable {
     public func save(_ content: DocumentContent) async throws -> SaveResult {
         let path = path
         do {
-            let result = try await container.offload { try $0.save(path, content: content) }
+            let result = try await container.offloadWrite { try $0.save(path, content: content) }
             storage.withLock { $0.savingFailed = false }
             container.observer.check()
             refresh()
@@ -93,7 +93,7 @@ public final class Document: Sendable {
     @discardableResult
     public func resolve(using resolution: Resolution) async throws -> ResolveReport {
         let path = path
-        let report = try await container.offload { try $0.resolve([path], using: resolution, dryRun: false)[0] }
+        let report = try await container.offloadWrite { try $0.resolve([path], using: resolution, dryRun: false)[0] }
         container.observer.check()
         refresh()
         return report
@@ -120,7 +120,7 @@ public final class Document: Sendable {
     func refresh() {
         let path = path
         guard let current = try? container.withCore({ try $0.snapshot(of: path) }) else { return }
-        let snapshot = (current, container.observer.lock.isHeld())
+        let snapshot = (current, container.observer.lock.isWriteWaiting())
         let (change, continuations) = storage.withLock { state -> (DocumentChange?, [AsyncStream<DocumentChange>.Continuation]) in
             guard !state.closed else { return (nil, []) }
             let newState: DocumentState =

@@ -1,3 +1,4 @@
+internal import ConcordMerge
 internal import Git
 internal import GitFormat
 
@@ -34,6 +35,48 @@ extension History {
             }
         }
         return false
+    }
+}
+
+extension History {
+    /// The version of `document` with the greatest clock that is in the line of edits of every
+    /// one of `versions` (each is in its own line; a line goes back through
+    /// ``previousVersions(of:document:parentEntry:)``): the base a merge of them starts from.
+    ///
+    /// Graph ancestry cannot tell it once one of them was saved after an integration: every later
+    /// commit descends from both sides, so git's merge base is the version that lost, and a merge
+    /// from it would drop that version's changes. The lines are walked together, greatest clock
+    /// first (a version's clock follows those it replaced), so the first version reached from
+    /// all of them is the answer. Nil when their lines share no version, when more than 64
+    /// versions are given, or after `limit` versions read; the caller then takes git's merge base.
+    func commonPreviousVersion(of versions: [OID], document: DocumentPath, limit: Int = 100_000) throws -> OID? {
+        guard !versions.isEmpty, versions.count <= 64 else { return nil }
+        let all: UInt64 = versions.count == 64 ? .max : (1 << UInt64(versions.count)) - 1
+        var reached: [OID: UInt64] = [:]
+        var queue: [(rank: LatestWins.Rank, id: OID)] = []
+        func enqueue(_ id: OID) throws {
+            let rank = try rank(of: id)
+            queue.insert((rank, id), at: queue.partitioningIndex { $0.rank > rank })
+        }
+        for (index, version) in versions.enumerated() {
+            let old = reached[version] ?? 0
+            reached[version] = old | (1 << UInt64(index))
+            if old == 0 { try enqueue(version) }
+        }
+        var read = 0
+        while let next = queue.popLast() {
+            let mask = reached[next.id] ?? 0
+            if mask == all { return next.id }
+            read += 1
+            guard read <= limit else { return nil }
+            for previous in try previousVersions(of: next.id, document: document) {
+                let old = reached[previous] ?? 0
+                guard old | mask != old else { continue }
+                reached[previous] = old | mask
+                if old == 0 { try enqueue(previous) }
+            }
+        }
+        return nil
     }
 }
 

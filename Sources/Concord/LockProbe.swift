@@ -4,36 +4,55 @@ internal import Synchronization
 internal import Glibc
 #endif
 
-/// Tells whether a writer holds the container's lock, through one descriptor on the lock file
-/// kept open: a probe opens and closes nothing, so it never wakes the watchers of the lock file
-/// (``MainObserver`` included), which would probe again.
+/// Tells whether a write waits for the container's lock (``WaitingWrite``) while a writer holds
+/// it, through descriptors on the lock file and the waiters' file kept open: a probe opens and
+/// closes nothing, so it never wakes the watchers of those files (``MainObserver`` included),
+/// which would probe again.
 final class LockProbe: Sendable {
-    private let file: String
-    /// The open lock file; nil until it exists.
-    private let descriptor = Mutex<Int32?>(nil)
+    private let lockFile: String
+    private let waitingFile: String
+    /// The open files; nil until each exists.
+    private let descriptors = Mutex<(lock: Int32?, waiting: Int32?)>((nil, nil))
 
     init(gitDirectory: String) {
-        file = "\(gitDirectory)concord/lock"
+        lockFile = "\(gitDirectory)concord/lock"
+        waitingFile = WaitingWrite.file(gitDirectory: gitDirectory)
     }
 
     deinit {
-        if let descriptor = descriptor.withLock({ $0 }) { close(descriptor) }
+        let (lock, waiting) = descriptors.withLock { $0 }
+        if let lock { close(lock) }
+        if let waiting { close(waiting) }
     }
 
     /// True when a writer (another process, or another container handle) holds the lock now.
     func isHeld() -> Bool {
-        descriptor.withLock { descriptor in
-            if descriptor == nil {
-                let opened = open(file, O_RDONLY | O_CLOEXEC)
-                guard opened >= 0 else { return false }
-                descriptor = opened
-            }
-            guard let open = descriptor else { return false }
+        descriptors.withLock { descriptors in
+            guard let open = Self.opened(lockFile, &descriptors.lock) else { return false }
             if flock(open, LOCK_SH | LOCK_NB) == 0 {
                 flock(open, LOCK_UN)
                 return false
             }
             return true
         }
+    }
+
+    /// True when another write waits for the writer holding the lock: what makes documents
+    /// `editingDisabled`. A writer at work alone (a sync) does not.
+    func isWriteWaiting() -> Bool {
+        let waits = descriptors.withLock { descriptors in
+            Self.opened(waitingFile, &descriptors.waiting).map(WaitingWrite.anyWaiting(descriptor:)) ?? false
+        }
+        return waits && isHeld()
+    }
+
+    /// The descriptor kept for `file`, opened read-only on first use; nil while the file is missing.
+    private static func opened(_ file: String, _ descriptor: inout Int32?) -> Int32? {
+        if descriptor == nil {
+            let opened = open(file, O_RDONLY | O_CLOEXEC)
+            guard opened >= 0 else { return nil }
+            descriptor = opened
+        }
+        return descriptor
     }
 }

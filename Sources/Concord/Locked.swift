@@ -9,4 +9,16 @@ final class Locked<Value>: Sendable {
     func withLock<T: Sendable>(_ body: (inout sending Value) throws -> T) rethrows -> T {
         try mutex.withLock { try body(&$0) }
     }
+
+    /// Runs `body` when no other caller holds the value now; nil, without running it, otherwise.
+    func withLockIfAvailable<T: Sendable>(_ body: (inout sending Value) throws -> T) throws -> T? {
+        let outcome = mutex.withLockIfAvailable { value -> Result<T, any Error> in
+            do {
+                return .success(try body(&value))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try outcome?.get()
+    }
 }

@@ -3,8 +3,9 @@ internal import Foundation
 /// Watches a repository's references with inotify and calls back when one may have moved: a
 /// loose reference renamed into place (how libgit2 and git update `refs/heads/main`),
 /// `packed-refs` rewritten, and — for a container's own repository — its configuration
-/// (airplane mode) and its write lock taken or released (`.git/concord/lock` opened or closed;
-/// a probe through ``LockProbe`` opens nothing, so looking does not wake the watch again).
+/// (airplane mode), its write lock taken or released (`.git/concord/lock` opened or closed) and
+/// a write starting or ending a wait for it (`.git/concord/waiting`, ``WaitingWrite``); a probe
+/// through ``LockProbe`` opens nothing, so looking does not wake the watch again.
 ///
 /// Events come in batches: one callback a batch, whatever it holds.
 final class ReferenceWatch: Sendable {
@@ -21,13 +22,15 @@ final class ReferenceWatch: Sendable {
                 if event.isOverflow { return true }
                 switch event.folder {
                 case "refs/heads": return !event.name.hasSuffix(".lock")
-                case "concord": return event.name == "lock" && event.has([.closeWrite, .closeNoWrite])
+                case "concord":
+                    return event.name == "lock" && event.has([.closeWrite, .closeNoWrite]) || event.name == "waiting" && event.has(.closeWrite)
                 default: return top.contains(event.name)
                 }
             }
             if relevant { onChange() }
-            // A writer opens the lock file, then takes the lock: look once it has.
-            if events.contains(where: { $0.folder == "concord" && $0.name == "lock" && $0.has(.open) }) {
+            // A writer opens the lock file, then takes the lock (a waiting write: the waiters'
+            // file, then its lock there): look once it has.
+            if events.contains(where: { $0.folder == "concord" && ($0.name == "lock" || $0.name == "waiting") && $0.has(.open) }) {
                 queue.asyncAfter(deadline: .now() + .milliseconds(5)) { onChange() }
             }
         }

@@ -56,16 +56,19 @@ public final class SyncAgent: Sendable {
     private let task: Task<Void, Never>
 
     /// Starts an agent, holding `.git/concord/agent` (released when it stops, or by the kernel
-    /// when the process dies) so that a second agent on the same container is refused.
+    /// when the process dies) so that a second agent on the same container is refused; the file
+    /// holds the agent's process id (``Container/agentStatus()``).
     init(container: Container, options: Options) throws {
-        let folder = try container.withCore { "\($0.repository.gitDirectory)concord" }
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let file = Self.lockFile(gitDirectory: container.gitDirectory)
+        try? FileManager.default.createDirectory(atPath: "\(container.gitDirectory)concord", withIntermediateDirectories: true)
         let held: Locked<ContainerLock?>
         do {
-            held = Locked(try ContainerLock(file: "\(folder)/agent", holder: container.root, timeout: 0))
+            // A moment's wait: a reader asking whether an agent runs holds the file that long.
+            held = Locked(try ContainerLock(file: file, holder: container.root, timeout: 0.5))
         } catch ConcordError.busy {
             throw ConcordError.failed("another sync agent (concord watch) is already running on \(container.root)")
         }
+        held.withLock { $0?.record("\(getpid())\n") }
         let (events, continuation) = AsyncStream.makeStream(of: SyncAgentEvent.self, bufferingPolicy: .unbounded)
         let loop = AgentLoop(container: container, options: options) { continuation.yield($0) }
         self.events = events
@@ -77,6 +80,9 @@ public final class SyncAgent: Sendable {
         }
         continuation.onTermination = { _ in loop.stop() }
     }
+
+    /// The file a running agent holds locked, in the git directory `gitDirectory`.
+    static func lockFile(gitDirectory: String) -> String { "\(gitDirectory)concord/agent" }
 
     /// Asks the agent to stop: it finishes the operation under way (a save or a sync), then
     /// ends ``events``. Calling it again does nothing more.

@@ -12,8 +12,13 @@ public struct SyncAgentEvent: Sendable, Hashable {
         case sent
         /// Other devices' versions arrived and the work tree shows them (the documents updated).
         case received
-        /// Documents entered the in-conflict state, or gained a version in contention.
+        /// A document entered the in-conflict state, or gained a version in contention: one
+        /// event for each; ``SyncAgentEvent/detail`` says its versions (device and date) and,
+        /// when its `auto` rule in `.concord/policies` left it for a person, why.
         case newConflict
+        /// A sync resolved a conflict on its own, as the document's `auto` rule in
+        /// `.concord/policies` asks: one event for each; ``SyncAgentEvent/detail`` says how.
+        case autoResolved
         /// Documents left the in-conflict state (resolved here or on another device).
         case resolved
         /// The cloud cannot be used (airplane mode, or unreachable): saving goes on; ``SyncAgentEvent/detail`` says why.
@@ -30,7 +35,8 @@ public struct SyncAgentEvent: Sendable, Hashable {
     public var documents: [DocumentPath]
     /// When it happened.
     public var time: Date
-    /// For ``Kind/offline`` and ``Kind/failed``: the cause, one line.
+    /// For ``Kind/offline`` and ``Kind/failed``: the cause; for ``Kind/newConflict``: the versions
+    /// in contention; for ``Kind/autoResolved``: what was kept or merged. One line.
     public var detail: String?
 
     /// Makes an event.

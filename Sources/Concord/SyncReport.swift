@@ -27,6 +27,12 @@ public struct SyncReport: Sendable, Hashable {
     public var pushedCommits: Int
     /// Fetch-and-integrate rounds needed because the cloud moved meanwhile.
     public var attempts: Int
+    /// Documents in conflict that their `auto` rule in `.concord/policies` resolved in this sync
+    /// (one resolution commit, which went up with the rest), each with what was kept or merged.
+    public var autoResolved: [ResolveReport] = []
+    /// Documents that entered the in-conflict state in this sync, whose `auto` rule left them
+    /// in conflict (a merge that needs a person, an edit not saved yet), with why.
+    public var autoResolveFailures: [AutoResolveFailure] = []
 }
 
 /// Counts reported while a sync or clone transfers objects.

@@ -85,3 +85,28 @@ struct VersionJSON: Encodable {
         replaces = version.replaces
     }
 }
+
+/// A resolution as `resolve --json` prints it (and `sync --json` for those its rules made).
+struct ResolveJSON: Encodable {
+    var document: String
+    var kept: VersionJSON?
+    var removed: [VersionJSON]
+    var explanation: String
+    var policy: String?
+    var deleted: Bool
+    var version: String?
+    var warnings: [String]
+    var dryRun: Bool
+
+    init(_ report: ResolveReport, dryRun: Bool) {
+        document = report.document.value
+        kept = report.kept.map(VersionJSON.init)
+        removed = report.removed.map(VersionJSON.init)
+        explanation = report.explanation
+        policy = report.policy
+        deleted = report.isDeletion
+        version = report.version
+        warnings = report.clockWarnings
+        self.dryRun = dryRun
+    }
+}

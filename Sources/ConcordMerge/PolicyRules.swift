@@ -1,22 +1,29 @@
 /// Which merge policy each document uses, from the text of a container's `.concord/policies`.
 ///
-/// Each line is `PATTERN POLICY-NAME`; blank lines and lines starting with `#` are skipped. A
-/// `json` or `json-latest` rule may end with `id=KEY[,KEY…]`: the member names that identify
-/// the objects of arrays, tried before `id`, `_id` and `uuid`. The
-/// patterns are ``GlobPattern``s, like `.gitattributes`; the first rule whose pattern matches
-/// the document's path wins. Without a matching rule, the defaults apply: a package merges
-/// component by component (`package`), `*.json` merges structurally (`json`), other UTF-8 text
-/// line by line (`text`), anything else keeps the latest version (`latest`).
+/// Each line is `PATTERN POLICY-NAME [id=KEY[,KEY…]] [auto]`, fields separated by spaces or
+/// tabs; blank lines and lines starting with `#` are skipped. The second field is always the
+/// policy name. A `json` or `json-latest` rule may then give `id=KEY[,KEY…]`: the member names
+/// that identify the objects of arrays, tried before `id`, `_id` and `uuid`. A rule whose last
+/// field, after the policy name, is the word `auto` resolves on its own
+/// (``Rule/resolvesAutomatically``): sync resolves that pattern's conflicts at once with the
+/// policy, and only a merge that needs a person is left for one. The patterns are
+/// ``GlobPattern``s, like `.gitattributes`; the first rule whose pattern matches the document's
+/// path wins. Without a matching rule, the defaults apply: a package merges component by
+/// component (`package`), `*.json` merges structurally (`json`), other UTF-8 text line by line
+/// (`text`), anything else keeps the latest version (`latest`).
 ///
 /// ```
 /// # .concord/policies
-/// *.log           union
-/// settings/*.json json-latest
-/// people.json     json id=email
-/// *.sketch        latest
+/// *.log                     union
+/// settings/*.json           json-latest
+/// people.json               json id=email
+/// *.sketch                  latest
+/// .obsidian/workspace.json  latest auto
 /// ```
 ///
-/// The policy name `auto` in a rule means "the defaults".
+/// The policy name `auto` (in the second field) means "the defaults": `notes/* auto` selects the
+/// defaults and leaves conflicts for a person, as it always did; `notes/* auto auto` selects the
+/// defaults and resolves on its own.
 public struct PolicyRules: Sendable {
     /// One line of the file.
     public struct Rule: Sendable, Hashable {
@@ -28,13 +35,25 @@ public struct PolicyRules: Sendable {
         public var line: Int
         /// For a JSON policy, the member names that identify array elements (`id=` on the line).
         public var idKeys: [String]
+        /// True when the line ends with `auto`: sync and the sync agent resolve this pattern's
+        /// conflicts at once with the policy; a merge that needs a person is left for one.
+        public var resolvesAutomatically: Bool
 
         /// Creates a rule.
-        public init(pattern: GlobPattern, policyName: String, line: Int, idKeys: [String] = []) {
+        public init(pattern: GlobPattern, policyName: String, line: Int, idKeys: [String] = [], resolvesAutomatically: Bool = false) {
             self.pattern = pattern
             self.policyName = policyName
             self.line = line
             self.idKeys = idKeys
+            self.resolvesAutomatically = resolvesAutomatically
+        }
+
+        /// The rule as a line of `.concord/policies` (its pattern as written).
+        public var text: String {
+            var fields = [pattern.description, policyName]
+            if !idKeys.isEmpty { fields.append("id=" + idKeys.joined(separator: ",")) }
+            if resolvesAutomatically { fields.append(PolicyRules.automaticName) }
+            return fields.joined(separator: " ")
         }
 
         /// The policy the rule selects; nil for `auto`.
@@ -64,7 +83,8 @@ public struct PolicyRules: Sendable {
     /// The rules, in the order they are tried.
     public var rules: [Rule]
 
-    /// The name that selects the defaults in a rule.
+    /// The word that selects the defaults as a policy name, and marks a rule that resolves on
+    /// its own as the last field of its line.
     public static let automaticName = "auto"
 
     /// Rules that only apply the defaults.
@@ -73,7 +93,8 @@ public struct PolicyRules: Sendable {
     }
 
     /// Parses the text of a `.concord/policies` file.
-    /// - Throws: ``SyntaxError`` for a line that is not `PATTERN POLICY-NAME` or names an unknown policy.
+    /// - Throws: ``SyntaxError`` for a line that is not `PATTERN POLICY-NAME [id=KEY[,KEY…]] [auto]`
+    ///   or names an unknown policy.
     public init(text: String) throws(SyntaxError) {
         rules = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -91,19 +112,26 @@ public struct PolicyRules: Sendable {
                 let known = MergePolicies.names.joined(separator: ", ")
                 throw failure("unknown policy \"\(name)\" (known: \(known))")
             }
+            var options = fields.dropFirst(2)
+            let automatic = options.last == Substring(PolicyRules.automaticName)
+            if automatic { options = options.dropLast() }
             var idKeys: [String] = []
-            for option in fields.dropFirst(2) {
+            for option in options {
+                if option == Substring(PolicyRules.automaticName) {
+                    throw failure("'auto' goes once, last: PATTERN POLICY-NAME [id=KEY[,KEY…]] auto")
+                }
                 guard option.hasPrefix("id="), name == "json" || name == "json-latest" else {
                     throw failure(
                         name.hasPrefix("json")
-                            ? "unknown option \"\(option)\" (a JSON policy takes id=KEY[,KEY…])"
-                            : "expected PATTERN POLICY-NAME, found more after the policy name")
+                            ? "unknown option \"\(option)\" (a JSON policy takes id=KEY[,KEY…], then auto to resolve on its own)"
+                            : "expected PATTERN POLICY-NAME [auto], found \"\(option)\" after the policy name")
                 }
                 let keys = option.dropFirst(3).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 guard !keys.contains(where: \.isEmpty) else { throw failure("id= needs member names separated by commas") }
                 idKeys += keys
             }
-            rules.append(Rule(pattern: GlobPattern(String(first)), policyName: name, line: index + 1, idKeys: idKeys))
+            rules.append(
+                Rule(pattern: GlobPattern(String(first)), policyName: name, line: index + 1, idKeys: idKeys, resolvesAutomatically: automatic))
         }
     }
 

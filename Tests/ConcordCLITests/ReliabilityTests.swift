@@ -2,32 +2,53 @@ import Foundation
 import Testing
 
 @Suite struct ReliabilityTests {
-    /// Holds the container's lock from another process (util-linux flock) for `seconds`.
-    func holdLock(_ container: String, seconds: Int) throws -> Process {
+    /// Holds the container's lock from another process (util-linux flock) until the returned
+    /// pipe is closed (`flock -o LOCK cat`: cat ends at the end of its input, and flock with it).
+    func holdLock(_ container: String) throws -> (process: Process, release: FileHandle) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        process.arguments = ["\(container)/.git/concord/lock", "sleep", "\(seconds)"]
+        process.arguments = ["-o", "\(container)/.git/concord/lock", "cat"]
+        let input = Pipe()
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
         try process.run()
-        usleep(300_000)
-        return process
+        let held = eventually(30) {
+            let descriptor = open("\(container)/.git/concord/lock", O_RDONLY)
+            defer { if descriptor >= 0 { close(descriptor) } }
+            return descriptor >= 0 && flock(descriptor, LOCK_SH | LOCK_NB) != 0
+        }
+        #expect(held, "flock never took the lock")
+        return (process, input.fileHandleForWriting)
     }
 
+    /// A writer holding the container alone (another process's sync, here util-linux flock)
+    /// disables no editing; a write waiting behind it does, while it waits: readers see
+    /// `editingDisabled` then, and `normal` once the waiting write gave up.
     @Test func aWriterFindingTheContainerHeldWaitsThenSaysBusyWhileReadersGoOn() throws {
         let cli = try CLI()
         defer { cli.remove() }
         try cli.ok(["init", "dev", "--device", "D"])
         try cli.ok(["-C", "dev", "save", "a.txt"], input: "a\n")
-        let holder = try holdLock("\(cli.folder)/dev", seconds: 4)
-        defer { holder.terminate(); holder.waitUntilExit() }
+        let holder = try holdLock("\(cli.folder)/dev")
+        defer {
+            try? holder.release.close()
+            holder.process.waitUntilExit()
+        }
         let before = try cli.tree("dev")
+        func state() throws -> String? { try cli.json(["-C", "dev", "ls", "--json"]).first?["state"] as? String }
+        #expect(try state() == "normal")
+        try cli.write("waiting.txt", "b\n")
         let started = Date()
-        let busy = try cli.run(["-C", "dev", "save", "a.txt"], input: "b\n", environment: ["CONCORD_LOCK_TIMEOUT": "1"])
-        #expect(busy.status == 1)
-        #expect(busy.stderr.contains("container busy"))
-        #expect(Date().timeIntervalSince(started) >= 1)
+        let waiting = try ChildProcess(
+            [CLI.binary, "-C", "\(cli.folder)/dev", "save", "a.txt", "--file", "\(cli.folder)/waiting.txt"],
+            environment: ["CONCORD_LOCK_TIMEOUT": "10"], stdout: "\(cli.folder)/waiting.out", stderr: "\(cli.folder)/waiting.err")
+        #expect(try eventually(10) { try state() == "editingDisabled" }, "ls never said editingDisabled while a save waited")
+        let status = waiting.exitStatus(within: 60)
+        #expect(status == 1)
+        #expect(cli.file("waiting.err")?.contains("container busy") == true)
+        #expect(Date().timeIntervalSince(started) >= 10)
+        #expect(try state() == "normal")
         #expect(try cli.tree("dev") == before)
-        let listing = try cli.json(["-C", "dev", "ls", "--json"])
-        #expect(listing.first?["state"] as? String == "editingDisabled")
         #expect(try cli.ok(["-C", "dev", "show", "a.txt"]) == "a\n")
     }
 

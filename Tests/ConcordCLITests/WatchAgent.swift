@@ -27,6 +27,9 @@ final class WatchAgent {
             environment: cli.environment.merging(environment) { $1 }, stdout: output, stderr: errorOutput)
     }
 
+    /// The agent's process id.
+    var pid: pid_t { process.pid }
+
     /// The lines printed so far (the text output, without `--json`).
     var lines: [String] {
         ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)

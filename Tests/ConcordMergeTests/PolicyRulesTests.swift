@@ -50,6 +50,35 @@ struct PolicyRulesTests {
         #expect(rules.policy(for: "a.txt", versions: []).name == "latest")
     }
 
+    /// `auto` as the last field after the policy name marks a rule that resolves on its own;
+    /// in the second field it is the policy name meaning the defaults, as before.
+    @Test func autoLastResolvesOnItsOwnAutoSecondMeansTheDefaults() throws {
+        let rules = try PolicyRules(
+            text: """
+                .obsidian/workspace.json latest auto
+                people.json json id=email auto
+                notes/* auto
+                drafts/* auto auto
+                *.log union
+                """)
+        #expect(rules.rules.map(\.resolvesAutomatically) == [true, true, false, true, false])
+        #expect(rules.rules.map(\.policyName) == ["latest", "json", "auto", "auto", "union"])
+        #expect(rules.rules[1].idKeys == ["email"])
+        #expect(
+            rules.rules.map(\.text) == [
+                ".obsidian/workspace.json latest auto", "people.json json id=email auto", "notes/* auto", "drafts/* auto auto", "*.log union",
+            ])
+        #expect(rules.policy(for: "drafts/a.json", versions: []).name == "json")
+        #expect(rules.rule(for: ".obsidian/workspace.json")?.resolvesAutomatically == true)
+        #expect(rules.rule(for: "x.log")?.resolvesAutomatically == false)
+    }
+
+    @Test func autoGoesOnceAndLast() {
+        for line in ["a latest auto auto", "people.json json auto id=email", "a text auto extra", "a latest automatic"] {
+            #expect(throws: PolicyRules.SyntaxError.self, "\(line)") { try PolicyRules(text: line + "\n") }
+        }
+    }
+
     @Test func unknownPolicyNamesTheLine() {
         #expect {
             try PolicyRules(text: "*.txt text\n*.json jsonn\n")

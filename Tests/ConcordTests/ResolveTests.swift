@@ -12,6 +12,20 @@ import Testing
         return fixture
     }
 
+    /// A version saved over a document in conflict descends, through the integration, from the
+    /// version that lost: a merge starts from the versions' common ancestor in their lines of
+    /// edits, not from git's merge base (that loser), so the loser's changes are kept.
+    @Test func aMergeAfterASaveOverTheConflictKeepsTheLosingVersionsChanges() async throws {
+        let fixture = try Fixture(devices: 2)
+        try await fixture.diverge("list.txt", base: "one\ntwo\nthree\n", "one, from 1\ntwo\nthree\n", "one\ntwo\nthree, from 2\n")
+        #expect(try fixture[1].conflicts().map(\.document) == [doc("list.txt")])
+        let current = try #require(string(fixture[1].content(of: doc("list.txt"))))
+        try fixture[1].save(doc("list.txt"), content: text(current + "four\n"))
+        let report = try fixture[1].resolve(doc("list.txt"), using: .mergeBySelection)
+        #expect(report.policy == "text")
+        #expect(try string(fixture[1].content(of: doc("list.txt"))) == "one, from 1\ntwo\nthree, from 2\nfour\n")
+    }
+
     @Test func resolvingOnOneDeviceClearsTheConflictEverywhereAndKeepsHistory() async throws {
         let fixture = try await conflicted("one\n", "two\n")
         let before = try fixture[1].unresolvedVersions(of: doc("note.txt"))

@@ -122,19 +122,51 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         await agent.stopped()
     }
 
-    @Test func anOpenDocumentShowsEditingDisabledWhileAnotherProcessWrites() async throws {
+    /// Another process writing alone (util-linux flock standing in for its sync) disables no
+    /// editing; a save waiting behind it (another handle on the container) does, until it ran.
+    /// The holder keeps the lock until the test closes its input: no step depends on a timing.
+    @Test func anOpenDocumentShowsEditingDisabledWhileAWriteWaits() async throws {
         let fixture = try Fixture(devices: 1)
         try fixture[1].save(doc("a.txt"), content: text("a"))
         let document = try fixture[1].openDocument(doc("a.txt"))
         let changes = document.changes()
+        let lock = "\(fixture[1].root)/.git/concord/lock"
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["\(fixture[1].root)/.git/concord/lock", "sleep", "2"]
+        holder.arguments = ["-o", lock, "cat"]
+        let input = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = FileHandle.nullDevice
         try holder.run()
-        let seen = await collect(changes, within: 60) { $0.contains { $0.state == .editingDisabled } && $0.last?.state == .normal }
+        var held = false
+        for _ in 0..<600 where !held {
+            let probe = Process()
+            probe.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+            probe.arguments = ["-n", "-s", lock, "true"]
+            try probe.run()
+            probe.waitUntilExit()
+            held = probe.terminationStatus != 0
+            if !held { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(held)
+        // Told of the lock taken (inotify) by now: a writer alone leaves the document normal.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(document.state == .normal)
+        // The waiting save blocks its thread: a Dispatch one, never one of Swift's few shared ones.
+        let other = try Container.open(at: fixture[1].root, options: Container.Options(lockTimeout: 600))
+        let (saved, done) = AsyncStream.makeStream(of: String?.self)
+        DispatchQueue.global().async {
+            done.yield((try? other.save(doc("b.txt"), content: text("b")))?.version)
+            done.finish()
+        }
+        let waiting = await collect(changes, within: 120) { $0.contains { $0.state == .editingDisabled } }
+        #expect(waiting.contains { $0.state == .editingDisabled })
+        try input.fileHandleForWriting.close()
         holder.waitUntilExit()
-        #expect(seen.contains { $0.state == .editingDisabled })
-        #expect(seen.last?.state == .normal)
+        var version: String?
+        for await value in saved { version = value }
+        #expect(version != nil)
+        for _ in 0..<1200 where document.state != .normal { try await Task.sleep(for: .milliseconds(50)) }
         #expect(document.state == .normal)
     }
 }

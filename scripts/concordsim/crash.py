@@ -6,9 +6,10 @@ the cloud's reference): `CONCORD_CRASH_TRACE=FILE` lists the points a command pa
 `CONCORD_CRASH_AT=NAME#N` kills the process with SIGKILL the Nth time it reaches NAME.
 
 For each operation (save, save of a package, save --all, rm, kv set, airplane on, sync that
-pushes, fast-forwards, integrates, integrates with conflicts, resolve --keep, --merge and --all,
-clone), from the same starting state each time (a cloud and two devices, one of them holding an
-edit it has not saved):
+pushes, fast-forwards, integrates, integrates with conflicts, integrates and resolves conflicts
+on its own (rules ending with auto), resolve --keep, --merge and --all, clone), from the same
+starting state each time (a cloud and two devices, one of them holding an edit it has not
+saved):
 
 1. a control run, traced: the points it passes, and the state the devices converge to;
 2. for each point passed (each occurrence, or with --points first only the first of each name),
@@ -273,6 +274,19 @@ def prep_sync_conflict(h):
     h.run(two, "sync", "--json")
 
 
+AUTO_RULES = b"note.txt text auto\nsketch.note latest auto\n"
+
+
+def prep_sync_auto_resolve(h):
+    """Rules that resolve on their own on both devices, then the conflicts of sync-conflict: one's
+    sync integrates, merges note.txt (changes to different lines) and keeps the latest
+    sketch.note in one resolution commit on top of the integration, then pushes both."""
+    h.run(h.one, "policies", "--file", "-", stdin=AUTO_RULES)
+    h.run(h.one, "sync", "--json")
+    h.run(h.two, "sync", "--json")
+    prep_sync_conflict(h)
+
+
 def prep_in_conflict(h):
     prep_sync_conflict(h)
     h.run(h.one, "sync", "--json")
@@ -342,6 +356,7 @@ CASES = [
     Case("sync-pull", prep_sync_pull, lambda h: (h.one, ["sync", "--json"], None), moves_main=False),
     Case("sync-merge", prep_sync_merge, lambda h: (h.one, ["sync", "--json"], None), moves_main=False),
     Case("sync-conflict", prep_sync_conflict, lambda h: (h.one, ["sync", "--json"], None), moves_main=False),
+    Case("sync-auto-resolve", prep_sync_auto_resolve, lambda h: (h.one, ["sync", "--json"], None), moves_main=False),
     Case("resolve-keep", prep_in_conflict, cmd_resolve_keep),
     Case("resolve-merge", prep_in_conflict, lambda h: (h.one, ["resolve", "note.txt", "--merge", "--json"], None)),
     Case("resolve-all", prep_in_conflict, lambda h: (h.one, ["resolve", "--all", "--latest", "--json"], None)),
@@ -727,6 +742,10 @@ RACES = [
     ("integrate", "sync:fetched", lambda h: (h.run(h.one, "save", "note.txt", "--file", "-", stdin=b"from one, racing\n"),
                                                 h.run(h.two, "save", "ideas/new.txt", "--file", "-", stdin=b"two, earlier\n"),
                                                 h.run(h.two, "sync", "--json"))),
+    # held after the fetch of a sync that resolves a conflict on its own (rules ending with
+    # auto): its push of the integration and the resolution is refused, and the retry
+    # integrates two's new version with them
+    ("auto-resolve", "sync:fetched", prep_sync_auto_resolve),
 ]
 
 
@@ -801,9 +820,9 @@ def main(argv=None) -> int:
 
     elapsed = time.monotonic() - started
     print()
-    print(f"{'operation':<14} {'points':>7} {'distinct':>9} {'kills':>6} {'failed':>7} {'known bug':>10} {'moves audited':>14}")
+    print(f"{'operation':<18} {'points':>7} {'distinct':>9} {'kills':>6} {'failed':>7} {'known bug':>10} {'moves audited':>14}")
     for name, points, distinct, kills, failed, known, audited in runner.table:
-        print(f"{name:<14} {points:>7} {distinct:>9} {kills:>6} {failed:>7} {known:>10} {audited:>14}")
+        print(f"{name:<18} {points:>7} {distinct:>9} {kills:>6} {failed:>7} {known:>10} {audited:>14}")
     for bug, where in runner.known.items():
         print(f"KNOWN BUG ({len(where)}x, not failing; --strict fails): {bug} [{', '.join(where[:3])}"
               f"{', ...' if len(where) > 3 else ''}]")

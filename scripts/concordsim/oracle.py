@@ -24,6 +24,12 @@ second implementation of sync: it never merges contents or reads Concord's confl
   content keep the local version and make no conflict.
 - `--latest` keeps, among the versions in contention, one that no other causally follows, with
   the greatest (clock, device id, commit id).
+- Rules that resolve on their own (`PATTERN POLICY auto` in `.concord/policies`): after a sync
+  has integrated or fast-forwarded, every document in conflict whose rule ends with `auto` is
+  resolved in one resolution commit on top, before the push (so the cloud never holds it
+  unresolved): a `latest` rule keeps what `--latest` keeps; a merging rule (text) either merges
+  (content read back) or leaves the document in conflict for a person, as the sync reports. The
+  model predicts which documents are resolved, and what a `latest` rule keeps.
 
 Clocks are read from each new commit (`Concord-Clock`); the model checks that every new commit's
 clock is greater than its parent's and not behind its device's wall clock (a hybrid logical
@@ -241,8 +247,10 @@ class Oracle:
             return "pushed"
         return "integrated"
 
-    def synced(self, dev: int, merge_id=None, merge_clock=None) -> SyncPrediction:
-        """Applies a sync of `dev` that reached the cloud; returns what its report must say."""
+    def synced(self, dev: int, merge_id=None, merge_clock=None, resolve=None) -> SyncPrediction:
+        """Applies a sync of `dev` that reached the cloud; returns what its report must say.
+        `resolve(outcome)`, when given, is called once the histories are joined and before the
+        push: it records the sync's automatic resolution, if any (``auto_resolved``)."""
         d, c = self.devices[dev], self.cloud
         outcome = self.sync_outcome(dev)
         before = {doc: self.key(doc, v) for doc, v in d.current.items()}
@@ -263,11 +271,19 @@ class Oracle:
             self.commit(merged, merge_id, merge_clock)
             self.devices[dev] = merged
             self.cloud = merged.copy()
+        if resolve is not None and resolve(outcome):
+            self.cloud = self.devices[dev].copy()
         after = self.devices[dev]
         updated = {doc for doc in set(before) | set(after.current)
                    if before.get(doc) != self.key(doc, after.current.get(doc))}
         fresh = {doc for doc in after.in_conflict() if after.conflict_versions(doc) - records_before.get(doc, frozenset())}
         return SyncPrediction(outcome, updated, fresh, after.in_conflict())
+
+    def auto_candidates(self, dev: int, rules) -> dict:
+        """The documents in conflict on `dev` whose rule resolves on its own: doc -> policy
+        (`rules(doc)` gives a document's auto policy, or None)."""
+        replica = self.devices[dev]
+        return {doc: rules(doc) for doc in replica.in_conflict() if rules(doc)}
 
     def dropped_since(self, doc, vid, side: Replica, other: Replica) -> bool:
         """True when `side` has a version of `doc` that `other` has not seen and that replaced

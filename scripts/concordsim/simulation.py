@@ -8,6 +8,7 @@ commits' ids and clocks), and compares the devices the step touched with the ora
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import random
@@ -24,8 +25,13 @@ from .oracle import UNKNOWN, Checker, Oracle, OracleFailure, commit_info
 from .timeline import Timeline
 from .world import InvariantFailure, SimDevice, World
 
+# Documents whose conflicts resolve on their own (.concord/policies, set at the start of every
+# run): an app's state file kept by latest-wins, and a shared log merged as text (or left for a
+# person when the merge clashes).
+AUTO_RULES = [("app/state.txt", "latest"), ("shared/*.txt", "text")]
+AUTO_DOCS = ["app/state.txt", "shared/log.txt"]
 TEXT_DOCS = ["note.txt", "todo.md", "journal.txt", "ideas/plan.txt", "lists/groceries.txt", "recipes/bread.md",
-             "notes/café au lait.txt", "empty.txt"]
+             "notes/café au lait.txt", "empty.txt"] + AUTO_DOCS
 PACKAGE_DOCS = ["sketch.note", "trip.note"]
 WORDS = ("apple bread cloud delta echo fig grape harbor island juniper kite lemon mango nectar "
          "olive pepper quince river salt tulip umber violet walnut yarrow zest").split()
@@ -37,11 +43,21 @@ class Stats:
     def __init__(self):
         self.saves = self.syncs = self.conflicts = self.resolutions = 0
         self.deletions = self.offline = self.needs_person = self.twins = self.quiet = 0
+        self.auto_resolved = self.auto_left = 0
         self.checks = 0
         self.gcs = self.hostile = self.scratch = 0
 
     def summary(self):
-        return f"{self.saves} saves, {self.syncs} syncs, {self.conflicts} conflicts, {self.resolutions} resolutions"
+        return (f"{self.saves} saves, {self.syncs} syncs, {self.conflicts} conflicts, {self.resolutions} resolutions, "
+                f"{self.auto_resolved} resolved on their own" + (f" ({self.auto_left} left by their rule for a person)" if self.auto_left else ""))
+
+
+def auto_policy(doc: str):
+    """The policy of the rule that resolves `doc` on its own (AUTO_RULES, first match), or None."""
+    for pattern, policy in AUTO_RULES:
+        if fnmatch.fnmatchcase(doc, pattern) and doc.count("/") == pattern.count("/"):
+            return policy
+    return None
 
 
 def sanitize(text: str) -> str:
@@ -127,6 +143,13 @@ class Simulation:
 
     def setup(self):
         self.world.setup()
+        # The rules that resolve on their own, set on the first device and received by the
+        # others before anything else happens (the oracle starts from there).
+        rules = "".join(f"{pattern} {policy} auto\n" for pattern, policy in AUTO_RULES)
+        first = self.world.devices[0]
+        self.world.expect(self.world.run(first, "policies", "--file", self.world.tmpfile(rules.encode())), what="policies")
+        for dev in self.world.devices:
+            self.world.expect(self.world.sync(dev)[0], what=f"{dev.name} sync of the rules")
         result = self.world.run(self.world.devices[0], "resolve", "x", "--merge", "--policy", "?")
         known = result.err.split("(known:", 1)[1].rsplit(")", 1)[0] if "(known:" in result.err else "latest, text"
         self.policies = [p.strip() for p in known.split(",") if p.strip()]
@@ -251,6 +274,11 @@ class Simulation:
     def choose_save(self, dev, r):
         rng = self.rng
         docs = self.world.work_tree_docs(dev)
+        if rng.random() < 0.2:
+            # a document whose conflicts resolve on their own: edited on several devices often
+            doc = rng.choice(AUTO_DOCS)
+            content = self.edit_text(docs[doc]) if doc in docs else self.new_text(doc)
+            return {"op": "save", "dev": dev.index, "doc": doc, **encode_content(content)}
         files = sorted(d for d in docs if not d.endswith(".note"))
         pkgs = sorted(d for d in docs if d.endswith(".note"))
         if r < 0.05 or not docs:
@@ -556,17 +584,80 @@ class Simulation:
                  + (f", in conflict {report['conflicts']}" if report["conflicts"] else ""))
         if o:
             outcome = o.sync_outcome(dev.index)
+            resolutions = report.get("autoResolved", [])
+            resolution = resolutions[0]["version"] if resolutions else None
+            if resolution is not None and ({r["version"] for r in resolutions} != {resolution} or world.head(dev) != resolution):
+                raise OracleFailure("auto resolve", f"{dev.name}: sync resolved {[r['document'] for r in resolutions]} on "
+                                    f"its own in versions {sorted({str(r['version'])[:7] for r in resolutions})}; main is "
+                                    f"at {world.head(dev)[:7]}: one resolution commit, main's, was expected")
             merge_id = merge_clock = None
             if outcome == "integrated":
-                merge_id = world.head(dev)
+                merge_id = commit_info(dev.path, resolution)[1][0] if resolution else world.head(dev)
                 merge_clock = self.new_commit(dev, merge_id, [head, o.cloud.head], "the integration")
-            prediction = o.synced(dev.index, merge_id, merge_clock)
+            candidates = {}
+
+            def resolve(_outcome):
+                candidates.update(o.auto_candidates(dev.index, auto_policy))
+                return self.auto_resolved_in_model(dev, candidates, resolutions, resolution)
+            prediction = o.synced(dev.index, merge_id, merge_clock, resolve=resolve)
+            left = sorted(u["document"] for u in report.get("autoUnresolved", []))
+            want_left = sorted(set(candidates) - {r["document"] for r in resolutions} & set(prediction.new_conflicts))
+            if left != want_left:
+                raise OracleFailure("auto resolve", f"{dev.name}: sync says its rules left {left} in conflict for a person; "
+                                    f"the model: {want_left} (new conflicts whose auto rule did not resolve them)")
+            self.stats.auto_left += len(left)
             self.checker.sync_report(dev, report, prediction, before)
             self.checker.cloud(dev)
             self.check(dev, self.docs_changed(before, o.devices[dev.index]))
         if twin:
             self.check_twin(dev, snapshot, report)
         return report
+
+    def auto_resolved_in_model(self, dev, candidates, resolutions, resolution) -> bool:
+        """Checks a sync's automatic resolution against the model (`candidates`: the documents in
+        conflict whose rule resolves on its own, doc -> policy), then records it. A `latest` rule
+        always resolves, keeping what `--latest` keeps; a text rule resolves when the merge is
+        clean (its content read back), else leaves the document for a person. True when the
+        sync made a resolution commit."""
+        o = self.oracle
+        replica = o.devices[dev.index]
+        reported = {r["document"]: r for r in resolutions}
+        must = {doc for doc, policy in candidates.items() if policy == "latest"}
+        if not must <= set(reported) or not set(reported) <= set(candidates):
+            raise OracleFailure("auto resolve", f"{dev.name}: sync resolved {sorted(reported)} on its own; the model: "
+                                f"{sorted(must)} must be and {sorted(candidates)} may be (their rules end with auto)"
+                                + "".join(f"; {self.checker.contention(dev, doc)}" for doc in sorted(set(candidates) ^ set(reported))))
+        if not reported:
+            return False
+        clock = self.new_commit(dev, resolution, [replica.head], f"the automatic resolution of {', '.join(sorted(reported))}")
+        outcomes = {}
+        for doc, r in sorted(reported.items()):
+            contenders = replica.contenders[doc]
+            kept = (r.get("kept") or {}).get("id")
+            if candidates[doc] == "latest":
+                want = o.latest(doc, contenders)
+                if kept != want:
+                    raise OracleFailure("latest wins", f"{dev.name}: sync resolved {doc} on its own keeping {str(kept)[:7]}; "
+                                        f"the model says {o.names[o.version(doc, want).device]}'s {want[:7]} "
+                                        f"({self.describe_order(doc, contenders)})")
+                key = o.key(doc, want)
+            else:
+                if kept:
+                    raise OracleFailure("auto resolve", f"{dev.name}: sync merged {doc} on its own but says it kept {kept[:7]}")
+                key = version_keys(dev.path, [(doc, resolution)])[(doc, resolution)]
+            removed = {v["id"] for v in r.get("removed", [])}
+            if removed != set(contenders) - {kept}:
+                raise OracleFailure("auto resolve", f"{dev.name}: sync's resolution of {doc} removed "
+                                    f"{sorted(x[:7] for x in removed)}, the versions in contention other than the kept "
+                                    f"one are {sorted(x[:7] for x in set(contenders) - {kept})}")
+            if (key is None) != bool(r.get("deleted")):
+                raise OracleFailure("auto resolve", f"{dev.name}: sync's resolution of {doc} reports deleted={r.get('deleted')}")
+            outcomes[doc] = key
+        self.record_resolutions(dev, resolutions)
+        o.resolved(dev.index, outcomes, resolution, clock)
+        self.stats.auto_resolved += len(outcomes)
+        self.timeline.add(dev.index, "resolve", f"{dev.name} sync resolved {', '.join(sorted(outcomes))} on its own")
+        return True
 
     def race(self, step, index):
         """--chaos: several devices sync at once (their pushes race at the cloud) while one of them
@@ -864,6 +955,16 @@ class Simulation:
         # both online: the two different resolutions meet in b's sync and must make a new conflict
         self.do_sync(a, index)
         report = self.do_sync(b, index)
+        if auto_policy(doc):
+            # unless the document's rule resolves that conflict on its own (the oracle checked
+            # it did, in b's sync): then both resolutions stay in its history
+            history = world.versions(b, doc, all_versions=True)
+            contents = {world.version_content_key(b, doc, v) for v in history}
+            if key_a not in contents or key_b not in contents:
+                raise InvariantFailure("concurrent resolutions", f"{a.name} and {b.name} resolved {doc} differently and "
+                                       f"its rule resolved the meeting on its own; {b.name}'s history of {doc} does not "
+                                       f"hold both resolutions: one was lost")
+            return True
         versions = world.versions(b, doc)
         contents = {world.version_content_key(b, doc, v) for v in versions}
         if key_a not in contents or key_b not in contents:

@@ -8,9 +8,13 @@ struct PoliciesCommand: AsyncParsableCommand {
         commandName: "policies",
         abstract: "Show or set the merge-policy rules of .concord/policies.",
         discussion: """
-            One rule a line, 'PATTERN POLICY-NAME', first match wins, like .gitattributes (for example \
-            '*.log union' or 'settings/*.json json-latest'). Without a rule: json for *.json, text for other \
-            UTF-8, latest for binary. The rules travel with the container.
+            One rule a line, 'PATTERN POLICY-NAME [id=KEY,...] [auto]', first match wins, like .gitattributes \
+            (for example '*.log union' or 'settings/*.json json-latest'). A rule ending with 'auto' resolves on \
+            its own: sync and the agent resolve that pattern's conflicts at once with the policy (for example \
+            '.obsidian/workspace.json latest auto'); a merge that needs a person is left for one. The policy \
+            name 'auto' means the defaults: 'PATTERN auto' leaves conflicts for a person, 'PATTERN auto auto' \
+            resolves them with the defaults. Without a rule: json for *.json, text for other UTF-8, latest for \
+            binary. The rules travel with the container. The listing ends with which patterns resolve on their own.
             """
     )
 
@@ -19,13 +23,43 @@ struct PoliciesCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Replace the rules with this file's content ('-' for standard input).", valueName: "SRC"))
     var file: String?
 
+    @Flag(help: "Print the rules as one JSON document (pattern, policy, auto, line).")
+    var json = false
+
+    func validate() throws {
+        if json && file != nil { throw ValidationError("--json lists the rules; give it without --file") }
+    }
+
+    struct Rule: Encodable {
+        var pattern: String
+        var policy: String
+        var auto: Bool
+        var line: Int
+        var idKeys: [String]
+    }
+
     func run() async throws {
         let container = try global.openContainer()
         guard let file else {
             let text = try container.policiesText()
-            print(
-                text.isEmpty ? "# no rules: json for *.json, text for UTF-8, latest for binary (policies: \(MergePolicies.names.joined(separator: ", ")))" : text,
-                terminator: text.isEmpty ? "\n" : "")
+            let rules = try PolicyRules(text: text).rules
+            if json {
+                try Output.json(
+                    rules.map { Rule(pattern: $0.pattern.description, policy: $0.policyName, auto: $0.resolvesAutomatically, line: $0.line, idKeys: $0.idKeys) })
+                return
+            }
+            guard !text.isEmpty else {
+                print("# no rules: json for *.json, text for UTF-8, latest for binary (policies: \(MergePolicies.names.joined(separator: ", ")))")
+                print("# nothing resolves on its own: end a rule with 'auto' (PATTERN POLICY-NAME auto) to let sync resolve it")
+                return
+            }
+            print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+            let automatic = rules.filter(\.resolvesAutomatically)
+            if automatic.isEmpty {
+                print("# nothing resolves on its own: end a rule with 'auto' (PATTERN POLICY-NAME auto) to let sync resolve it")
+            } else {
+                print("# resolve on their own (sync and the agent): " + automatic.map { "\($0.pattern) (\($0.policyName), line \($0.line))" }.joined(separator: ", "))
+            }
             return
         }
         try container.setPolicies(String(decoding: try Output.read(file, relativeTo: global), as: UTF8.self))

@@ -59,18 +59,6 @@ struct ResolveCommand: AsyncParsableCommand {
         if policy != nil && !merge { throw ValidationError("--policy goes with --merge") }
     }
 
-    struct Report: Encodable {
-        var document: String
-        var kept: VersionJSON?
-        var removed: [VersionJSON]
-        var explanation: String
-        var policy: String?
-        var deleted: Bool
-        var version: String?
-        var warnings: [String]
-        var dryRun: Bool
-    }
-
     func run() async throws {
         let container = try global.openContainer()
         let resolution = try makeResolution()
@@ -86,12 +74,7 @@ struct ResolveCommand: AsyncParsableCommand {
             throw error
         }
         if json {
-            let values = reports.map { report in
-                Report(
-                    document: report.document.value, kept: report.kept.map(VersionJSON.init),
-                    removed: report.removed.map(VersionJSON.init), explanation: report.explanation, policy: report.policy,
-                    deleted: report.isDeletion, version: report.version, warnings: report.clockWarnings, dryRun: dryRun)
-            }
+            let values = reports.map { ResolveJSON($0, dryRun: dryRun) }
             if all { try Output.json(values) } else { try Output.json(values[0]) }
             return
         }

@@ -6,7 +6,9 @@ struct SyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Fetch from the cloud, integrate, push; report new conflicts and updated documents.",
-        discussion: "In airplane mode, or when the cloud cannot be reached, nothing is sent and nothing is lost: sync again later."
+        discussion: """
+            Conflicts whose rule in .concord/policies ends with 'auto' are resolved before the push, with             the rule's policy, as 'concord resolve' would (every version stays in the history); one the policy             cannot merge without a person stays in conflict, with one line saying why. In airplane mode, or             when the cloud cannot be reached, nothing is sent and nothing is lost: sync again later.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -21,6 +23,14 @@ struct SyncCommand: AsyncParsableCommand {
         var conflicts: [String]
         var pushed: Int
         var attempts: Int
+        var autoResolved: [ResolveJSON]
+        var autoUnresolved: [Unresolved]
+    }
+
+    struct Unresolved: Encodable {
+        var document: String
+        var rule: String
+        var reason: String
     }
 
     func run() async throws {
@@ -41,7 +51,11 @@ struct SyncCommand: AsyncParsableCommand {
                 Report(
                     outcome: report.outcome.rawValue, updated: report.updatedDocuments.map(\.value),
                     newConflicts: report.newConflicts.map(\.value), conflicts: report.conflicts.map(\.value),
-                    pushed: report.pushedCommits, attempts: report.attempts))
+                    pushed: report.pushedCommits, attempts: report.attempts,
+                    autoResolved: report.autoResolved.map { ResolveJSON($0, dryRun: false) },
+                    autoUnresolved: report.autoResolveFailures.map {
+                        Unresolved(document: $0.document.value, rule: $0.rule, reason: $0.reason)
+                    }))
             return
         }
         switch report.outcome {
@@ -51,7 +65,14 @@ struct SyncCommand: AsyncParsableCommand {
         case .integrated: Output.line("Integrated the cloud's versions with this device's and sent the result")
         }
         for document in report.updatedDocuments { Output.line("  updated      \(document)") }
-        for document in report.newConflicts { Output.line("  in conflict  \(document)") }
+        for resolution in report.autoResolved { Output.line("  resolved     \(resolution.document) (auto): \(resolution.explanation)") }
+        for document in report.newConflicts {
+            guard let left = report.autoResolveFailures.first(where: { $0.document == document }) else {
+                Output.line("  in conflict  \(document)")
+                continue
+            }
+            Output.line("  in conflict  \(document): its rule '\(left.rule)' did not resolve it, a person must: \(left.reason)")
+        }
         let older = report.conflicts.filter { !report.newConflicts.contains($0) }
         if !older.isEmpty { Output.line("\(older.count) other document\(older.count == 1 ? "" : "s") still in conflict (concord conflicts)") }
     }

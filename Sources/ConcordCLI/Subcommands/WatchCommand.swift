@@ -12,9 +12,12 @@ struct WatchCommand: AsyncParsableCommand {
             The sync agent: it watches the work tree, saves what changed once edits pause (as save --all \
             does) and syncs; it also syncs every --interval seconds to receive other devices' versions, \
             and at once when another device pushes to a cloud on this machine. In airplane mode, or while \
-            the cloud cannot be reached, it keeps saving and retries later. One line per event on standard \
-            output: watching, saved, sent, received, new conflict, resolved, offline, back online, failed. \
-            SIGINT or SIGTERM stops it after the operation under way (exit 0); a second one stops it at once.
+            the cloud cannot be reached, it keeps saving and retries later. Conflicts whose rule in \
+            .concord/policies ends with 'auto' are resolved at once. One line per event on standard output: \
+            watching, saved, sent, received, new conflict (one line for each document, with its versions), \
+            auto-resolved, resolved, offline, back online, failed. With --notify, each new conflict is also a \
+            desktop notification (notify-send, when installed). SIGINT or SIGTERM stops it after the operation \
+            under way (exit 0); a second one stops it at once.
             """
     )
 
@@ -23,8 +26,11 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Sync every SECONDS when nothing else makes it sync (default 30).", valueName: "SECONDS"))
     var interval: Double = 30
 
-    @Flag(help: "Print one JSON object a line (event, documents, time; detail for offline and failed).")
+    @Flag(help: "Print one JSON object a line (event, documents, time; detail for new conflict, auto-resolved, offline and failed).")
     var json = false
+
+    @Flag(help: "Also tell each new conflict as a desktop notification (through notify-send, when installed).")
+    var notify = false
 
     func validate() throws {
         guard interval.isFinite, (1...86_400).contains(interval) else {
@@ -42,9 +48,18 @@ struct WatchCommand: AsyncParsableCommand {
     func run() async throws {
         let container = try global.openContainer()
         let stopper = SignalStop()
+        let notifier = notify ? DesktopNotifier(container: container.root) : nil
+        if notify && notifier == nil {
+            Output.printError("concord: notify-send was not found (libnotify): new conflicts are told here only, not as desktop notifications")
+        }
         let agent = try container.watch(SyncAgent.Options(interval: .milliseconds(Int(interval * 1000))))
         stopper.stop(agent)
-        for await event in agent.events { print(event, container: container) }
+        for await event in agent.events {
+            print(event, container: container)
+            if event.kind == .newConflict, let notifier, let document = event.documents.first {
+                notifier.send(summary: "Conflict in \(document)", body: event.detail ?? "\(document) is in conflict")
+            }
+        }
         withExtendedLifetime(stopper) {}
     }
 
@@ -106,16 +121,29 @@ struct WatchCommand: AsyncParsableCommand {
         let name: String =
             switch event.kind {
             case .newConflict: "new conflict"
+            case .autoResolved: "auto-resolved"
             case .backOnline: "back online"
             case .watching: "watching"
             default: event.kind.rawValue
             }
-        var text = "\(time)  \(name.padding(toLength: 13, withPad: " ", startingAt: 0))"
+        var text = "\(time)  \(name.padding(toLength: max(13, name.count + 1), withPad: " ", startingAt: 0))"
         switch event.kind {
         case .watching: text += "\(container.root) as \(container.device.name), syncing every \(interval.formatted()) s"
+        case .newConflict, .autoResolved:
+            let documents = event.documents.map(\.value).joined(separator: ", ")
+            text += [documents, event.detail].compactMap { $0 }.joined(separator: ": ")
+            if event.kind == .newConflict, let document = event.documents.first {
+                text += "; resolve it: concord resolve \(Self.quoted(document.value)) --latest (or --merge)"
+            }
         default: text += (event.documents.map(\.value) + [event.detail].compactMap { $0 }).joined(separator: ", ")
         }
         Output.line(text.trimmingCharacters(in: .whitespaces))
         fflush(nil)
+    }
+
+    /// A path as a shell word: quoted when it holds anything but letters, digits and `._/-`.
+    static func quoted(_ path: String) -> String {
+        let plain = path.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._/-".unicodeScalars.contains($0) }
+        return plain && !path.hasPrefix("-") ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -1,0 +1,20 @@
+extension Container {
+    /// What needs attention in the container (`concord status`): the documents in conflict with
+    /// their versions, the versions saved here that the cloud has not received, the work tree's
+    /// entries that are not saved and why, how the last sync ended, whether a sync agent runs.
+    /// A reader: it never waits for the container's lock.
+    /// - Throws: ``ConcordError`` when the container cannot be read.
+    public func status() throws -> ContainerStatus {
+        try withCore { try $0.status() }
+    }
+
+    /// How the last sync of this device ended (``LastSync``); nil when it never synced.
+    public func lastSync() -> LastSync? {
+        LastSync.read(gitDirectory: gitDirectory)
+    }
+
+    /// Whether a sync agent (`concord watch`, ``SyncAgent``) runs on this container, in any process.
+    public func agentStatus() -> AgentStatus {
+        ContainerCore.agentStatus(gitDirectory: gitDirectory)
+    }
+}
