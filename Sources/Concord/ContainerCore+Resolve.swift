@@ -16,9 +16,14 @@ extension ContainerCore {
 
     /// One document's resolution, computed against main before anything is written.
     private struct Plan {
-        var report: ResolveReport
+        /// The document's report, then one for each document in conflict below it that the
+        /// resolution deletes (a folder replaced by the file kept).
+        var reports: [ResolveReport]
         var updates: [TreeUpdate]
-        var resolves: [OID]
+        /// The versions each document's group of trailers names as resolved.
+        var groups: [(document: DocumentPath, resolves: [OID])]
+        /// The folder (`todo/`) the resolution replaces by a file: its documents are deleted.
+        var replacedFolder: String?
     }
 
     /// Resolves `documents` in one commit: all of them, or, when one cannot be resolved
@@ -32,35 +37,44 @@ extension ContainerCore {
         let head = try history.head()
         let headTree = try history.tree(of: head)
         var seen = Set<DocumentPath>()
-        let plans = try documents.filter { seen.insert($0).inserted }.map { document in
-            try plan(document, using: resolution, head: head, headTree: headTree, dryRun: dryRun)
+        let unique = documents.filter { seen.insert($0).inserted }
+        // A name resolved to a file where a folder stood deletes the folder's documents, and
+        // resolves those in conflict: shallower names are planned first, and the documents
+        // below a replaced folder are settled by its plan.
+        var plans: [Plan] = []
+        var beside = BesideNames()
+        for document in unique.enumerated().sorted(by: { ($0.element.components.count, $0.offset) < ($1.element.components.count, $1.offset) }).map(\.element) {
+            if plans.contains(where: { plan in plan.replacedFolder.map { document.value.hasPrefix($0) } ?? false }) { continue }
+            plans.append(try plan(document, using: resolution, head: head, headTree: headTree, dryRun: dryRun, beside: &beside))
         }
-        guard let head, !dryRun, !plans.isEmpty else { return plans.map(\.report) }
+        let order = Dictionary(unique.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        let reports = plans.flatMap(\.reports).sorted { (order[$0.document] ?? .max, $0.document) < (order[$1.document] ?? .max, $1.document) }
+        guard let head, !dryRun, !plans.isEmpty else { return reports }
 
         let newTree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, plans.flatMap(\.updates)) }
         let unsaved = try checkout.unsavedPaths(from: headTree, to: newTree)
         if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
         var trailers = Trailers()
-        for plan in plans {
-            trailers.add(Trailers.document, plan.report.document.value)
-            for id in plan.resolves { trailers.add(Trailers.resolves, id.hex) }
+        for (document, resolves) in plans.flatMap(\.groups) {
+            trailers.add(Trailers.document, document.value)
+            for id in resolves { trailers.add(Trailers.resolves, id.hex) }
         }
         let subject =
-            plans.count == 1
-            ? "Resolve \(plans[0].report.document): \(plans[0].report.explanation)"
-            : "Resolve \(plans.count) documents"
+            reports.count == 1
+            ? "Resolve \(reports[0].document): \(reports[0].explanation)"
+            : "Resolve \(reports.count) documents"
         let commit = try commitMaker.commit(tree: newTree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
-        try checkout.advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
-        return plans.map { plan in
-            var report = plan.report
+        try checkout.advanceMain(from: head, to: commit, message: reports.count == 1 ? "concord: resolve \(reports[0].document)" : "concord: resolve \(reports.count) documents")
+        return reports.map { report in
+            var report = report
             report.version = commit.hex
             return report
         }
     }
 
-    private func plan(_ document: DocumentPath, using resolution: Resolution, head: OID?, headTree: OID?, dryRun: Bool) throws -> Plan {
+    private func plan(_ document: DocumentPath, using resolution: Resolution, head: OID?, headTree: OID?, dryRun: Bool, beside: inout BesideNames) throws -> Plan {
         guard let head, let record = try history.conflictRecord(of: document, in: headTree) else {
-            if try history.entry(document.value, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
+            if try history.documentEntry(document, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
             throw ConcordError.notInConflict(document.value)
         }
         guard let current = try history.currentVersion(of: document, at: head) else {
@@ -68,7 +82,7 @@ extension ContainerCore {
             let report = ResolveReport(
                 document: document, kept: nil, removed: [], explanation: "removed a conflict record that named no version of it",
                 policy: nil, isDeletion: true, version: nil, clockWarnings: [])
-            return Plan(report: report, updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], resolves: [])
+            return Plan(reports: [report], updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], groups: [(document, [])])
         }
         let others = try history.recordedVersions(record.versions, of: document).subtracting([current])
         let indexed = history.indexedVersions(of: document, at: head)
@@ -83,6 +97,7 @@ extension ContainerCore {
         var explanation = ""
         var policyName: String?
         var warnings: [String] = []
+        var savedBeside: [String: DocumentPath] = [:]
         let result: DocumentContent?
         switch resolution {
         case .latest:
@@ -118,6 +133,12 @@ extension ContainerCore {
                 try repository.mergeBase(of: contenders.map(\.id))
             }
             let baseContent = try base.map { try history.content(of: history.entry(document.value, in: history.tree(of: $0))) } ?? nil
+            if contenders.contains(where: { $0.entry?.isFolder == true }) {
+                throw NeedsPersonError(
+                    document: document, policy: policy.name,
+                    reason: "it is a folder of documents in one version and a file in another, which no policy merges; keep one (--keep ID, --latest) or both (--keep-both)",
+                    markedUp: nil)
+            }
             let decision = policy.decide(base: baseContent, versions: versions)
             switch decision.outcome {
             case let .merged(content):
@@ -130,23 +151,68 @@ extension ContainerCore {
         case let .content(content):
             result = content
             explanation = "replaced by the content given"
+        case .keepBoth:
+            kept = contenders[0]
+            result = contenders[0].content
+            for contender in contenders.dropFirst() where contender.entry.map({ !$0.isFolder }) ?? false {
+                savedBeside[contender.id.hex] = try beside.name(for: document, device: contender.version.deviceName, in: headTree, history: history, workTree: workTree)
+            }
+            explanation = "kept both: the current version stays"
+            for (id, name) in savedBeside.sorted(by: { $0.value < $1.value }) {
+                let device = contenders.first { $0.id.hex == id }?.version.deviceName ?? "another device"
+                explanation += ", \(device)'s saved beside as '\(name)'"
+            }
         }
 
+        let keptFolder = kept?.entry?.isFolder == true
+        let currentEntry = try history.documentEntry(document, in: headTree)
+        let replacesFolder = !keptFolder && result != nil && currentEntry?.isFolder == true
         let removed = contenders.filter { $0.id != kept?.id }.map(\.version)
-        let report = ResolveReport(
+        var report = ResolveReport(
             document: document, kept: kept?.version, removed: removed, explanation: explanation, policy: policyName,
             isDeletion: result == nil, version: nil, clockWarnings: warnings)
-        if dryRun { return Plan(report: report, updates: [], resolves: []) }
+        report.savedBeside = savedBeside
+        let below = replacesFolder ? try conflictsBelow(document, head: head, headTree: headTree) : []
+        if dryRun { return Plan(reports: [report] + below.map(\.report), updates: [], groups: []) }
 
         let isPackage = try history.checkDocument(document, in: headTree)
-        let currentEntry = try history.entry(document.value, in: headTree)
         var updates: [TreeUpdate] = [.remove(path: ConflictRecord.path(of: document))]
-        if let newEntry = try writeEntry(result, isPackage: isPackage, document: document, mode: currentEntry?.mode) {
+        if keptFolder {
+            // The folder stays as it is: its documents are versions of their own.
+        } else if let newEntry = try writeEntry(result, isPackage: isPackage, document: document, mode: currentEntry?.mode) {
             if newEntry != currentEntry { updates.append(.upsert(path: document.value, id: newEntry.id, mode: newEntry.mode)) }
-        } else if currentEntry != nil {
+        } else if let currentEntry, !currentEntry.isFolder {
             updates.append(.remove(path: document.value))
         }
-        return Plan(report: report, updates: updates, resolves: contenders.map(\.id))
+        var groups = [(document, contenders.map(\.id))]
+        for (id, name) in savedBeside.sorted(by: { $0.value < $1.value }) {
+            guard let entry = contenders.first(where: { $0.id.hex == id })?.entry else { continue }
+            updates.append(.upsert(path: name.value, id: entry.id, mode: entry.mode))
+            groups.append((name, []))
+        }
+        for settled in below {
+            updates.append(.remove(path: ConflictRecord.path(of: settled.report.document)))
+            groups.append((settled.report.document, settled.resolves))
+        }
+        return Plan(reports: [report] + below.map(\.report), updates: updates, groups: groups, replacedFolder: replacesFolder ? document.value + "/" : nil)
+    }
+
+    /// The documents in conflict below `folder`, which a resolution replacing the folder by a
+    /// file deletes: each with its report (every version in contention removed) and the
+    /// versions its group of trailers names as resolved.
+    private func conflictsBelow(_ folder: DocumentPath, head: OID?, headTree: OID?) throws -> [(report: ResolveReport, resolves: [OID])] {
+        let prefix = folder.value + "/"
+        return try history.conflictRecords(in: headTree).filter { $0.document.value.hasPrefix(prefix) }.sorted { $0.document < $1.document }.map { record in
+            let document = record.document
+            let current = try history.currentVersion(of: document, at: head)
+            let others = try history.recordedVersions(record.versions, of: document).subtracting(current.map { [$0] } ?? [])
+            let ids = (current.map { [$0] } ?? []) + others.sorted()
+            let removed = try ids.map { try history.describe($0, of: document, current: current, conflicts: others) }
+            let report = ResolveReport(
+                document: document, kept: nil, removed: removed, explanation: "deleted with the folder '\(folder)/', replaced by the file '\(folder)'",
+                policy: nil, isDeletion: true, version: nil, clockWarnings: [])
+            return (report, ids)
+        }
     }
 
     /// Latest-wins among the contenders (``LatestWins``), with why, and the clock skews it shows.

@@ -101,9 +101,18 @@ extension ContainerCore {
                 }
                 guard let entry else { continue }
                 if old?.id == entry.id && old?.mode == entry.mode { continue }
-                if let old, old.kind == .tree, !isPackage { scan.updates.append(.remove(path: path)) }
+                let replacesFolder = old?.kind == .tree && !isPackage
+                if let old, replacesFolder {
+                    // A folder of documents replaced by a file: its documents are deleted.
+                    scan.updates.append(.remove(path: path))
+                    try history.visitFiles(tree: old.id, prefix: path) { file, _ in
+                        if let owner = history.document(containing: file, patterns: patterns)?.document, scan.removed.last != owner {
+                            scan.removed.append(owner)
+                        }
+                    }
+                }
                 scan.updates.append(.upsert(path: path, id: entry.id, mode: entry.mode))
-                if old == nil { scan.added.append(document) } else { scan.changed.append(document) }
+                if old == nil || replacesFolder { scan.added.append(document) } else { scan.changed.append(document) }
             case .symlink, .behindLink:
                 scan.skipped.append(.init(path: path, reason: "a symbolic link; links are never followed"))
             case .other, .missing:
@@ -116,7 +125,11 @@ extension ContainerCore {
             if scan.rules.ignoringRuleHere(path, isFolder: entry.kind == .tree) != nil { continue }
             scan.updates.append(.remove(path: path))
             if entry.kind == .tree, !patterns.contains(where: { GlobPattern($0).matches(name) }) {
-                try history.visitFiles(tree: entry.id, prefix: path) { file, _ in scan.removed.append(DocumentPath(unchecked: file)) }
+                try history.visitFiles(tree: entry.id, prefix: path) { file, _ in
+                    if let owner = history.document(containing: file, patterns: patterns)?.document, scan.removed.last != owner {
+                        scan.removed.append(owner)
+                    }
+                }
             } else {
                 scan.removed.append(DocumentPath(unchecked: path))
             }

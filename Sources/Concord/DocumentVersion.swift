@@ -20,6 +20,10 @@ public struct DocumentVersion: Sendable, Hashable {
     public var contentID: String?
     /// True when this version deleted the document.
     public var isDeleted: Bool
+    /// True when this version made the name a folder of documents (the file, if there was one,
+    /// replaced by a folder): a version without content, like a deletion, that a resolution can
+    /// keep (the folder stays) or not (the folder's documents are deleted).
+    public var isFolder: Bool
     /// The size in bytes (a package: its files together); 0 for a deletion.
     public var size: Int
     /// True for a package document.

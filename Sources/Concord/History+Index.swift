@@ -119,7 +119,9 @@ extension History {
                     firstChanges = Dictionary(changes.map { (TreePath($0.path), $0) }, uniquingKeysWith: { a, _ in a })
                     firstParentTree = parentTree
                 }
-                perParent.append(Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document }))
+                var changed = Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document })
+                changed.formUnion(try foldersChangingState(changes, from: parentTree, to: commitTree, patterns: index.patterns))
+                perParent.append(changed)
             }
             var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
             versionPaths.formUnion(known.trailers.resolvedDocuments)
@@ -129,7 +131,8 @@ extension History {
                 let path = document.value
                 let change = firstChanges[TreePath(path)]
                 let unchanged = change == nil && !perParent[0].contains(document) && firstParentTree != nil
-                let entry = try change?.new ?? entry(path, in: unchanged ? firstParentTree : commitTree)
+                let raw = try change?.new ?? entry(path, in: unchanged ? firstParentTree : commitTree)
+                let entry = documentEntry(converting: raw, of: path, patterns: index.patterns)
                 let version = HistoryIndex.Version(
                     commit: commit, entry: entry?.id, mode: entry?.mode ?? 0,
                     replaces: try previousVersions(of: commit, document: document, parentEntry: change?.old.map { .some($0.id) }))
@@ -137,6 +140,31 @@ extension History {
             }
         }
         for (path, version) in additions { index.add(version, of: path) }
+    }
+
+    /// The folders whose state differs between two trees (``History/documentEntry(_:in:)``: a
+    /// folder of documents in one, a file or nothing in the other), from the files that differ:
+    /// only a file added or removed can make or empty a folder, so only their folders are looked up.
+    func foldersChangingState(_ changes: [TreeChange], from old: OID?, to new: OID?, patterns: [String]) throws -> Set<DocumentPath> {
+        var looked = Set<TreePath>()
+        var result = Set<DocumentPath>()
+        for change in changes where change.old == nil || change.new == nil {
+            guard let owner = document(containing: change.path, patterns: patterns)?.document else { continue }
+            var folder = Substring(owner.value)
+            while let slash = folder.lastIndex(of: "/") {
+                folder = folder[..<slash]
+                guard looked.insert(TreePath(folder)).inserted else { break }
+                let path = String(folder)
+                if try holdsFolder(path, in: old, patterns: patterns) != holdsFolder(path, in: new, patterns: patterns) {
+                    result.insert(DocumentPath(unchecked: path))
+                }
+            }
+        }
+        return result
+    }
+
+    private func holdsFolder(_ path: String, in tree: OID?, patterns: [String]) throws -> Bool {
+        documentEntry(converting: try entry(path, in: tree), of: path, patterns: patterns)?.isFolder == true
     }
 
     #if DEBUG

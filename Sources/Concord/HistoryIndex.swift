@@ -29,7 +29,8 @@ final class HistoryIndex {
 
     /// The first line of `tip`. Version 5 keys paths by their bytes: a version 4 index may hold
     /// two names that differ by Unicode normalization alone as one path, so it is rebuilt.
-    static let format = "concord-history 5"
+    /// Version 6 lists the versions of names that became or stopped being folders.
+    static let format = "concord-history 6"
 
     /// The commit whose history the index describes.
     private(set) var tip: OID?

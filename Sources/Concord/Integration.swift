@@ -19,7 +19,8 @@ struct Integration {
     /// Writes the integration's commit as this device.
     let commitMaker: CommitMaker
 
-    private struct Side {
+    /// One side of the integration: its head, its tree, and what changed there since the base.
+    struct Side {
         var head: OID
         var tree: OID?
         var documents = Set<DocumentPath>()
@@ -44,6 +45,7 @@ struct Integration {
         try collect(&remoteSide, from: baseTree, patterns: patterns)
 
         var updates: [TreeUpdate] = []
+        var entries: [DocumentPath: Entries] = [:]
         var losers: [DocumentPath: OID] = [:]
         var currents: [DocumentPath: OID] = [:]
         var newConflicts: [DocumentPath] = []
@@ -73,9 +75,10 @@ struct Integration {
             return try history.descends(later, from: earlier)
         }
         for document in candidates.sorted() {
-            let baseEntry = try history.entry(document.value, in: baseTree)
-            let localEntry = try history.entry(document.value, in: localSide.tree)
-            let remoteEntry = try history.entry(document.value, in: remoteSide.tree)
+            let baseEntry = try history.documentEntry(document, in: baseTree)
+            let localEntry = try history.documentEntry(document, in: localSide.tree)
+            let remoteEntry = try history.documentEntry(document, in: remoteSide.tree)
+            entries[document] = Entries(local: localEntry, remote: remoteEntry, merged: localEntry)
             let localChanged =
                 try localEntry != baseEntry || resolvedLocal.contains(document)
                 || savedLocal.contains(document) && hasNewVersion(document, at: local, since: base)
@@ -84,7 +87,7 @@ struct Integration {
                 || savedRemote.contains(document) && hasNewVersion(document, at: remote, since: base)
             guard remoteChanged else { continue }
             if !localChanged || localEntry == remoteEntry {
-                if localEntry != remoteEntry { updates.append(update(document, remoteEntry)) }
+                entries[document]?.merged = remoteEntry
                 if !localChanged { currents[document] = try history.currentVersion(of: document, at: remote) }
                 if localEntry == remoteEntry, let chosen = try currents[document] ?? history.currentVersion(of: document, at: local),
                     try chosen != history.currentVersion(of: document, at: local) || chosen != history.currentVersion(of: document, at: remote)
@@ -97,25 +100,31 @@ struct Integration {
                 let remoteVersion = try history.currentVersion(of: document, at: remote)
             else { continue }
             if try follows(remoteVersion, localVersion) {
-                updates.append(update(document, remoteEntry))
+                entries[document]?.merged = remoteEntry
                 currents[document] = remoteVersion
                 continue
             }
             if try follows(localVersion, remoteVersion) { continue }
             let remoteWins = try history.isLater(remoteVersion, than: localVersion)
-            if remoteWins { updates.append(update(document, remoteEntry)) }
+            if remoteWins { entries[document]?.merged = remoteEntry }
             currents[document] = remoteWins ? remoteVersion : localVersion
             losers[document] = remoteWins ? localVersion : remoteVersion
             newConflicts.append(document)
         }
 
-        for document in localSide.records.union(remoteSide.records).union(losers.keys).sorted() {
+        // A name a side holds as a folder of documents: the folder keeps it while any document
+        // stays in it, and a file for that name waits in the conflict record.
+        let involved = Set(entries.filter(\.value.involvesFolder).keys)
+        let setAside = try settleFolders(&entries, currents: &currents, losers: &losers, local: localSide, remote: remoteSide, patterns: patterns)
+        updates += Self.treeUpdates(entries)
+
+        for document in localSide.records.union(remoteSide.records).union(losers.keys).union(setAside.keys).sorted() {
             let recordPath = ConflictRecord.path(of: document)
             let merged = ConflictRecord.merge(
                 base: try history.conflictRecord(of: document, in: baseTree)?.versions ?? [],
                 local: try history.conflictRecord(of: document, in: localSide.tree)?.versions ?? [],
                 remote: try history.conflictRecord(of: document, in: remoteSide.tree)?.versions ?? [])
-            var versions = try history.recordedVersions(merged, of: document).union(losers[document].map { [$0] } ?? [])
+            var versions = try history.recordedVersions(merged, of: document).union(losers[document].map { [$0] } ?? []).union(setAside[document] ?? [])
             let current = try currents[document] ?? history.currentVersion(of: document, at: local)
             if let current {
                 versions.remove(current)
@@ -124,9 +133,12 @@ struct Integration {
                     try !contenders.contains { try $0 != version && history.isSuperseded(version, byLineageOf: $0, document: document, follows: follows) }
                 }
             }
+            if involved.contains(document) { versions = try contentVersions(versions, of: document, current: current) }
             if versions.isEmpty {
+                newConflicts.removeAll { $0 == document }
                 if try history.entry(recordPath, in: localSide.tree) != nil { updates.append(.remove(path: recordPath)) }
             } else {
+                if setAside[document] != nil, !newConflicts.contains(document) { newConflicts.append(document) }
                 let data = ConflictRecord(document: document, versions: versions).data
                 let blob = try ConcordError.wrap("cannot write a conflict record") { try repository.writeBlob(data) }
                 updates.append(.upsert(path: recordPath, id: blob, mode: TreeEntry.fileMode))
@@ -155,7 +167,7 @@ struct Integration {
 
         let mergedTree = try ConcordError.wrap("cannot write the integrated tree") { try repository.updateTree(localSide.tree, updates) }
         var trailers = Trailers()
-        for document in newConflicts { trailers.add(Trailers.conflict, document.value) }
+        for document in newConflicts.sorted() { trailers.add(Trailers.conflict, document.value) }
         for (document, version) in sameContent.sorted(by: { $0.key < $1.key }) {
             trailers.add(Trailers.current, "\(version.hex) \(document.value)")
         }
@@ -185,11 +197,6 @@ struct Integration {
     /// True when `document`'s current version at `head` is not the one it had at `base`.
     private func hasNewVersion(_ document: DocumentPath, at head: OID, since base: OID) throws -> Bool {
         try history.currentVersion(of: document, at: head) != history.currentVersion(of: document, at: base)
-    }
-
-    private func update(_ document: DocumentPath, _ entry: TreeEntry?) -> TreeUpdate {
-        guard let entry else { return .remove(path: document.value) }
-        return .upsert(path: document.value, id: entry.id, mode: entry.mode)
     }
 
     private func collect(_ side: inout Side, from baseTree: OID?, patterns: [String]) throws {

@@ -65,6 +65,7 @@ struct VersionJSON: Encodable {
     var modified: Date
     var clock: String
     var deleted: Bool
+    var folder: Bool?
     var size: Int
     var package: Bool
     var resolves: [String]?
@@ -79,6 +80,7 @@ struct VersionJSON: Encodable {
         modified = version.modified
         clock = version.clock.description
         deleted = version.isDeleted
+        folder = version.isFolder ? true : nil
         size = version.size
         package = version.isPackage
         resolves = version.resolves.isEmpty ? nil : version.resolves

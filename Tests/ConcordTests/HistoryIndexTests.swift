@@ -22,6 +22,17 @@ import Testing
         try await fixture.syncAll()
         _ = try fixture[2].resolve(doc("a.txt"), using: .latest)
         try fixture[3].save(doc("c.txt"), content: text("c0"))
+        // A file replaced by a folder whose notes are edited, and a name that is a file on one
+        // device and a folder on another: the folders are one state of those names.
+        try fixture[1].save(doc("todo"), content: text("t0"))
+        try await fixture.syncAll()
+        try fixture[2].remove(doc("todo"))
+        try fixture[2].save(doc("todo/a.md"), content: text("a0"))
+        try fixture[2].save(doc("todo/a.md"), content: text("a1"))
+        try fixture[3].save(doc("plan"), content: text("p0"))
+        try fixture[1].save(doc("plan/x.txt"), content: text("x0"))
+        try await fixture.syncAll()
+        try fixture[3].save(doc("todo/b.md"), content: text("b0"))
         try await fixture.syncAll()
         return fixture
     }
@@ -39,7 +50,7 @@ import Testing
         return result
     }
 
-    let paths = ["a.txt", "sketch.note", "notes/b.txt", "c.txt"]
+    let paths = ["a.txt", "sketch.note", "notes/b.txt", "c.txt", "todo", "todo/a.md", "plan", "plan/x.txt", "notes"]
 
     @Test func theIndexAnswersAsAWalkOfTheWholeHistory() async throws {
         let fixture = try await eventfulHistory()
@@ -53,6 +64,8 @@ import Testing
             #expect(indexed == walked, "device \(index + 1)")
             #expect(indexed["a.txt"]?.all.count == 4, "the first version, both edits and the resolution")
             #expect(indexed["notes/b.txt"]?.contested?.count == 2, "an edit/delete conflict: \(String(describing: indexed["notes/b.txt"]))")
+            #expect(indexed["todo"]?.all.map(\.isFolder) == [true, false, false], "the file, its deletion, then the folder: \(String(describing: indexed["todo"]))")
+            #expect(indexed["plan"]?.contested?.map(\.isFolder) == [true, false], "the folder current, the file in contention")
         }
     }
 

@@ -30,14 +30,19 @@ struct VersionsCommand: AsyncParsableCommand {
             return
         }
         let current = try container.content(of: document)
+        let currentIsFolder = versions.first { $0.isCurrent }?.isFolder == true
         for version in versions {
             let role = version.isCurrent ? "current " : version.isConflict ? "conflict" : "        "
             var line = "\(role)  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)"
-            if version.isDeleted {
+            if version.isFolder {
+                line += "  a folder of documents"
+            } else if version.isDeleted {
                 line += "  deleted"
             } else {
                 line += "  \(version.size) bytes"
-                if !version.isCurrent, let summary = try Self.summary(try container.content(of: document, version: version.id), against: current) {
+                if !version.isCurrent, currentIsFolder {
+                    line += "  current is a folder"
+                } else if !version.isCurrent, let summary = try Self.summary(try container.content(of: document, version: version.id), against: current) {
                     line += "  \(summary)"
                 }
             }
