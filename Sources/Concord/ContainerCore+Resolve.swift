@@ -87,9 +87,12 @@ extension ContainerCore {
         let others = try history.recordedVersions(record.versions, of: document).subtracting([current])
         let indexed = history.indexedVersions(of: document, at: head)
         let contenders = try ([current] + others.sorted()).map { id in
-            let entry = try history.entry(of: document, at: id, indexed: indexed[id])
+            // A version made before a rename holds the document under its old name.
+            let name = indexed[id] != nil ? document : try history.versionName(id, of: document) ?? document
+            let known = name == document ? indexed[id] : nil
+            let entry = try history.entry(of: name, at: id, indexed: known)
             return Contender(
-                id: id, version: try history.describe(id, of: document, current: current, conflicts: others, indexed: indexed[id]),
+                id: id, version: try history.describe(id, of: name, current: current, conflicts: others, indexed: known),
                 entry: entry, content: try history.content(of: entry))
         }
 
@@ -132,7 +135,7 @@ extension ContainerCore {
             let base = try ConcordError.wrap("cannot find the common ancestor") {
                 try repository.mergeBase(of: contenders.map(\.id))
             }
-            let baseContent = try base.map { try history.content(of: history.entry(document.value, in: history.tree(of: $0))) } ?? nil
+            let baseContent = try base.map { try history.content(of: history.documentEntryFollowingRenames(document, in: history.tree(of: $0))) } ?? nil
             if contenders.contains(where: { $0.entry?.isFolder == true }) {
                 throw NeedsPersonError(
                     document: document, policy: policy.name,

@@ -125,6 +125,10 @@ extension History {
             }
             var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
             versionPaths.formUnion(known.trailers.resolvedDocuments)
+            // An integration that names another version current for a document is no version of it.
+            if known.commit.parents.count > 1 {
+                for document in known.trailers.currentDocuments where known.trailers.current(of: document) != commit { versionPaths.remove(document) }
+            }
             // A document the first parent's differences do not name has that parent's entry (read
             // there: its folder was read already); a package's folder changed is read here.
             for document in versionPaths.sorted() where !Self.isConcordPath(document.value) {

@@ -10,6 +10,8 @@ extension History {
     func isVersion(_ id: OID, of document: DocumentPath) throws -> Bool {
         let known = try known(id), commit = known.commit, trailers = known.trailers
         if !trailers.resolved(document).isEmpty { return true }
+        // An integration that names another version current (one carried across a rename) is not one.
+        if commit.parents.count > 1, let named = trailers.current(of: document), named != id { return false }
         if commit.parents.isEmpty { return try documentEntry(document, in: commit.tree) != nil }
         if commit.parents.count == 1, let changed = try changes(document, in: id, commit) { return changed }
         for parent in commit.parents where try sameDocumentEntry(document, commit.tree, tree(of: parent)) { return false }
@@ -124,6 +126,11 @@ extension History {
         {
             result.append(previous)
         }
+        if let parent = commit.parents.first, let old = trailers.renamedFrom(document), let previous = try currentVersion(of: old, at: parent),
+            !result.contains(previous)
+        {
+            result.append(previous)
+        }
         return result
     }
 
@@ -139,6 +146,7 @@ extension History {
             size: try size(of: entry), isPackage: entry?.kind == .tree && entry?.isFolder != true, isCurrent: id == current,
             isConflict: conflicts.contains(id),
             resolves: stamp.trailers.resolved(document),
+            renamedFrom: stamp.trailers.renamedFrom(document), renamedTo: stamp.trailers.renamedTo(document),
             replaces: try (indexed?.replaces ?? previousVersions(of: id, document: document)).map(\.hex))
     }
 
@@ -170,9 +178,14 @@ extension History {
         }
         let others = try recordedVersions(record?.versions ?? [], of: document).subtracting([current])
         let indexed = indexedVersions(of: document, at: head)
-        let described = try others.map { try describe($0, of: document, current: current, conflicts: others, indexed: indexed[$0]) }
-        return [try describe(current, of: document, current: current, conflicts: others, indexed: indexed[current])]
-            + described.sorted { $0.rank < $1.rank }
+        // A version made under a name the document had before a rename is described under it.
+        func described(_ id: OID) throws -> DocumentVersion {
+            if indexed[id] == nil, let name = try versionName(id, of: document), name != document {
+                return try describe(id, of: name, current: current, conflicts: others)
+            }
+            return try describe(id, of: document, current: current, conflicts: others, indexed: indexed[id])
+        }
+        return [try described(current)] + (try others.map(described)).sorted { $0.rank < $1.rank }
     }
 
     /// Every version `document` ever had, newest first: from the history index when it is up to
@@ -197,6 +210,9 @@ extension History {
                     return true
                 }
             }
+        }
+        for (id, name) in try formerVersions(of: document, at: head) {
+            described.append(try describe(id, of: name, current: current, conflicts: conflicts, indexed: indexedVersions(of: name, at: head)[id]))
         }
         if described.isEmpty { throw ConcordError.noSuchDocument(document.value) }
         // Newest first by clock: a version's clock follows those it saw, and every device
@@ -223,7 +239,8 @@ extension History {
             }
             return entry
         }
-        return try documentEntry(document, in: tree(of: resolveVersionID(id, of: document)))
+        let version = try resolveVersionID(id, of: document)
+        return try documentEntry(versionName(version, of: document) ?? document, in: tree(of: version))
     }
 
     /// The full id of a version of `document` given by its full or abbreviated (≥ 4 digits) id.

@@ -179,7 +179,12 @@ final class History {
         while let next = frontier.popLast() {
             if next == version { return true }
             guard seen.insert(next).inserted, try follows(next, version) else { continue }
-            frontier += try previousVersions(of: next, document: document)
+            var previous = try previousVersions(of: next, document: document)
+            // A version made under the name the document had before a rename replaced that name's.
+            if previous.isEmpty, let name = try versionName(next, of: document), name != document {
+                previous = try previousVersions(of: next, document: name)
+            }
+            frontier += previous
         }
         return false
     }

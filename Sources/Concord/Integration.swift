@@ -10,7 +10,9 @@ internal import GitFormat
 /// only: when both sides changed a document to the same content, the local version stays current
 /// (the content is the same either way). A side that did not change a document takes the other
 /// side's current version, even one with the content it holds: the other side chose it knowing
-/// this one.
+/// this one. A name that is a file on one side and a folder of documents on the other is
+/// settled by one rule (``settleFolders(_:currents:losers:local:remote:patterns:)``), and a rename
+/// on one side carries the other side's change of the old name (``CarriedRename``).
 struct Integration {
     /// The repository the merged tree and its objects go into.
     let repository: Repository
@@ -53,8 +55,11 @@ struct Integration {
 
         let resolvedLocal = try resolvedDocuments(localSide, baseTree: baseTree)
         let resolvedRemote = try resolvedDocuments(remoteSide, baseTree: baseTree)
-        let savedLocal = try documentsSaved(from: base, to: local)
-        let savedRemote = try documentsSaved(from: base, to: remote)
+        let localLog = try sideLog(from: base, to: local), remoteLog = try sideLog(from: base, to: remote)
+        let savedLocal = localLog.saved, savedRemote = remoteLog.saved
+        let carried = try carriedRenames(local: localSide, remote: remoteSide, base: base, baseTree: baseTree, localLog: localLog, remoteLog: remoteLog)
+        let carriedOld = Set(carried.map(\.old))
+        let carriedNew = Dictionary(carried.map { ($0.new, $0) }, uniquingKeysWith: { a, _ in a })
         let candidates = localSide.documents.union(remoteSide.documents).union(resolvedLocal).union(resolvedRemote)
             .union(savedLocal).union(savedRemote)
         // The commits only one side has, read at the first question: a commit only one side has
@@ -79,6 +84,22 @@ struct Integration {
             let localEntry = try history.documentEntry(document, in: localSide.tree)
             let remoteEntry = try history.documentEntry(document, in: remoteSide.tree)
             entries[document] = Entries(local: localEntry, remote: remoteEntry, merged: localEntry)
+            if carriedOld.contains(document) {
+                // Renamed on one side: the other side's change of it lands on the new name.
+                entries[document]?.merged = nil
+                continue
+            }
+            if let rename = carriedNew[document] {
+                let outcome = try mergeCarried(rename, local: localSide, remote: remoteSide, base: base)
+                entries[document]?.merged = outcome.merged
+                if let current = outcome.current { currents[document] = current }
+                if let loser = outcome.loser {
+                    losers[document] = loser
+                    newConflicts.append(document)
+                }
+                if outcome.namesCurrent, let current = outcome.current { sameContent[document] = current }
+                continue
+            }
             let localChanged =
                 try localEntry != baseEntry || resolvedLocal.contains(document)
                 || savedLocal.contains(document) && hasNewVersion(document, at: local, since: base)
@@ -176,22 +197,6 @@ struct Integration {
             ? "Integrate \(remote.short) into \(local.short)"
             : "Integrate \(remote.short) into \(local.short): \(newConflicts.count) in conflict"
         return try commitMaker.commit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
-    }
-
-    /// The documents that commits after `base` on `head`'s side saved, deleted or resolved (their
-    /// `Concord-Document` trailers): a side may end with the base's entry and still hold a new
-    /// version (a document added and deleted since, a resolution that kept the content it had).
-    private func documentsSaved(from base: OID, to head: OID) throws -> Set<DocumentPath> {
-        var documents = Set<DocumentPath>()
-        try ConcordError.wrap("cannot walk the history") {
-            try repository.walk(from: [head], hiding: [base]) { id in
-                for document in try history.known(id).trailers.values(Trailers.document) {
-                    documents.insert(DocumentPath(unchecked: document))
-                }
-                return true
-            }
-        }
-        return documents
     }
 
     /// True when `document`'s current version at `head` is not the one it had at `base`.

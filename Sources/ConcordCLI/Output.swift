@@ -70,8 +70,13 @@ struct VersionJSON: Encodable {
     var package: Bool
     var resolves: [String]?
     var replaces: [String]
+    var name: String?
+    var renamedFrom: String?
+    var renamedTo: String?
 
-    init(_ version: DocumentVersion) {
+    /// The JSON of `version`; `name` is given when it was made under another name than
+    /// `document` (before a rename).
+    init(_ version: DocumentVersion, of document: DocumentPath? = nil) {
         id = version.id
         current = version.isCurrent
         conflict = version.isConflict
@@ -85,5 +90,8 @@ struct VersionJSON: Encodable {
         package = version.isPackage
         resolves = version.resolves.isEmpty ? nil : version.resolves
         replaces = version.replaces
+        name = document.flatMap { version.document == $0 ? nil : version.document.value }
+        renamedFrom = version.renamedFrom?.value
+        renamedTo = version.renamedTo?.value
     }
 }

@@ -33,6 +33,11 @@ import Testing
         try fixture[1].save(doc("plan/x.txt"), content: text("x0"))
         try await fixture.syncAll()
         try fixture[3].save(doc("todo/b.md"), content: text("b0"))
+        // A rename concurrent with an edit under the old name: the edit lands on the new name.
+        try fixture[1].save(doc("r.txt"), content: text("r0"))
+        try await fixture.syncAll()
+        try fixture[1].move(doc("r.txt"), to: doc("renamed/r.txt"))
+        try fixture[2].save(doc("r.txt"), content: text("r1 from 2"))
         try await fixture.syncAll()
         return fixture
     }
@@ -50,7 +55,7 @@ import Testing
         return result
     }
 
-    let paths = ["a.txt", "sketch.note", "notes/b.txt", "c.txt", "todo", "todo/a.md", "plan", "plan/x.txt", "notes"]
+    let paths = ["a.txt", "sketch.note", "notes/b.txt", "c.txt", "todo", "todo/a.md", "plan", "plan/x.txt", "notes", "r.txt", "renamed/r.txt"]
 
     @Test func theIndexAnswersAsAWalkOfTheWholeHistory() async throws {
         let fixture = try await eventfulHistory()
@@ -66,6 +71,9 @@ import Testing
             #expect(indexed["notes/b.txt"]?.contested?.count == 2, "an edit/delete conflict: \(String(describing: indexed["notes/b.txt"]))")
             #expect(indexed["todo"]?.all.map(\.isFolder) == [true, false, false], "the file, its deletion, then the folder: \(String(describing: indexed["todo"]))")
             #expect(indexed["plan"]?.contested?.map(\.isFolder) == [true, false], "the folder current, the file in contention")
+            let renamed = indexed["renamed/r.txt"]
+            #expect(renamed?.all.map(\.document.value) == ["r.txt", "renamed/r.txt", "r.txt"], "\(String(describing: renamed))")
+            #expect(renamed?.contested?.first?.document.value == "r.txt" && renamed?.contested?.count == 1, "the edit under the old name is current")
         }
     }
 

@@ -97,8 +97,8 @@ struct ResolveCommand: AsyncParsableCommand {
         if json {
             let values = reports.map { report in
                 Report(
-                    document: report.document.value, kept: report.kept.map(VersionJSON.init),
-                    removed: report.removed.map(VersionJSON.init), explanation: report.explanation, policy: report.policy,
+                    document: report.document.value, kept: report.kept.map { VersionJSON($0, of: report.document) },
+                    removed: report.removed.map { VersionJSON($0, of: report.document) }, explanation: report.explanation, policy: report.policy,
                     deleted: report.isDeletion, version: report.version, warnings: report.clockWarnings,
                     savedBeside: report.savedBeside.isEmpty ? nil : report.savedBeside.mapValues(\.value), dryRun: dryRun)
             }

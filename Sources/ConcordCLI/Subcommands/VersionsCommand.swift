@@ -26,7 +26,7 @@ struct VersionsCommand: AsyncParsableCommand {
         let container = try global.openContainer()
         let versions = all ? try container.versions(of: document) : try container.unresolvedVersions(of: document)
         if json {
-            try Output.json(versions.map(VersionJSON.init))
+            try Output.json(versions.map { VersionJSON($0, of: document) })
             return
         }
         let current = try container.content(of: document)
@@ -47,6 +47,9 @@ struct VersionsCommand: AsyncParsableCommand {
                 }
             }
             if !version.resolves.isEmpty { line += "  resolves \(version.resolves.count)" }
+            if let old = version.renamedFrom { line += "  renamed from \(old)" }
+            if let new = version.renamedTo { line += "  renamed to \(new)" }
+            if version.document != document { line += "  as \(version.document)" }
             Output.line(line)
         }
     }
