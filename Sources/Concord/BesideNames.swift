@@ -30,7 +30,7 @@ struct BesideNames {
     /// shortened.
     static func compose(_ document: DocumentPath, label: String) -> DocumentPath? {
         let name = document.name
-        let folder = document.value.dropLast(name.utf8.count)
+        let folder = document.value.lastIndex(of: "/").map { document.value[...$0] } ?? ""
         var stem = Substring(name), ext = Substring("")
         if let dot = name.lastIndex(of: "."), dot != name.startIndex {
             stem = name[..<dot]

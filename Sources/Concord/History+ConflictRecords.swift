@@ -14,7 +14,7 @@ extension History {
         // Read only when a record names a version that is not one under this name.
         var former: Set<OID>?
         func isFormerVersion(_ id: OID) throws -> Bool {
-            if former == nil { former = Set(try head().map { try formerVersions(of: document, at: $0).map(\.id) } ?? []) }
+            if former == nil { former = Set(try formerVersionHeads().flatMap { try formerVersions(of: document, at: $0).map(\.id) }) }
             return former?.contains(id) == true
         }
         for id in ids.sorted() {

@@ -144,6 +144,22 @@ extension History {
             }
         }
         for (path, version) in additions { index.add(version, of: path) }
+        for commit in arrived.reversed() { try indexCarried(index, at: commit) }
+    }
+
+    /// The versions an integration at `commit` names current for a document (`Concord-Current`)
+    /// that are not versions of that document itself (an edit made under a name it had before a
+    /// rename): indexed as carried, so that its current version is found there.
+    private func indexCarried(_ index: HistoryIndex, at commit: OID) throws {
+        let known = try known(commit)
+        guard known.commit.parents.count > 1 else { return }
+        for document in known.trailers.currentDocuments.sorted() {
+            guard let named = known.trailers.current(of: document), named != commit,
+                !index.allVersions(of: document.value).contains(where: { $0.commit == named })
+            else { continue }
+            let entry = try documentEntry(document, in: known.commit.tree)
+            index.add(HistoryIndex.Version(commit: named, entry: entry?.id, mode: entry?.mode ?? 0, replaces: [], carried: true), of: document.value)
+        }
     }
 
     /// The folders whose state differs between two trees (``History/documentEntry(_:in:)``: a
@@ -182,8 +198,8 @@ extension History {
         try extend(fresh, to: head)
         var lines: [String] = []
         for path in fresh.paths.union(index.paths).sorted().map(\.value) {
-            let a = index.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
-            let b = fresh.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
+            let a = index.allVersions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))\($0.carried ? "c" : "")" }.sorted()
+            let b = fresh.allVersions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))\($0.carried ? "c" : "")" }.sorted()
             if a != b { lines.append("  \(path): extended \(a); rebuilt \(b)") }
         }
         guard !lines.isEmpty else { return }

@@ -47,8 +47,17 @@ extension History {
     /// a rename; nil when `id` is no version of it.
     func versionName(_ id: OID, of document: DocumentPath) throws -> DocumentPath? {
         if try isVersion(id, of: document) { return document }
-        guard let head = try head() else { return nil }
-        return try formerVersions(of: document, at: head).first { $0.id == id }?.name
+        for head in try formerVersionHeads() {
+            if let name = try formerVersions(of: document, at: head).first(where: { $0.id == id })?.name { return name }
+        }
+        return nil
+    }
+
+    /// The heads whose renames count: `main`'s, or while an integration runs, both sides' (a
+    /// conflict record from the other side may name a version that came through a rename only
+    /// that side has).
+    func formerVersionHeads() throws -> [OID] {
+        try integrating ?? head().map { [$0] } ?? []
     }
 
     /// The commits that are versions of `name` itself at `head`: from the history index when it

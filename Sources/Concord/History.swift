@@ -17,6 +17,9 @@ final class History {
     var index: HistoryIndex??
     /// The package patterns of each `.concord/packages` read, by its blob id.
     var patternsByBlob: [OID: [String]] = [:]
+    /// While an integration runs: the heads of both sides, whose renames a version of a
+    /// document may come through (``formerVersionHeads()``).
+    var integrating: [OID]?
 
     init(repository: Repository, logger: Logger) {
         self.repository = repository

@@ -40,6 +40,8 @@ struct Integration {
             throw ConcordError.failed("the cloud holds an unrelated history: it is not this container's cloud")
         }
         let baseTree = try history.tree(of: base)
+        history.integrating = [local, remote]
+        defer { history.integrating = nil }
         var localSide = Side(head: local, tree: try history.tree(of: local))
         var remoteSide = Side(head: remote, tree: try history.tree(of: remote))
         let patterns = Array(Set(try history.packagePatterns(in: baseTree) + history.packagePatterns(in: localSide.tree) + history.packagePatterns(in: remoteSide.tree))).sorted()
@@ -58,7 +60,6 @@ struct Integration {
         let localLog = try sideLog(from: base, to: local), remoteLog = try sideLog(from: base, to: remote)
         let savedLocal = localLog.saved, savedRemote = remoteLog.saved
         let carried = try carriedRenames(local: localSide, remote: remoteSide, base: base, baseTree: baseTree, localLog: localLog, remoteLog: remoteLog)
-        let carriedOld = Set(carried.map(\.old))
         let carriedNew = Dictionary(carried.map { ($0.new, $0) }, uniquingKeysWith: { a, _ in a })
         let candidates = localSide.documents.union(remoteSide.documents).union(resolvedLocal).union(resolvedRemote)
             .union(savedLocal).union(savedRemote)
@@ -84,9 +85,15 @@ struct Integration {
             let localEntry = try history.documentEntry(document, in: localSide.tree)
             let remoteEntry = try history.documentEntry(document, in: remoteSide.tree)
             entries[document] = Entries(local: localEntry, remote: remoteEntry, merged: localEntry)
-            if carriedOld.contains(document) {
-                // Renamed on one side: the other side's change of it lands on the new name.
+            if let rename = carried.first(where: { $0.old == document }) {
+                // Renamed on one side: the other side's change of it lands on the new name, and
+                // its current version is the rename's, whichever side is local.
                 entries[document]?.merged = nil
+                let renamer = rename.renamedLocally ? local : remote
+                if let current = try history.currentVersion(of: document, at: renamer) {
+                    currents[document] = current
+                    if !rename.renamedLocally { sameContent[document] = current }
+                }
                 continue
             }
             if let rename = carriedNew[document] {

@@ -29,7 +29,8 @@ struct VersionsCommand: AsyncParsableCommand {
             try Output.json(versions.map { VersionJSON($0, of: document) })
             return
         }
-        let current = try container.content(of: document)
+        // A document deleted and in no conflict has no current content to compare with.
+        let current = try? container.content(of: document)
         let currentIsFolder = versions.first { $0.isCurrent }?.isFolder == true
         for version in versions {
             let role = version.isCurrent ? "current " : version.isConflict ? "conflict" : "        "
