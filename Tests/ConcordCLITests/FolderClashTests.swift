@@ -94,7 +94,32 @@ import Testing
         #expect(try cli.fsck("a").isEmpty && cli.fsck("b").isEmpty)
     }
 
-    /// The same name saved as a file on one device and as a folder on the other: the folder keeps
+    /// `save DOC` across a file and a folder: a note saved below a file the work tree replaced by
+    /// a folder deletes the file in the same version; a file saved where main holds a folder
+    /// deletes the folder's notes; content given for a name the work tree holds as a folder of
+    /// notes is refused, nothing changed.
+    @Test func savingOneDocumentAcrossAFileAndAFolder() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "Laptop"])
+        try cli.ok(["-C", "a", "save", "todo"], input: "call the bank\n")
+        try FileManager.default.removeItem(atPath: "\(cli.folder)/a/todo")
+        try cli.write("a/todo/monday.md", "dentist\n")
+        try cli.ok(["-C", "a", "save", "todo/monday.md"])
+        #expect(try cli.git(["ls-tree", "-r", "--name-only", "main"], in: "a").split(separator: "\n").filter { !$0.hasPrefix(".concord") } == ["todo/monday.md"])
+        #expect(try cli.json(["-C", "a", "versions", "todo", "--all", "--json"]).first?["folder"] as? Bool == true)
+        let main = try cli.git(["rev-parse", "main"], in: "a")
+        let refused = try cli.run(["-C", "a", "save", "todo"], input: "a file again\n")
+        #expect(refused.status == 1 && refused.stderr.contains("it is a folder of documents in the work tree"), "\(refused.stderr)")
+        #expect(try cli.git(["rev-parse", "main"], in: "a") == main && cli.file("a/todo/monday.md") == "dentist\n")
+        try FileManager.default.removeItem(atPath: "\(cli.folder)/a/todo")
+        try cli.write("a/todo", "a file again\n")
+        try cli.ok(["-C", "a", "save", "todo"])
+        #expect(try cli.git(["ls-tree", "-r", "--name-only", "main"], in: "a").split(separator: "\n").filter { !$0.hasPrefix(".concord") } == ["todo"])
+        #expect(try cli.json(["-C", "a", "versions", "todo/monday.md", "--all", "--json"]).first?["deleted"] as? Bool == true)
+    }
+
+    /// The same name saved as a file on one device and as a folder of notes on the other: the folder keeps
     /// the name on both devices (its notes are in no conflict), the file waits as a conflict
     /// version, and each form of `resolve` settles it; nothing saved is lost.
     @Test(arguments: Way.allCases, [true, false])
