@@ -29,7 +29,7 @@ struct Checkout {
         let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }
         let rules = IgnoreRules.current(workTree: workTree, gitDirectory: repository.gitDirectory)
         return try changes.filter { !isConcordRecord($0.path) && rules.ignoringRule($0.path, isFolder: false) == nil }.compactMap { change in
-            try workFileMatches(change.path, change.old) || workFileMatches(change.path, change.new) ? nil : change.path
+            try workFileMatches(change.path, change.old, in: old) || workFileMatches(change.path, change.new, in: new) ? nil : change.path
         }
     }
 
@@ -41,18 +41,18 @@ struct Checkout {
     /// - Returns: the paths left alone.
     @discardableResult
     func update(from old: OID?, to new: OID?, force: Bool) throws -> [String] {
-        try apply(try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }, force: force)
+        try apply(try ConcordError.wrap("cannot compare trees") { try repository.diff(old, new) }, from: old, to: new, force: force)
     }
 
     /// ``update(from:to:force:)`` for the differences between the two trees.
     @discardableResult
-    private func apply(_ changes: [TreeChange], force: Bool) throws -> [String] {
+    private func apply(_ changes: [TreeChange], from old: OID?, to new: OID?, force: Bool) throws -> [String] {
         var skipped: [String] = []
         let batch = WorkTree.Batch(workTree)
         defer { batch.discard() }
         for change in changes where !isConcordRecord(change.path) {
-            if !force, try !workFileMatches(change.path, change.old) {
-                if try !workFileMatches(change.path, change.new) { skipped.append(change.path) }
+            if !force, try !workFileMatches(change.path, change.old, in: old) {
+                if try !workFileMatches(change.path, change.new, in: new) { skipped.append(change.path) }
                 continue
             }
             do {
@@ -107,7 +107,7 @@ struct Checkout {
             // Finish only if main reached the new tree; else the old tree is still current.
             if ids[1] == current {
                 let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(ids[0], ids[1]) }
-                try apply(changes, force: false)
+                try apply(changes, from: ids[0], to: ids[1], force: false)
                 // An update killed between writing its files and renaming them left them behind.
                 workTree.removeTemporaryFiles(inFolders: Set(changes.map { TreePath(workTree.split($0.path).folder) }).map(\.value))
             }
@@ -135,6 +135,25 @@ struct Checkout {
     /// in the tree only, never in the work tree.
     private func isConcordRecord(_ path: String) -> Bool {
         path.hasPrefix(ConflictRecord.folder + "/") || path.hasPrefix(KeyValueEntry.folder + "/")
+    }
+
+    /// True when the work tree holds at `path` what `tree` does there, as far as the file
+    /// `entry` goes: that file (``workFileMatches(_:_:)``), or for no file, nothing or a folder
+    /// that `tree` holds too, each of its files unchanged but those the ignore rules leave out
+    /// (a file replaced by a folder, or the reverse, loses nothing that was not saved).
+    func workFileMatches(_ path: String, _ entry: TreeEntry?, in tree: OID?) throws -> Bool {
+        guard entry == nil, workTree.kind(path) == .directory else { return try workFileMatches(path, entry) }
+        guard let folder = try history.entry(path, in: tree), folder.kind == .tree else { return false }
+        var saved: [TreePath: TreeEntry] = [:]
+        try ConcordError.wrap("cannot read a folder") {
+            try history.visitFiles(tree: folder.id, prefix: path) { file, entry in saved[TreePath(file)] = entry }
+        }
+        let rules = IgnoreRules.current(workTree: workTree, gitDirectory: repository.gitDirectory)
+        guard let files = try? workTree.packageFiles(path, ignoring: rules) else { return false }
+        for file in files.map({ "\(path)/\($0)" }) {
+            guard let entry = saved[TreePath(file)], try workFileMatches(file, entry) else { return false }
+        }
+        return true
     }
 
     /// True when the work-tree file at `path` holds exactly `entry` (nil: there is no file).

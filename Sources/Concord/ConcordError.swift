@@ -15,6 +15,8 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     case noCloud
     /// No such document in the container.
     case noSuchDocument(String)
+    /// A document or folder of that name exists already (the new name of a rename).
+    case documentExists(String)
     /// A save found nothing to save: the document is absent from the work tree and no content was given.
     case missingInput(String)
     /// The id is not a version of the document.
@@ -66,6 +68,7 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .cloudHasContainer(url): "the cloud \(url) already holds a container: join it as a new device instead"
         case .noCloud: "this container has no cloud"
         case let .noSuchDocument(path): "no document '\(path)' in this container"
+        case let .documentExists(path): "'\(TerminalText.escaped(path))' exists already: nothing was renamed"
         case let .missingInput(path): "'\(path)' is not in the work tree: give its content with --file SRC or on standard input"
         case let .unknownVersion(id, document): "'\(id)' is not a version of '\(document)'"
         case let .notInConflict(path): "'\(path)' is not in conflict"

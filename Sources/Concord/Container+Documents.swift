@@ -31,6 +31,25 @@ extension Container {
         try notifying { try withCore { try $0.remove(document) } }
     }
 
+    /// Renames `document` to `newName`, keeping its history: one commit that removes the old
+    /// name and adds the new one with the same content (its trailers say so), and the work-tree
+    /// file (or package) moved with it. ``versions(of:)`` of the new name goes on through the old
+    /// name's versions, and an edit another device makes concurrently under the old name lands on
+    /// the new one when the two meet (no conflict).
+    /// - Returns: the rename's version of the new name.
+    /// - Throws: ``ConcordError/noSuchDocument(_:)`` when `document` does not exist;
+    ///   ``ConcordError/documentExists(_:)`` when `newName` is taken (a document, a folder, or
+    ///   anything in the work tree); ``ConcordError/invalidPath(_:reason:)`` for a new name inside a
+    ///   package or below a file, a twin of an existing name, or a package renamed to a name that
+    ///   no package pattern matches; ``ConcordError/ignored(_:rule:)``;
+    ///   ``ConcordError/unsavedChanges(_:)`` when the work tree holds edits of it not saved;
+    ///   ``ConcordError/failed(_:)`` when it is in conflict; ``ConcordError/busy(_:)``. Nothing is
+    ///   changed then.
+    @discardableResult
+    public func move(_ document: DocumentPath, to newName: DocumentPath) throws -> SaveResult {
+        try notifying { try withCore { try $0.move(document, to: newName) } }
+    }
+
     /// The documents in the container (optionally those whose path or name matches a glob), with their states.
     public func documents(matching pattern: String? = nil) throws -> [DocumentInfo] {
         try withCore { try $0.documents(matching: pattern) }

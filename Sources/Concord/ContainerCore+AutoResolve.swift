@@ -44,11 +44,12 @@ extension ContainerCore {
         }
         var result = AutomaticResolution()
         var plans: [ResolutionPlan] = []
+        var beside = BesideNames()
         for document in records.map(\.document).sorted() {
             guard let rule = rules.rule(for: document.value), rule.resolvesAutomatically else { continue }
             let resolution: Resolution = rule.policyName == LatestWinsPolicy().name ? .latest : .mergeBySelection
             do {
-                plans.append(try plan(document, using: resolution, head: head, headTree: headTree, dryRun: false))
+                plans.append(try plan(document, using: resolution, head: head, headTree: headTree, dryRun: false, beside: &beside))
             } catch let error as NeedsPersonError {
                 result.left.append(AutoResolveFailure(document: document, rule: rule.text, reason: "\(error.reason) (policy \(error.policy))"))
             } catch let error as ConcordError {

@@ -35,8 +35,12 @@ extension ContainerCore {
             if !force, let rule = rules.ignoringRule(document.value, isFolder: isPackage || workTree.kind(document.value) == .directory) {
                 throw ConcordError.ignored(document.value, rule: rule)
             }
-            let oldEntry = try history.entry(document.value, in: headTree)
+            let oldEntry = try history.documentEntry(document, in: headTree)
             if oldEntry == nil { try history.refuseTwin(of: document, in: headTree) }
+            if content != nil, !isPackage, workTree.kind(document.value) == .directory, try !workTree.packageFiles(document.value, ignoring: rules).isEmpty {
+                throw ConcordError.invalidPath(
+                    document.value, reason: "it is a folder of documents in the work tree; remove them first (concord rm), or replace the folder by the file and save it")
+            }
             if case let .file(data)? = content { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: document.value) }
             if case let .package(files)? = content {
                 for (file, data) in files { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: "\(document.value)/\(file)") }
@@ -48,12 +52,15 @@ extension ContainerCore {
             if oldEntry?.id == newEntry.id && oldEntry?.mode == newEntry.mode {
                 return SaveResult(document: document, version: nil, isDeletion: false)
             }
+            // A file on the way that the work tree holds as a folder now (the file was replaced
+            // by a folder of documents) is deleted with this version.
+            let fileAbove = try history.fileAbove(document, in: headTree)
             let tree = try ConcordError.wrap("cannot write the tree") {
-                try repository.updateTree(headTree, [.upsert(path: document.value, id: newEntry.id, mode: newEntry.mode)])
+                try repository.updateTree(headTree, (fileAbove.map { [.remove(path: $0)] } ?? []) + [.upsert(path: document.value, id: newEntry.id, mode: newEntry.mode)])
             }
             var trailers = Trailers()
             trailers.add(Trailers.document, document.value)
-            let subject = oldEntry == nil ? "Add \(document)" : "Save \(document)"
+            let subject = oldEntry == nil || oldEntry?.isFolder == true ? "Add \(document)" : "Save \(document)"
             let id = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: subject, trailers: trailers)
             return SaveResult(document: document, version: id.hex, isDeletion: false)
         }
@@ -65,7 +72,10 @@ extension ContainerCore {
             let head = try history.head()
             let headTree = try history.tree(of: head)
             let isPackage = try history.checkDocument(document, in: headTree)
-            guard let oldEntry = try history.entry(document.value, in: headTree) else {
+            guard let oldEntry = try history.documentEntry(document, in: headTree), !oldEntry.isFolder else {
+                if try history.holdsFolder(document.value, in: headTree) {
+                    throw ConcordError.invalidPath(document.value, reason: "it is a folder of documents; remove the documents in it")
+                }
                 throw ConcordError.noSuchDocument(document.value)
             }
             // An ignored document's edits are never saved: removing it leaves the file as it is.

@@ -8,7 +8,7 @@ extension ContainerCore {
     /// What a document is in `main` now: its content id and whether it is in conflict.
     func snapshot(of document: DocumentPath) throws -> (contentID: String?, inConflict: Bool) {
         let headTree = try history.tree(of: history.head())
-        let entry = try history.entry(document.value, in: headTree)
+        let entry = try history.documentEntry(document, in: headTree).flatMap { $0.isFolder ? nil : $0 }
         let record = try history.entry(ConflictRecord.path(of: document), in: headTree)
         return (entry?.id.hex, record != nil)
     }
@@ -36,7 +36,7 @@ extension ContainerCore {
     /// With `lockState`, a write waiting for another writer shows as `editingDisabled`.
     func info(of document: DocumentPath, lockState: Bool = true) throws -> DocumentInfo? {
         let headTree = try history.tree(of: history.head())
-        let entry = try history.entry(document.value, in: headTree)
+        let entry = try history.documentEntry(document, in: headTree).flatMap { $0.isFolder ? nil : $0 }
         let inConflict = try history.entry(ConflictRecord.path(of: document), in: headTree) != nil
         guard entry != nil || inConflict else { return nil }
         let busy = lockState && WaitingWrite.isWriteWaiting(gitDirectory: repository.gitDirectory)

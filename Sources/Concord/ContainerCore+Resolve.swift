@@ -17,9 +17,14 @@ extension ContainerCore {
 
     /// One document's resolution, computed against main before anything is written.
     struct ResolutionPlan {
-        var report: ResolveReport
+        /// The document's report, then one for each document in conflict below it that the
+        /// resolution deletes (a folder replaced by the file kept).
+        var reports: [ResolveReport]
         var updates: [TreeUpdate]
-        var resolves: [OID]
+        /// The versions each document's group of trailers names as resolved.
+        var groups: [(document: DocumentPath, resolves: [OID])]
+        /// The folder (`todo/`) the resolution replaces by a file: its documents are deleted.
+        var replacedFolder: String?
     }
 
     /// Resolves `documents` in one commit: all of them, or, when one cannot be resolved
@@ -33,16 +38,27 @@ extension ContainerCore {
         let head = try history.head()
         let headTree = try history.tree(of: head)
         var seen = Set<DocumentPath>()
-        let plans = try documents.filter { seen.insert($0).inserted }.map { document in
-            try plan(document, using: resolution, head: head, headTree: headTree, dryRun: dryRun)
+        let unique = documents.filter { seen.insert($0).inserted }
+        // A name resolved to a file where a folder stood deletes the folder's documents, and
+        // resolves those in conflict: shallower names are planned first, and the documents
+        // below a replaced folder are settled by its plan.
+        var plans: [ResolutionPlan] = []
+        var beside = BesideNames()
+        for document in unique.enumerated().sorted(by: { ($0.element.components.count, $0.offset) < ($1.element.components.count, $1.offset) }).map(\.element) {
+            if plans.contains(where: { plan in plan.replacedFolder.map { document.value.hasPrefix($0) } ?? false }) { continue }
+            plans.append(try plan(document, using: resolution, head: head, headTree: headTree, dryRun: dryRun, beside: &beside))
         }
-        guard let head, !dryRun, !plans.isEmpty else { return plans.map(\.report) }
+        let order = Dictionary(unique.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { a, _ in a })
+        func ordered(_ reports: [ResolveReport]) -> [ResolveReport] {
+            reports.sorted { (order[$0.document] ?? .max, $0.document) < (order[$1.document] ?? .max, $1.document) }
+        }
+        guard let head, !dryRun, !plans.isEmpty else { return ordered(plans.flatMap(\.reports)) }
         let newTree = try resolvedTree(plans, headTree: headTree)
         let unsaved = try checkout.unsavedPaths(from: headTree, to: newTree)
         if !unsaved.isEmpty { throw ConcordError.unsavedChanges(unsaved) }
         let (commit, reports) = try commitResolution(plans, tree: newTree, head: head, automatically: false)
-        try checkout.advanceMain(from: head, to: commit, message: plans.count == 1 ? "concord: resolve \(plans[0].report.document)" : "concord: resolve \(plans.count) documents")
-        return reports
+        try checkout.advanceMain(from: head, to: commit, message: reports.count == 1 ? "concord: resolve \(reports[0].document)" : "concord: resolve \(reports.count) documents")
+        return ordered(reports)
     }
 
     /// The tree of main with `plans` applied (its objects written, no commit).
@@ -55,22 +71,23 @@ extension ContainerCore {
     /// - Returns: the commit, and the plans' reports naming it as the new version.
     func commitResolution(_ plans: [ResolutionPlan], tree: OID, head: OID, automatically: Bool) throws -> (OID, [ResolveReport]) {
         var trailers = Trailers()
-        for plan in plans {
-            trailers.add(Trailers.document, plan.report.document.value)
-            for id in plan.resolves { trailers.add(Trailers.resolves, id.hex) }
+        for (document, resolves) in plans.flatMap(\.groups) {
+            trailers.add(Trailers.document, document.value)
+            for id in resolves { trailers.add(Trailers.resolves, id.hex) }
         }
         let verb = automatically ? "Resolve automatically" : "Resolve"
+        let reports = plans.flatMap(\.reports)
         let subject =
-            plans.count == 1
-            ? "\(verb) \(plans[0].report.document): \(plans[0].report.explanation)"
-            : "\(verb) \(plans.count) documents"
+            reports.count == 1
+            ? "\(verb) \(reports[0].document): \(reports[0].explanation)"
+            : "\(verb) \(reports.count) documents"
         let commit = try commitMaker.commit(tree: tree, parents: [head], subject: subject, trailers: trailers, updateMain: false)
-        let reports = plans.map { plan in
-            var report = plan.report
+        let named = reports.map { report in
+            var report = report
             report.version = commit.hex
             return report
         }
-        return (commit, reports)
+        return (commit, named)
     }
 
     /// Computes one document's resolution against `head`, writing the objects of its new
@@ -78,9 +95,9 @@ extension ContainerCore {
     /// A merge starts from the versions' common ancestor in their lines of edits
     /// (``History/commonPreviousVersion(of:document:limit:)``).
     /// - Throws: ``NeedsPersonError`` when a merge needs a person; the errors of ``resolve(_:using:dryRun:)``.
-    func plan(_ document: DocumentPath, using resolution: Resolution, head: OID?, headTree: OID?, dryRun: Bool) throws -> ResolutionPlan {
+    func plan(_ document: DocumentPath, using resolution: Resolution, head: OID?, headTree: OID?, dryRun: Bool, beside: inout BesideNames) throws -> ResolutionPlan {
         guard let head, let record = try history.conflictRecord(of: document, in: headTree) else {
-            if try history.entry(document.value, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
+            if try history.documentEntry(document, in: headTree) == nil { throw ConcordError.noSuchDocument(document.value) }
             throw ConcordError.notInConflict(document.value)
         }
         guard let current = try history.currentVersion(of: document, at: head) else {
@@ -88,14 +105,17 @@ extension ContainerCore {
             let report = ResolveReport(
                 document: document, kept: nil, removed: [], explanation: "removed a conflict record that named no version of it",
                 policy: nil, isDeletion: true, version: nil, clockWarnings: [])
-            return ResolutionPlan(report: report, updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], resolves: [])
+            return ResolutionPlan(reports: [report], updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], groups: [(document, [])])
         }
         let others = try history.recordedVersions(record.versions, of: document).subtracting([current])
         let indexed = history.indexedVersions(of: document, at: head)
         let contenders = try ([current] + others.sorted()).map { id in
-            let entry = try history.entry(of: document, at: id, indexed: indexed[id])
+            // A version made before a rename holds the document under its old name.
+            let name = indexed[id] != nil ? document : try history.versionName(id, of: document) ?? document
+            let known = name == document ? indexed[id] : nil
+            let entry = try history.entry(of: name, at: id, indexed: known)
             return Contender(
-                id: id, version: try history.describe(id, of: document, current: current, conflicts: others, indexed: indexed[id]),
+                id: id, version: try history.describe(id, of: name, current: current, conflicts: others, indexed: known),
                 entry: entry, content: try history.content(of: entry))
         }
 
@@ -103,6 +123,7 @@ extension ContainerCore {
         var explanation = ""
         var policyName: String?
         var warnings: [String] = []
+        var savedBeside: [String: DocumentPath] = [:]
         let result: DocumentContent?
         switch resolution {
         case .latest:
@@ -139,7 +160,13 @@ extension ContainerCore {
             let base =
                 try history.commonPreviousVersion(of: ids, document: document)
                 ?? ConcordError.wrap("cannot find the common ancestor") { try repository.mergeBase(of: ids) }
-            let baseContent = try base.map { try history.content(of: history.entry(document.value, in: history.tree(of: $0))) } ?? nil
+            let baseContent = try base.map { try history.content(of: history.documentEntryFollowingRenames(document, in: history.tree(of: $0))) } ?? nil
+            if contenders.contains(where: { $0.entry?.isFolder == true }) {
+                throw NeedsPersonError(
+                    document: document, policy: policy.name,
+                    reason: "it is a folder of documents in one version and a file in another, which no policy merges; keep one (--keep ID, --latest) or both (--keep-both)",
+                    markedUp: nil)
+            }
             let decision = policy.decide(base: baseContent, versions: versions)
             switch decision.outcome {
             case let .merged(content):
@@ -152,23 +179,68 @@ extension ContainerCore {
         case let .content(content):
             result = content
             explanation = "replaced by the content given"
+        case .keepBoth:
+            kept = contenders[0]
+            result = contenders[0].content
+            for contender in contenders.dropFirst() where contender.entry.map({ !$0.isFolder }) ?? false {
+                savedBeside[contender.id.hex] = try beside.name(for: document, device: contender.version.deviceName, in: headTree, history: history, workTree: workTree)
+            }
+            explanation = "kept both: the current version stays"
+            for (id, name) in savedBeside.sorted(by: { $0.value < $1.value }) {
+                let device = contenders.first { $0.id.hex == id }?.version.deviceName ?? "another device"
+                explanation += ", \(device)'s saved beside as '\(name)'"
+            }
         }
 
+        let keptFolder = kept?.entry?.isFolder == true
+        let currentEntry = try history.documentEntry(document, in: headTree)
+        let replacesFolder = !keptFolder && result != nil && currentEntry?.isFolder == true
         let removed = contenders.filter { $0.id != kept?.id }.map(\.version)
-        let report = ResolveReport(
+        var report = ResolveReport(
             document: document, kept: kept?.version, removed: removed, explanation: explanation, policy: policyName,
             isDeletion: result == nil, version: nil, clockWarnings: warnings)
-        if dryRun { return ResolutionPlan(report: report, updates: [], resolves: []) }
+        report.savedBeside = savedBeside
+        let below = replacesFolder ? try conflictsBelow(document, head: head, headTree: headTree) : []
+        if dryRun { return ResolutionPlan(reports: [report] + below.map(\.report), updates: [], groups: []) }
 
         let isPackage = try history.checkDocument(document, in: headTree)
-        let currentEntry = try history.entry(document.value, in: headTree)
         var updates: [TreeUpdate] = [.remove(path: ConflictRecord.path(of: document))]
-        if let newEntry = try writeEntry(result, isPackage: isPackage, document: document, mode: currentEntry?.mode) {
+        if keptFolder {
+            // The folder stays as it is: its documents are versions of their own.
+        } else if let newEntry = try writeEntry(result, isPackage: isPackage, document: document, mode: currentEntry?.mode) {
             if newEntry != currentEntry { updates.append(.upsert(path: document.value, id: newEntry.id, mode: newEntry.mode)) }
-        } else if currentEntry != nil {
+        } else if let currentEntry, !currentEntry.isFolder {
             updates.append(.remove(path: document.value))
         }
-        return ResolutionPlan(report: report, updates: updates, resolves: contenders.map(\.id))
+        var groups = [(document, contenders.map(\.id))]
+        for (id, name) in savedBeside.sorted(by: { $0.value < $1.value }) {
+            guard let entry = contenders.first(where: { $0.id.hex == id })?.entry else { continue }
+            updates.append(.upsert(path: name.value, id: entry.id, mode: entry.mode))
+            groups.append((name, []))
+        }
+        for settled in below {
+            updates.append(.remove(path: ConflictRecord.path(of: settled.report.document)))
+            groups.append((settled.report.document, settled.resolves))
+        }
+        return ResolutionPlan(reports: [report] + below.map(\.report), updates: updates, groups: groups, replacedFolder: replacesFolder ? document.value + "/" : nil)
+    }
+
+    /// The documents in conflict below `folder`, which a resolution replacing the folder by a
+    /// file deletes: each with its report (every version in contention removed) and the
+    /// versions its group of trailers names as resolved.
+    private func conflictsBelow(_ folder: DocumentPath, head: OID?, headTree: OID?) throws -> [(report: ResolveReport, resolves: [OID])] {
+        let prefix = folder.value + "/"
+        return try history.conflictRecords(in: headTree).filter { $0.document.value.hasPrefix(prefix) }.sorted { $0.document < $1.document }.map { record in
+            let document = record.document
+            let current = try history.currentVersion(of: document, at: head)
+            let others = try history.recordedVersions(record.versions, of: document).subtracting(current.map { [$0] } ?? [])
+            let ids = (current.map { [$0] } ?? []) + others.sorted()
+            let removed = try ids.map { try history.describe($0, of: document, current: current, conflicts: others) }
+            let report = ResolveReport(
+                document: document, kept: nil, removed: removed, explanation: "deleted with the folder '\(folder)/', replaced by the file '\(folder)'",
+                policy: nil, isDeletion: true, version: nil, clockWarnings: [])
+            return (report, ids)
+        }
     }
 
     /// Latest-wins among the contenders (``LatestWins``), with why, and the clock skews it shows.

@@ -30,10 +30,42 @@ extension ContainerCore {
         CrashPoint.reach("save-all:scanned")
         let tree = try ConcordError.wrap("cannot write the tree") { try repository.updateTree(headTree, scan.updates) }
         let count = scan.added.count + scan.changed.count + scan.removed.count
-        let id = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: Trailers())
+        result.renamed = try renames(scan, in: headTree)
+        var trailers = Trailers()
+        for (new, old) in result.renamed.sorted(by: { $0.key < $1.key }) {
+            trailers.add(Trailers.document, new.value)
+            trailers.add(Trailers.renamed, old.value)
+        }
+        let id = try commitMaker.commit(tree: tree, parents: head.map { [$0] } ?? [], subject: "Save \(count) document\(count == 1 ? "" : "s")", trailers: trailers)
         result.version = id.hex
         return result
     }
+
+    /// The renames among what a scan found: a document gone under one name whose content (the
+    /// same file, or the same package) is new under another, when no other document removed or
+    /// added in the scan has that content. An empty file, and a document in conflict (resolve it
+    /// first), are never taken for renamed.
+    private func renames(_ scan: Scan, in headTree: OID?) throws -> [DocumentPath: DocumentPath] {
+        struct Key: Hashable {
+            var id: OID
+            var mode: UInt32
+        }
+        func byContent(_ entries: [DocumentPath: TreeEntry]) -> [Key: [DocumentPath]] {
+            Dictionary(grouping: entries.filter { $0.value.id != Self.emptyBlob }.keys) { Key(id: entries[$0]!.id, mode: entries[$0]!.mode) }
+        }
+        let gone = byContent(scan.removedEntries), new = byContent(scan.addedEntries)
+        guard !gone.isEmpty, !new.isEmpty else { return [:] }
+        let inConflict = Set(try history.conflictRecords(in: headTree).map(\.document))
+        var result: [DocumentPath: DocumentPath] = [:]
+        for (key, names) in new where names.count == 1 {
+            guard let old = gone[key], old.count == 1, !inConflict.contains(old[0]) else { continue }
+            result[names[0]] = old[0]
+        }
+        return result
+    }
+
+    /// git's id of the empty file.
+    static let emptyBlob = OID(hex: "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391")!
 
     private struct Scan {
         let rules: IgnoreRules
@@ -42,6 +74,10 @@ extension ContainerCore {
         var changed: [DocumentPath] = []
         var removed: [DocumentPath] = []
         var skipped: [SaveAllResult.Skipped] = []
+        /// The entries in `main` of the documents removed, and in the work tree of those added
+        /// (files and packages that are documents themselves): where renames are found.
+        var removedEntries: [DocumentPath: TreeEntry] = [:]
+        var addedEntries: [DocumentPath: TreeEntry] = [:]
     }
 
     /// Compares `folder` with its tree; within a `scope` (nil: everything), only the entries it reaches.
@@ -91,7 +127,11 @@ extension ContainerCore {
                 try scanFolder(
                     path, tree: old?.kind == .tree ? old?.id : nil, patterns: patterns, scan: &scan,
                     scope: scope?.paths.contains(path) == true ? nil : scope)
-                if let old, old.kind != .tree { scan.updates.append(.remove(path: path)); scan.removed.append(document) }
+                if let old, old.kind != .tree {
+                    scan.updates.append(.remove(path: path))
+                    scan.removed.append(document)
+                    scan.removedEntries[document] = old
+                }
             case .directory, .file:
                 let entry: TreeEntry?
                 do {
@@ -102,9 +142,23 @@ extension ContainerCore {
                 }
                 guard let entry else { continue }
                 if old?.id == entry.id && old?.mode == entry.mode { continue }
-                if let old, old.kind == .tree, !isPackage { scan.updates.append(.remove(path: path)) }
+                let replacesFolder = old?.kind == .tree && !isPackage
+                if let old, replacesFolder {
+                    // A folder of documents replaced by a file: its documents are deleted.
+                    scan.updates.append(.remove(path: path))
+                    try history.visitFiles(tree: old.id, prefix: path) { file, _ in
+                        if let owner = history.document(containing: file, patterns: patterns)?.document, scan.removed.last != owner {
+                            scan.removed.append(owner)
+                        }
+                    }
+                }
                 scan.updates.append(.upsert(path: path, id: entry.id, mode: entry.mode))
-                if old == nil { scan.added.append(document) } else { scan.changed.append(document) }
+                if old == nil || replacesFolder {
+                    scan.added.append(document)
+                    scan.addedEntries[document] = entry
+                } else {
+                    scan.changed.append(document)
+                }
             case .symlink, .behindLink:
                 scan.skipped.append(.init(path: path, reason: "a symbolic link; links are never followed"))
             case .other, .missing:
@@ -117,9 +171,15 @@ extension ContainerCore {
             if scan.rules.ignoringRuleHere(path, isFolder: entry.kind == .tree) != nil { continue }
             scan.updates.append(.remove(path: path))
             if entry.kind == .tree, !patterns.contains(where: { GlobPattern($0).matches(name) }) {
-                try history.visitFiles(tree: entry.id, prefix: path) { file, _ in scan.removed.append(DocumentPath(unchecked: file)) }
+                try history.visitFiles(tree: entry.id, prefix: path) { file, fileEntry in
+                    if let owner = history.document(containing: file, patterns: patterns)?.document, scan.removed.last != owner {
+                        scan.removed.append(owner)
+                        if owner.value == file { scan.removedEntries[owner] = fileEntry }
+                    }
+                }
             } else {
                 scan.removed.append(DocumentPath(unchecked: path))
+                scan.removedEntries[DocumentPath(unchecked: path)] = entry
             }
         }
     }

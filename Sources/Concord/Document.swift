@@ -99,6 +99,18 @@ public final class Document: Sendable {
         return report
     }
 
+    /// Renames the document to `newName`, keeping its history (``Container/move(_:to:)``), and
+    /// closes this handle.
+    /// - Returns: a handle on the document under its new name.
+    /// - Throws: what ``Container/move(_:to:)`` throws; this handle stays open then.
+    public func move(to newName: DocumentPath) async throws -> Document {
+        let path = path
+        _ = try await container.offload { try $0.move(path, to: newName) }
+        container.observer.check()
+        close()
+        return try container.openDocument(newName)
+    }
+
     /// Closes the handle: the state becomes `closed` and the change streams end.
     public func close() {
         let (continuations, subscription) = storage.withLock { state -> ([AsyncStream<DocumentChange>.Continuation], UUID?) in

@@ -6,7 +6,8 @@ public import ConcordMerge
 public struct DocumentVersion: Sendable, Hashable {
     /// The commit id (40 hexadecimal digits).
     public var id: String
-    /// The document.
+    /// The document, under the name it had in this version: a version from before a rename
+    /// (listed in the history of the new name) carries the old name.
     public var document: DocumentPath
     /// The name of the device that saved it.
     public var deviceName: String
@@ -20,6 +21,10 @@ public struct DocumentVersion: Sendable, Hashable {
     public var contentID: String?
     /// True when this version deleted the document.
     public var isDeleted: Bool
+    /// True when this version made the name a folder of documents (the file, if there was one,
+    /// replaced by a folder): a version without content, like a deletion, that a resolution can
+    /// keep (the folder stays) or not (the folder's documents are deleted).
+    public var isFolder: Bool
     /// The size in bytes (a package: its files together); 0 for a deletion.
     public var size: Int
     /// True for a package document.
@@ -30,6 +35,10 @@ public struct DocumentVersion: Sendable, Hashable {
     public var isConflict: Bool
     /// The ids of the versions this version resolved (empty for an ordinary save).
     public var resolves: [String]
+    /// The name the document had before this version renamed it (`concord mv`); nil otherwise.
+    public var renamedFrom: DocumentPath?
+    /// The name this version gave the document, whose deletion under this name it is; nil otherwise.
+    public var renamedTo: DocumentPath?
     /// The ids of the versions this version replaced: for a save, the version it was made on
     /// top of; for a resolution, every version it resolved. Following these links gives the
     /// document's line of edits (graph ancestry does not: after an integration every later

@@ -12,6 +12,12 @@ extension History {
         var kept = Set<OID>()
         // Versions the history index lists need no reading of the history.
         let indexed = Set(index(at: try head())?.versions(of: document.value).map(\.commit) ?? [])
+        // Read only when a record names a version that is not one under this name.
+        var former: Set<OID>?
+        func isFormerVersion(_ id: OID) throws -> Bool {
+            if former == nil { former = Set(try formerVersionHeads().flatMap { try formerVersions(of: document, at: $0).map(\.id) }) }
+            return former?.contains(id) == true
+        }
         for id in ids.sorted() {
             let problem: String?
             if indexed.contains(id) {
@@ -20,7 +26,7 @@ extension History {
                 problem = "no such commit in this container"
             } else if (try? known(id)) == nil {
                 problem = "not a commit"
-            } else if try !isVersion(id, of: document) {
+            } else if try !isVersion(id, of: document), try !isFormerVersion(id) {
                 problem = "not a version of it"
             } else {
                 problem = nil

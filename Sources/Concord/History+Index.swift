@@ -120,17 +120,24 @@ extension History {
                     firstChanges = Dictionary(changes.map { (TreePath($0.path), $0) }, uniquingKeysWith: { a, _ in a })
                     firstParentTree = parentTree
                 }
-                perParent.append(Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document }))
+                var changed = Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document })
+                changed.formUnion(try foldersChangingState(changes, from: parentTree, to: commitTree, patterns: index.patterns))
+                perParent.append(changed)
             }
             var versionPaths = perParent.dropFirst().reduce(perParent[0]) { $0.intersection($1) }
             versionPaths.formUnion(known.trailers.resolvedDocuments)
+            // An integration that names another version current for a document is no version of it.
+            if known.commit.parents.count > 1 {
+                for document in known.trailers.currentDocuments where known.trailers.current(of: document) != commit { versionPaths.remove(document) }
+            }
             // A document the first parent's differences do not name has that parent's entry (read
             // there: its folder was read already); a package's folder changed is read here.
             for document in versionPaths.sorted() where !Self.isConcordPath(document.value) {
                 let path = document.value
                 let change = firstChanges[TreePath(path)]
                 let unchanged = change == nil && !perParent[0].contains(document) && firstParentTree != nil
-                let entry = try change?.new ?? entry(path, in: unchanged ? firstParentTree : commitTree)
+                let raw = try change?.new ?? entry(path, in: unchanged ? firstParentTree : commitTree)
+                let entry = documentEntry(converting: raw, of: path, patterns: index.patterns)
                 let version = HistoryIndex.Version(
                     commit: commit, entry: entry?.id, mode: entry?.mode ?? 0,
                     replaces: try previousVersions(of: commit, document: document, parentEntry: change?.old.map { .some($0.id) }))
@@ -138,6 +145,47 @@ extension History {
             }
         }
         for (path, version) in additions { index.add(version, of: path) }
+        for commit in arrived.reversed() { try indexCarried(index, at: commit) }
+    }
+
+    /// The versions an integration at `commit` names current for a document (`Concord-Current`)
+    /// that are not versions of that document itself (an edit made under a name it had before a
+    /// rename): indexed as carried, so that its current version is found there.
+    private func indexCarried(_ index: HistoryIndex, at commit: OID) throws {
+        let known = try known(commit)
+        guard known.commit.parents.count > 1 else { return }
+        for document in known.trailers.currentDocuments.sorted() {
+            guard let named = known.trailers.current(of: document), named != commit,
+                !index.allVersions(of: document.value).contains(where: { $0.commit == named })
+            else { continue }
+            let entry = try documentEntry(document, in: known.commit.tree)
+            index.add(HistoryIndex.Version(commit: named, entry: entry?.id, mode: entry?.mode ?? 0, replaces: [], carried: true), of: document.value)
+        }
+    }
+
+    /// The folders whose state differs between two trees (``History/documentEntry(_:in:)``: a
+    /// folder of documents in one, a file or nothing in the other), from the files that differ:
+    /// only a file added or removed can make or empty a folder, so only their folders are looked up.
+    func foldersChangingState(_ changes: [TreeChange], from old: OID?, to new: OID?, patterns: [String]) throws -> Set<DocumentPath> {
+        var looked = Set<TreePath>()
+        var result = Set<DocumentPath>()
+        for change in changes where change.old == nil || change.new == nil {
+            guard let owner = document(containing: change.path, patterns: patterns)?.document else { continue }
+            var folder = Substring(owner.value)
+            while let slash = folder.lastIndex(of: "/") {
+                folder = folder[..<slash]
+                guard looked.insert(TreePath(folder)).inserted else { break }
+                let path = String(folder)
+                if try holdsFolder(path, in: old, patterns: patterns) != holdsFolder(path, in: new, patterns: patterns) {
+                    result.insert(DocumentPath(unchecked: path))
+                }
+            }
+        }
+        return result
+    }
+
+    private func holdsFolder(_ path: String, in tree: OID?, patterns: [String]) throws -> Bool {
+        documentEntry(converting: try entry(path, in: tree), of: path, patterns: patterns)?.isFolder == true
     }
 
     #if DEBUG
@@ -151,8 +199,8 @@ extension History {
         try extend(fresh, to: head)
         var lines: [String] = []
         for path in fresh.paths.union(index.paths).sorted().map(\.value) {
-            let a = index.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
-            let b = fresh.versions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))" }.sorted()
+            let a = index.allVersions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))\($0.carried ? "c" : "")" }.sorted()
+            let b = fresh.allVersions(of: path).map { "\($0.commit.short)=\($0.entry?.short ?? "-")<\($0.replaces.map(\.short))\($0.carried ? "c" : "")" }.sorted()
             if a != b { lines.append("  \(path): extended \(a); rebuilt \(b)") }
         }
         guard !lines.isEmpty else { return }

@@ -11,9 +11,11 @@ extension History {
     func isVersion(_ id: OID, of document: DocumentPath) throws -> Bool {
         let known = try known(id), commit = known.commit, trailers = known.trailers
         if !trailers.resolved(document).isEmpty { return true }
-        if commit.parents.isEmpty { return try entry(document.value, in: commit.tree) != nil }
+        // An integration that names another version current (one carried across a rename) is not one.
+        if commit.parents.count > 1, let named = trailers.current(of: document), named != id { return false }
+        if commit.parents.isEmpty { return try documentEntry(document, in: commit.tree) != nil }
         if commit.parents.count == 1, let changed = try changes(document, in: id, commit) { return changed }
-        for parent in commit.parents where try sameEntry(document, commit.tree, tree(of: parent)) { return false }
+        for parent in commit.parents where try sameDocumentEntry(document, commit.tree, tree(of: parent)) { return false }
         return true
     }
 
@@ -36,7 +38,7 @@ extension History {
             if let index {
                 covered = covered || id == index.tip || index.arriving.map { !$0.contains(id) } == true
             }
-            if covered, let index, let indexed = index.current(of: document.value, entry: try known ?? entry(document.value, in: tree(of: id))?.id) {
+            if covered, let index, let indexed = index.current(of: document.value, entry: try known ?? documentEntry(document, in: tree(of: id))?.id) {
                 found = indexed
                 break
             }
@@ -58,15 +60,15 @@ extension History {
                 id = commit.parents[0]
                 continue
             }
-            let same = try commit.parents.filter { try sameEntry(document, commit.tree, tree(of: $0)) }
-            if same.count > 1, try entry(document.value, in: commit.tree) == nil {
+            let same = try commit.parents.filter { try sameDocumentEntry(document, commit.tree, tree(of: $0)) }
+            if same.count > 1, try documentEntry(document, in: commit.tree) == nil {
                 // Absent on several sides: one may never have had the document while another
                 // deleted it. The deletion is its current version, whichever parent comes first.
                 found = try firstExisting(same, document: document)
                 break
             }
             guard let following = same.first else {
-                found = try commit.parents.isEmpty && entry(document.value, in: commit.tree) == nil ? nil : id
+                found = try commit.parents.isEmpty && documentEntry(document, in: commit.tree) == nil ? nil : id
                 break
             }
             id = following
@@ -107,7 +109,10 @@ extension History {
             }
             return paths
         }
-        return paths.map { $0.contains(TreePath(document.value)) }
+        guard let paths else { return nil }
+        // A folder above a changed file is in the set too: only a change of its state (a file
+        // or nothing becoming a folder, or the reverse) is a version of that name.
+        return try paths.contains(TreePath(document.value)) && !sameDocumentEntry(document, tree(of: commit.parents[0]), commit.tree)
     }
 
     /// The versions a version replaced: the one its first parent held, and, for a resolution,
@@ -122,6 +127,11 @@ extension History {
         {
             result.append(previous)
         }
+        if let parent = commit.parents.first, let old = trailers.renamedFrom(document), let previous = try currentVersion(of: old, at: parent),
+            !result.contains(previous)
+        {
+            result.append(previous)
+        }
         return result
     }
 
@@ -132,10 +142,12 @@ extension History {
         let entry = try entry(of: document, at: id, indexed: indexed)
         return DocumentVersion(
             id: id.hex, document: document, deviceName: stamp.deviceName, deviceID: stamp.deviceID,
-            modified: stamp.date, clock: stamp.clock, contentID: entry?.id.hex, isDeleted: entry == nil,
-            size: try size(of: entry), isPackage: entry?.kind == .tree, isCurrent: id == current,
+            modified: stamp.date, clock: stamp.clock, contentID: entry?.isFolder == true ? nil : entry?.id.hex,
+            isDeleted: entry == nil || entry?.isFolder == true, isFolder: entry?.isFolder == true,
+            size: try size(of: entry), isPackage: entry?.kind == .tree && entry?.isFolder != true, isCurrent: id == current,
             isConflict: conflicts.contains(id),
             resolves: stamp.trailers.resolved(document),
+            renamedFrom: stamp.trailers.renamedFrom(document), renamedTo: stamp.trailers.renamedTo(document),
             replaces: try (indexed?.replaces ?? previousVersions(of: id, document: document)).map(\.hex))
     }
 
@@ -150,7 +162,7 @@ extension History {
     /// `document`'s entry in version `id`: from the history index when it lists the version,
     /// else read from the version's folder (in a wide folder, a tree of thousands of entries).
     func entry(of document: DocumentPath, at id: OID, indexed: HistoryIndex.Version?) throws -> TreeEntry? {
-        guard let indexed else { return try entry(document.value, in: tree(of: id)) }
+        guard let indexed else { return try documentEntry(document, in: tree(of: id)) }
         return indexed.entry.map { TreeEntry(name: document.name, id: $0, mode: indexed.mode) }
     }
 
@@ -167,9 +179,14 @@ extension History {
         }
         let others = try recordedVersions(record?.versions ?? [], of: document).subtracting([current])
         let indexed = indexedVersions(of: document, at: head)
-        let described = try others.map { try describe($0, of: document, current: current, conflicts: others, indexed: indexed[$0]) }
-        return [try describe(current, of: document, current: current, conflicts: others, indexed: indexed[current])]
-            + described.sorted { $0.rank < $1.rank }
+        // A version made under a name the document had before a rename is described under it.
+        func described(_ id: OID) throws -> DocumentVersion {
+            if indexed[id] == nil, let name = try versionName(id, of: document), name != document {
+                return try describe(id, of: name, current: current, conflicts: others)
+            }
+            return try describe(id, of: document, current: current, conflicts: others, indexed: indexed[id])
+        }
+        return [try described(current)] + (try others.map(described)).sorted { $0.rank < $1.rank }
     }
 
     /// Every version `document` ever had, newest first: from the history index when it is up to
@@ -195,6 +212,9 @@ extension History {
                 }
             }
         }
+        for (id, name) in try formerVersions(of: document, at: head) {
+            described.append(try describe(id, of: name, current: current, conflicts: conflicts, indexed: indexedVersions(of: name, at: head)[id]))
+        }
         if described.isEmpty { throw ConcordError.noSuchDocument(document.value) }
         // Newest first by clock: a version's clock follows those it saw, and every device
         // orders the same versions the same way.
@@ -211,13 +231,17 @@ extension History {
     func versionEntry(of document: DocumentPath, version id: String?) throws -> TreeEntry? {
         guard let id else {
             let headTree = try tree(of: head())
-            guard let entry = try entry(document.value, in: headTree) else {
+            guard let entry = try documentEntry(document, in: headTree), !entry.isFolder else {
                 if try conflictRecord(of: document, in: headTree) != nil { return nil }
+                if try documentEntry(document, in: headTree)?.isFolder == true {
+                    throw ConcordError.invalidPath(document.value, reason: "it is a folder of documents, not a document")
+                }
                 throw ConcordError.noSuchDocument(document.value)
             }
             return entry
         }
-        return try entry(document.value, in: tree(of: resolveVersionID(id, of: document)))
+        let version = try resolveVersionID(id, of: document)
+        return try documentEntry(versionName(version, of: document) ?? document, in: tree(of: version))
     }
 
     /// The full id of a version of `document` given by its full or abbreviated (≥ 4 digits) id.

@@ -15,6 +15,11 @@ final class History {
     let cache = HistoryCache()
     /// The persistent index, once opened (`.some(nil)`: there is none usable).
     var index: HistoryIndex??
+    /// The package patterns of each `.concord/packages` read, by its blob id.
+    var patternsByBlob: [OID: [String]] = [:]
+    /// While an integration runs: the heads of both sides, whose renames a version of a
+    /// document may come through (``formerVersionHeads()``).
+    var integrating: [OID]?
 
     init(repository: Repository, logger: Logger) {
         self.repository = repository
@@ -61,8 +66,12 @@ final class History {
     /// The package patterns in `tree`'s `.concord/packages` (one glob a line, `#` comments).
     func packagePatterns(in tree: OID?) throws -> [String] {
         guard let entry = try entry(ContainerCore.packagesFile, in: tree) else { return [] }
+        if let known = patternsByBlob[entry.id] { return known }
         let data = try ConcordError.wrap("cannot read \(ContainerCore.packagesFile)") { try repository.blob(entry.id) }
-        return Self.parseLines(data)
+        let patterns = Self.parseLines(data)
+        if patternsByBlob.count > 64 { patternsByBlob = [:] }
+        patternsByBlob[entry.id] = patterns
+        return patterns
     }
 
     static func parseLines(_ data: Data) -> [String] {
@@ -102,7 +111,7 @@ final class History {
 
     /// The content a tree entry holds: a file's bytes, or a package's files.
     func content(of entry: TreeEntry?) throws -> DocumentContent? {
-        guard let entry else { return nil }
+        guard let entry, !entry.isFolder else { return nil }
         if entry.isSymlink {
             throw ConcordError.invalidPath(entry.name, reason: "this version is a symbolic link; links are never written")
         }
@@ -131,7 +140,7 @@ final class History {
     }
 
     func size(of entry: TreeEntry?) throws -> Int {
-        guard let entry else { return 0 }
+        guard let entry, !entry.isFolder else { return 0 }
         return try ConcordError.wrap("cannot read object \(entry.id.short)") {
             switch entry.kind {
             case .blob: return try repository.blobSize(entry.id)
@@ -173,7 +182,12 @@ final class History {
         while let next = frontier.popLast() {
             if next == version { return true }
             guard seen.insert(next).inserted, try follows(next, version) else { continue }
-            frontier += try previousVersions(of: next, document: document)
+            var previous = try previousVersions(of: next, document: document)
+            // A version made under the name the document had before a rename replaced that name's.
+            if previous.isEmpty, let name = try versionName(next, of: document), name != document {
+                previous = try previousVersions(of: next, document: name)
+            }
+            frontier += previous
         }
         return false
     }

@@ -19,17 +19,22 @@ internal import GitFormat
 /// Only writers (holding the container lock) change it; readers read the files `tip` names.
 final class HistoryIndex {
     /// One version of a path: the commit, the path's entry there (nil for a deletion) with its
-    /// mode, and the versions it replaced (its previous versions).
+    /// mode, and the versions it replaced (its previous versions). A *carried* one is a version
+    /// of a name the path had before a rename, which an integration named the path's current
+    /// version (an edit made under the old name): listed to find the current version, never as
+    /// one of the path's own versions.
     struct Version: Equatable {
         var commit: OID
         var entry: OID?
         var mode: UInt32 = 0
         var replaces: [OID]
+        var carried = false
     }
 
     /// The first line of `tip`. Version 5 keys paths by their bytes: a version 4 index may hold
     /// two names that differ by Unicode normalization alone as one path, so it is rebuilt.
-    static let format = "concord-history 5"
+    /// Version 6 lists the versions of names that became or stopped being folders.
+    static let format = "concord-history 6"
 
     /// The commit whose history the index describes.
     private(set) var tip: OID?
@@ -102,8 +107,14 @@ final class HistoryIndex {
         return versions
     }
 
-    /// The versions of `path` the index knows, in the order they were indexed.
+    /// The versions of `path` the index knows, in the order they were indexed (carried ones
+    /// left out).
     func versions(of path: String) -> [Version] {
+        pathVersions(path).all.filter { !$0.carried }
+    }
+
+    /// Every version of `path` the index holds, carried ones included.
+    func allVersions(of path: String) -> [Version] {
         pathVersions(path).all
     }
 
@@ -174,7 +185,7 @@ final class HistoryIndex {
         var entries: [(hash: UInt64, path: String, data: Data)] = []
         for path in paths.map(\.value) {
             var data = Data()
-            let versions = versions(of: path)
+            let versions = allVersions(of: path)
             Self.appendInteger(UInt32(versions.count), to: &data)
             for version in versions { Self.encode(version, into: &data) }
             entries.append((BaseTable.hash(path), path, data))
@@ -235,23 +246,26 @@ final class HistoryIndex {
 
     static func encode(_ version: Version, into data: inout Data) {
         data.append(contentsOf: version.commit.bytes)
-        encodeOptional(version.entry, into: &data)
+        encodeOptional(version.entry, carried: version.carried, into: &data)
         if version.entry != nil { appendInteger(version.mode, to: &data) }
         data.append(UInt8(min(version.replaces.count, 255)))
         for replaced in version.replaces.prefix(255) { data.append(contentsOf: replaced.bytes) }
     }
 
-    static func encodeOptional(_ id: OID?, into data: inout Data) {
-        if let id {
-            data.append(1)
-            data.append(contentsOf: id.bytes)
-        } else {
-            data.append(0)
-        }
+    /// A flag byte (1: an id follows; 2: carried) and the id.
+    static func encodeOptional(_ id: OID?, carried: Bool = false, into data: inout Data) {
+        data.append((id == nil ? 0 : 1) | (carried ? 2 : 0))
+        if let id { data.append(contentsOf: id.bytes) }
     }
 
     static func decodeVersion(_ reader: inout Reader) -> Version? {
-        guard let commit = reader.oid(), let entry = decodeOptional(&reader) else { return nil }
+        guard let commit = reader.oid(), let flag = reader.byte(), flag < 4 else { return nil }
+        let carried = flag & 2 != 0
+        var entry: OID?
+        if flag & 1 != 0 {
+            guard let id = reader.oid() else { return nil }
+            entry = id
+        }
         var mode: UInt32 = 0
         if entry != nil {
             guard let given = reader.integer(UInt32.self) else { return nil }
@@ -263,15 +277,7 @@ final class HistoryIndex {
             guard let id = reader.oid() else { return nil }
             replaces.append(id)
         }
-        return Version(commit: commit, entry: entry, mode: mode, replaces: replaces)
-    }
-
-    /// `.some(id)` or `.some(nil)`; nil when the bytes are damaged.
-    static func decodeOptional(_ reader: inout Reader) -> OID?? {
-        guard let flag = reader.byte() else { return nil }
-        if flag == 0 { return .some(nil) }
-        guard flag == 1, let id = reader.oid() else { return nil }
-        return .some(id)
+        return Version(commit: commit, entry: entry, mode: mode, replaces: replaces, carried: carried)
     }
 
     static func appendInteger<T: FixedWidthInteger>(_ value: T, to data: inout Data) {

@@ -11,7 +11,9 @@ internal import GitStore
 /// only: when both sides changed a document to the same content, the local version stays current
 /// (the content is the same either way). A side that did not change a document takes the other
 /// side's current version, even one with the content it holds: the other side chose it knowing
-/// this one.
+/// this one. A name that is a file on one side and a folder of documents on the other is
+/// settled by one rule (``settleFolders(_:currents:losers:local:remote:patterns:)``), and a rename
+/// on one side carries the other side's change of the old name (``CarriedRename``).
 struct Integration {
     /// The repository the merged tree and its objects go into.
     let repository: Repository
@@ -20,7 +22,8 @@ struct Integration {
     /// Writes the integration's commit as this device.
     let commitMaker: CommitMaker
 
-    private struct Side {
+    /// One side of the integration: its head, its tree, and what changed there since the base.
+    struct Side {
         var head: OID
         var tree: OID?
         var documents = Set<DocumentPath>()
@@ -38,6 +41,8 @@ struct Integration {
             throw ConcordError.failed("the cloud holds an unrelated history: it is not this container's cloud")
         }
         let baseTree = try history.tree(of: base)
+        history.integrating = [local, remote]
+        defer { history.integrating = nil }
         var localSide = Side(head: local, tree: try history.tree(of: local))
         var remoteSide = Side(head: remote, tree: try history.tree(of: remote))
         let patterns = Array(Set(try history.packagePatterns(in: baseTree) + history.packagePatterns(in: localSide.tree) + history.packagePatterns(in: remoteSide.tree))).sorted()
@@ -45,6 +50,7 @@ struct Integration {
         try collect(&remoteSide, from: baseTree, patterns: patterns)
 
         var updates: [TreeUpdate] = []
+        var entries: [DocumentPath: Entries] = [:]
         var losers: [DocumentPath: OID] = [:]
         var currents: [DocumentPath: OID] = [:]
         var newConflicts: [DocumentPath] = []
@@ -52,8 +58,10 @@ struct Integration {
 
         let resolvedLocal = try resolvedDocuments(localSide, baseTree: baseTree)
         let resolvedRemote = try resolvedDocuments(remoteSide, baseTree: baseTree)
-        let savedLocal = try documentsSaved(from: base, to: local)
-        let savedRemote = try documentsSaved(from: base, to: remote)
+        let localLog = try sideLog(from: base, to: local), remoteLog = try sideLog(from: base, to: remote)
+        let savedLocal = localLog.saved, savedRemote = remoteLog.saved
+        let carried = try carriedRenames(local: localSide, remote: remoteSide, base: base, baseTree: baseTree, localLog: localLog, remoteLog: remoteLog)
+        let carriedNew = Dictionary(carried.map { ($0.new, $0) }, uniquingKeysWith: { a, _ in a })
         let candidates = localSide.documents.union(remoteSide.documents).union(resolvedLocal).union(resolvedRemote)
             .union(savedLocal).union(savedRemote)
         // The commits only one side has, read at the first question: a commit only one side has
@@ -74,9 +82,32 @@ struct Integration {
             return try history.descends(later, from: earlier)
         }
         for document in candidates.sorted() {
-            let baseEntry = try history.entry(document.value, in: baseTree)
-            let localEntry = try history.entry(document.value, in: localSide.tree)
-            let remoteEntry = try history.entry(document.value, in: remoteSide.tree)
+            let baseEntry = try history.documentEntry(document, in: baseTree)
+            let localEntry = try history.documentEntry(document, in: localSide.tree)
+            let remoteEntry = try history.documentEntry(document, in: remoteSide.tree)
+            entries[document] = Entries(local: localEntry, remote: remoteEntry, merged: localEntry)
+            if let rename = carried.first(where: { $0.old == document }) {
+                // Renamed on one side: the other side's change of it lands on the new name, and
+                // its current version is the rename's, whichever side is local.
+                entries[document]?.merged = nil
+                let renamer = rename.renamedLocally ? local : remote
+                if let current = try history.currentVersion(of: document, at: renamer) {
+                    currents[document] = current
+                    if !rename.renamedLocally { sameContent[document] = current }
+                }
+                continue
+            }
+            if let rename = carriedNew[document] {
+                let outcome = try mergeCarried(rename, local: localSide, remote: remoteSide, base: base)
+                entries[document]?.merged = outcome.merged
+                if let current = outcome.current { currents[document] = current }
+                if let loser = outcome.loser {
+                    losers[document] = loser
+                    newConflicts.append(document)
+                }
+                if outcome.namesCurrent, let current = outcome.current { sameContent[document] = current }
+                continue
+            }
             let localChanged =
                 try localEntry != baseEntry || resolvedLocal.contains(document)
                 || savedLocal.contains(document) && hasNewVersion(document, at: local, since: base)
@@ -85,7 +116,7 @@ struct Integration {
                 || savedRemote.contains(document) && hasNewVersion(document, at: remote, since: base)
             guard remoteChanged else { continue }
             if !localChanged || localEntry == remoteEntry {
-                if localEntry != remoteEntry { updates.append(update(document, remoteEntry)) }
+                entries[document]?.merged = remoteEntry
                 if !localChanged { currents[document] = try history.currentVersion(of: document, at: remote) }
                 if localEntry == remoteEntry, let chosen = try currents[document] ?? history.currentVersion(of: document, at: local),
                     try chosen != history.currentVersion(of: document, at: local) || chosen != history.currentVersion(of: document, at: remote)
@@ -98,25 +129,31 @@ struct Integration {
                 let remoteVersion = try history.currentVersion(of: document, at: remote)
             else { continue }
             if try follows(remoteVersion, localVersion) {
-                updates.append(update(document, remoteEntry))
+                entries[document]?.merged = remoteEntry
                 currents[document] = remoteVersion
                 continue
             }
             if try follows(localVersion, remoteVersion) { continue }
             let remoteWins = try history.isLater(remoteVersion, than: localVersion)
-            if remoteWins { updates.append(update(document, remoteEntry)) }
+            if remoteWins { entries[document]?.merged = remoteEntry }
             currents[document] = remoteWins ? remoteVersion : localVersion
             losers[document] = remoteWins ? localVersion : remoteVersion
             newConflicts.append(document)
         }
 
-        for document in localSide.records.union(remoteSide.records).union(losers.keys).sorted() {
+        // A name a side holds as a folder of documents: the folder keeps it while any document
+        // stays in it, and a file for that name waits in the conflict record.
+        let involved = Set(entries.filter(\.value.involvesFolder).keys)
+        let setAside = try settleFolders(&entries, currents: &currents, losers: &losers, local: localSide, remote: remoteSide, patterns: patterns)
+        updates += Self.treeUpdates(entries)
+
+        for document in localSide.records.union(remoteSide.records).union(losers.keys).union(setAside.keys).sorted() {
             let recordPath = ConflictRecord.path(of: document)
             let merged = ConflictRecord.merge(
                 base: try history.conflictRecord(of: document, in: baseTree)?.versions ?? [],
                 local: try history.conflictRecord(of: document, in: localSide.tree)?.versions ?? [],
                 remote: try history.conflictRecord(of: document, in: remoteSide.tree)?.versions ?? [])
-            var versions = try history.recordedVersions(merged, of: document).union(losers[document].map { [$0] } ?? [])
+            var versions = try history.recordedVersions(merged, of: document).union(losers[document].map { [$0] } ?? []).union(setAside[document] ?? [])
             let current = try currents[document] ?? history.currentVersion(of: document, at: local)
             if let current {
                 versions.remove(current)
@@ -125,9 +162,12 @@ struct Integration {
                     try !contenders.contains { try $0 != version && history.isSuperseded(version, byLineageOf: $0, document: document, follows: follows) }
                 }
             }
+            if involved.contains(document) { versions = try contentVersions(versions, of: document, current: current) }
             if versions.isEmpty {
+                newConflicts.removeAll { $0 == document }
                 if try history.entry(recordPath, in: localSide.tree) != nil { updates.append(.remove(path: recordPath)) }
             } else {
+                if setAside[document] != nil, !newConflicts.contains(document) { newConflicts.append(document) }
                 let data = ConflictRecord(document: document, versions: versions).data
                 let blob = try ConcordError.wrap("cannot write a conflict record") { try repository.writeBlob(data) }
                 updates.append(.upsert(path: recordPath, id: blob, mode: TreeEntry.fileMode))
@@ -156,7 +196,7 @@ struct Integration {
 
         let mergedTree = try ConcordError.wrap("cannot write the integrated tree") { try repository.updateTree(localSide.tree, updates) }
         var trailers = Trailers()
-        for document in newConflicts { trailers.add(Trailers.conflict, document.value) }
+        for document in newConflicts.sorted() { trailers.add(Trailers.conflict, document.value) }
         for (document, version) in sameContent.sorted(by: { $0.key < $1.key }) {
             trailers.add(Trailers.current, "\(version.hex) \(document.value)")
         }
@@ -167,30 +207,9 @@ struct Integration {
         return try commitMaker.commit(tree: mergedTree, parents: [local, remote], subject: subject, trailers: trailers, updateMain: false)
     }
 
-    /// The documents that commits after `base` on `head`'s side saved, deleted or resolved (their
-    /// `Concord-Document` trailers): a side may end with the base's entry and still hold a new
-    /// version (a document added and deleted since, a resolution that kept the content it had).
-    private func documentsSaved(from base: OID, to head: OID) throws -> Set<DocumentPath> {
-        var documents = Set<DocumentPath>()
-        try ConcordError.wrap("cannot walk the history") {
-            try repository.walk(from: [head], hiding: [base]) { id in
-                for document in try history.known(id).trailers.values(Trailers.document) {
-                    documents.insert(DocumentPath(unchecked: document))
-                }
-                return true
-            }
-        }
-        return documents
-    }
-
     /// True when `document`'s current version at `head` is not the one it had at `base`.
     private func hasNewVersion(_ document: DocumentPath, at head: OID, since base: OID) throws -> Bool {
         try history.currentVersion(of: document, at: head) != history.currentVersion(of: document, at: base)
-    }
-
-    private func update(_ document: DocumentPath, _ entry: TreeEntry?) -> TreeUpdate {
-        guard let entry else { return .remove(path: document.value) }
-        return .upsert(path: document.value, id: entry.id, mode: entry.mode)
     }
 
     private func collect(_ side: inout Side, from baseTree: OID?, patterns: [String]) throws {

@@ -13,6 +13,12 @@ public enum Resolution: Sendable {
     case mergeBySelection
     /// Use this content (nil: the document is deleted).
     case content(DocumentContent?)
+    /// Keep the current version where it is, and save every other version in contention that
+    /// has a content beside it, as a new document named after the device that saved it
+    /// (`todo (Laptop)`, `notes (iPad).md`, `sketch (iPad 2).note`: the extension kept, a
+    /// number added when the name is taken). When the document is a folder of documents on one
+    /// side and a file on another, the folder stays and the file goes beside.
+    case keepBoth
 }
 
 /// What a resolution did (or, for a dry run, would do).
@@ -33,6 +39,8 @@ public struct ResolveReport: Sendable, Hashable {
     public var version: String?
     /// Wall-clock dates that contradict the causal order, described (empty when none).
     public var clockWarnings: [String]
+    /// For ``Resolution/keepBoth``: the new document each other version was saved as, by version id.
+    public var savedBeside: [String: DocumentPath] = [:]
 }
 
 /// A merge that a policy could not finish without a person.

@@ -18,4 +18,7 @@ public struct SaveAllResult: Sendable, Hashable {
     public var removed: [DocumentPath]
     /// Entries that cannot be documents (symbolic links, invalid names), left alone.
     public var skipped: [Skipped]
+    /// The documents found renamed, each new name with its old one: the old name's content gone
+    /// and the same content new under one other name (counted in `removed` and `added` too).
+    public var renamed: [DocumentPath: DocumentPath] = [:]
 }

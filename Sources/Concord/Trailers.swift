@@ -14,6 +14,9 @@ struct Trailers: Equatable {
     /// content is the same on both parents though its version differs (a resolution that kept
     /// the content), so that finding the current version never follows the wrong parent.
     static let current = "Concord-Current"
+    /// In a document's group: the name it had before this commit renamed it (`concord mv`, or a
+    /// file a save found gone under one name and new under another).
+    static let renamed = "Concord-Renamed"
 
     /// The `Key: value` lines, in the order of the message.
     private(set) var pairs: [(key: String, value: String)] = []
@@ -22,6 +25,8 @@ struct Trailers: Equatable {
     private var resolvedByDocument: [TreePath: [String]] = [:]
     /// The first `Concord-Current` version named for each document (nil: not a commit id).
     private var currentByDocument: [TreePath: OID?] = [:]
+    /// The first `Concord-Renamed` name of each document's group.
+    private var renamedByDocument: [TreePath: String] = [:]
     /// The document whose group the pairs read last belong to.
     private var group: TreePath?
     /// The first value of each key: a stamp reads the device and the clock of a commit each
@@ -49,7 +54,7 @@ struct Trailers: Equatable {
     }
 
     /// The keys Concord writes, shared by every message that holds them instead of copied.
-    private static let knownKeys = [document, device, clock, resolves, conflict, current]
+    private static let knownKeys = [document, device, clock, resolves, conflict, current, renamed]
 
     func value(_ key: String) -> String? { firstValues[TreePath(key)] }
     func values(_ key: String) -> [String] { pairs.filter { TreePath.sameBytes($0.key, key) }.map(\.value) }
@@ -61,6 +66,8 @@ struct Trailers: Equatable {
             group = TreePath(value)
         } else if TreePath.sameBytes(key, Self.resolves), let group {
             resolvedByDocument[group, default: []].append(value)
+        } else if TreePath.sameBytes(key, Self.renamed), let group, renamedByDocument[group] == nil {
+            renamedByDocument[group] = value
         } else if TreePath.sameBytes(key, Self.current), let space = value.utf8.firstIndex(of: UInt8(ascii: " ")) {
             let document = TreePath(value[value.utf8.index(after: space)...])
             if currentByDocument[document] == nil { currentByDocument[document] = .some(OID(hex: String(value[..<space]))) }
@@ -82,6 +89,19 @@ struct Trailers: Equatable {
             return resolvedByDocument[path] != nil && seen.insert(path).inserted ? DocumentPath(unchecked: value) : nil
         }
     }
+
+    /// The name `document` had before this commit renamed it; nil when it did not.
+    func renamedFrom(_ document: DocumentPath) -> DocumentPath? {
+        renamedByDocument[TreePath(document.value)].flatMap { try? DocumentPath($0) }
+    }
+
+    /// The name this commit gave `document` when it renamed it; nil when it did not.
+    func renamedTo(_ document: DocumentPath) -> DocumentPath? {
+        renamedByDocument.first { TreePath.sameBytes($0.value, document.value) }.flatMap { try? DocumentPath($0.key.value) }
+    }
+
+    /// The documents a `Concord-Current` trailer names a version for.
+    var currentDocuments: [DocumentPath] { currentByDocument.keys.map { DocumentPath(unchecked: $0.value) } }
 
     /// The version a `Concord-Current` trailer names for `document`.
     func current(of document: DocumentPath) -> OID? {

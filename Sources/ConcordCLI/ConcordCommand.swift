@@ -21,7 +21,7 @@ public struct ConcordCommand: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, CloneCommand.self, SaveCommand.self, RemoveCommand.self, ListCommand.self,
             SyncCommand.self, AirplaneCommand.self, ConflictsCommand.self, VersionsCommand.self,
-            ShowCommand.self, ResolveCommand.self, LogCommand.self, MergeFileCommand.self,
+            ShowCommand.self, ResolveCommand.self, LogCommand.self, MoveCommand.self, MergeFileCommand.self,
             KeyValueCommand.self, AdoptCommand.self, EvictCommand.self, PoliciesCommand.self, GCCommand.self,
             WatchCommand.self, StatusCommand.self,
         ]

@@ -65,12 +65,18 @@ struct VersionJSON: Encodable {
     var modified: Date
     var clock: String
     var deleted: Bool
+    var folder: Bool?
     var size: Int
     var package: Bool
     var resolves: [String]?
     var replaces: [String]
+    var name: String?
+    var renamedFrom: String?
+    var renamedTo: String?
 
-    init(_ version: DocumentVersion) {
+    /// The JSON of `version`; `name` is given when it was made under another name than
+    /// `document` (before a rename).
+    init(_ version: DocumentVersion, of document: DocumentPath? = nil) {
         id = version.id
         current = version.isCurrent
         conflict = version.isConflict
@@ -79,10 +85,14 @@ struct VersionJSON: Encodable {
         modified = version.modified
         clock = version.clock.description
         deleted = version.isDeleted
+        folder = version.isFolder ? true : nil
         size = version.size
         package = version.isPackage
         resolves = version.resolves.isEmpty ? nil : version.resolves
         replaces = version.replaces
+        name = document.flatMap { version.document == $0 ? nil : version.document.value }
+        renamedFrom = version.renamedFrom?.value
+        renamedTo = version.renamedTo?.value
     }
 }
 
@@ -96,17 +106,19 @@ struct ResolveJSON: Encodable {
     var deleted: Bool
     var version: String?
     var warnings: [String]
+    var savedBeside: [String: String]?
     var dryRun: Bool
 
     init(_ report: ResolveReport, dryRun: Bool) {
         document = report.document.value
-        kept = report.kept.map(VersionJSON.init)
-        removed = report.removed.map(VersionJSON.init)
+        kept = report.kept.map { VersionJSON($0, of: report.document) }
+        removed = report.removed.map { VersionJSON($0, of: report.document) }
         explanation = report.explanation
         policy = report.policy
         deleted = report.isDeletion
         version = report.version
         warnings = report.clockWarnings
+        savedBeside = report.savedBeside.isEmpty ? nil : report.savedBeside.mapValues(\.value)
         self.dryRun = dryRun
     }
 }

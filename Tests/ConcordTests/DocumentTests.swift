@@ -73,6 +73,31 @@ import Testing
         #expect(try device.documents().map(\.path.value) == ["trip.note"])
     }
 
+    /// `Container.move` and `Document.move(to:)`: the history goes on under the new name, a
+    /// package stays a package, and a refused rename changes nothing.
+    @Test func movingADocumentKeepsItsHistory() async throws {
+        let fixture = try Fixture(devices: 1, packages: ["*.note"])
+        let container = fixture[1]
+        try container.save(doc("draft.txt"), content: text("one"))
+        try container.save(doc("draft.txt"), content: text("two"))
+        let moved = try container.move(doc("draft.txt"), to: doc("letters/anna.txt"))
+        #expect(moved.document == doc("letters/anna.txt") && moved.version != nil)
+        let versions = try container.versions(of: doc("letters/anna.txt"))
+        #expect(versions.map(\.document.value) == ["letters/anna.txt", "draft.txt", "draft.txt"])
+        #expect(versions.first?.renamedFrom == doc("draft.txt"))
+        #expect(try string(container.content(of: doc("letters/anna.txt"), version: versions.last?.id)) == "one")
+        #expect(throws: ConcordError.documentExists("letters/anna.txt")) { try container.move(doc("letters/anna.txt"), to: doc("letters/anna.txt")) }
+        #expect(throws: ConcordError.noSuchDocument("draft.txt")) { try container.move(doc("draft.txt"), to: doc("x.txt")) }
+
+        try container.save(doc("trip.note"), content: .package(["body.txt": Data("Lisbon".utf8)]))
+        let document = try container.openDocument(doc("trip.note"))
+        let renamed = try await document.move(to: doc("lisbon.note"))
+        #expect(document.state == .closed && renamed.path == doc("lisbon.note"))
+        #expect(try await renamed.read() == .package(["body.txt": Data("Lisbon".utf8)]))
+        #expect(try await renamed.versions().first?.renamedFrom == doc("trip.note"))
+        await #expect(throws: ConcordError.self) { _ = try await renamed.move(to: doc("lisbon.txt")) }
+    }
+
     @Test func aSymlinkInsideAPackageIsRefused() throws {
         let fixture = try Fixture(devices: 1, packages: ["*.note"])
         let device = fixture[1]

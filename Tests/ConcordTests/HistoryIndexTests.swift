@@ -22,6 +22,22 @@ import Testing
         try await fixture.syncAll()
         _ = try fixture[2].resolve(doc("a.txt"), using: .latest)
         try fixture[3].save(doc("c.txt"), content: text("c0"))
+        // A file replaced by a folder whose notes are edited, and a name that is a file on one
+        // device and a folder on another: the folders are one state of those names.
+        try fixture[1].save(doc("todo"), content: text("t0"))
+        try await fixture.syncAll()
+        try fixture[2].remove(doc("todo"))
+        try fixture[2].save(doc("todo/a.md"), content: text("a0"))
+        try fixture[2].save(doc("todo/a.md"), content: text("a1"))
+        try fixture[3].save(doc("plan"), content: text("p0"))
+        try fixture[1].save(doc("plan/x.txt"), content: text("x0"))
+        try await fixture.syncAll()
+        try fixture[3].save(doc("todo/b.md"), content: text("b0"))
+        // A rename concurrent with an edit under the old name: the edit lands on the new name.
+        try fixture[1].save(doc("r.txt"), content: text("r0"))
+        try await fixture.syncAll()
+        try fixture[1].move(doc("r.txt"), to: doc("renamed/r.txt"))
+        try fixture[2].save(doc("r.txt"), content: text("r1 from 2"))
         try await fixture.syncAll()
         return fixture
     }
@@ -39,7 +55,7 @@ import Testing
         return result
     }
 
-    let paths = ["a.txt", "sketch.note", "notes/b.txt", "c.txt"]
+    let paths = ["a.txt", "sketch.note", "notes/b.txt", "c.txt", "todo", "todo/a.md", "plan", "plan/x.txt", "notes", "r.txt", "renamed/r.txt"]
 
     @Test func theIndexAnswersAsAWalkOfTheWholeHistory() async throws {
         let fixture = try await eventfulHistory()
@@ -53,6 +69,11 @@ import Testing
             #expect(indexed == walked, "device \(index + 1)")
             #expect(indexed["a.txt"]?.all.count == 4, "the first version, both edits and the resolution")
             #expect(indexed["notes/b.txt"]?.contested?.count == 2, "an edit/delete conflict: \(String(describing: indexed["notes/b.txt"]))")
+            #expect(indexed["todo"]?.all.map(\.isFolder) == [true, false, false], "the file, its deletion, then the folder: \(String(describing: indexed["todo"]))")
+            #expect(indexed["plan"]?.contested?.map(\.isFolder) == [true, false], "the folder current, the file in contention")
+            let renamed = indexed["renamed/r.txt"]
+            #expect(renamed?.all.map(\.document.value) == ["r.txt", "renamed/r.txt", "r.txt"], "\(String(describing: renamed))")
+            #expect(renamed?.contested?.first?.document.value == "r.txt" && renamed?.contested?.count == 1, "the edit under the old name is current")
         }
     }
 

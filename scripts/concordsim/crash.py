@@ -5,11 +5,12 @@ packs stored, before and after each reference moves, the checkout journal, each 
 the cloud's reference): `CONCORD_CRASH_TRACE=FILE` lists the points a command passes, and
 `CONCORD_CRASH_AT=NAME#N` kills the process with SIGKILL the Nth time it reaches NAME.
 
-For each operation (save, save of a package, save --all, rm, kv set, airplane on, sync that
-pushes, fast-forwards, integrates, integrates with conflicts, integrates and resolves conflicts
-on its own (rules ending with auto), resolve --keep, --merge and --all, clone), from the same
-starting state each time (a cloud and two devices, one of them holding an edit it has not
-saved):
+For each operation (save, save of a package, save --all, rm, mv of a file and of a package, kv
+set, airplane on, sync that pushes, fast-forwards, integrates, integrates with conflicts,
+integrates and resolves conflicts on its own (rules ending with auto), integrates a name that is
+a file on one side and a folder on the other, resolve --keep, --merge, --all and --keep-both,
+clone), from the same starting state each time (a cloud and two devices, one of them holding an
+edit it has not saved):
 
 1. a control run, traced: the points it passes, and the state the devices converge to;
 2. for each point passed (each occurrence, or with --points first only the first of each name),
@@ -344,11 +345,27 @@ def prep_kv(h):
     h.run(h.one, "kv", "set", "theme", '"light"')
 
 
+def prep_sync_clash(h):
+    """A file `plans` on device one, a folder `plans/` of notes on device two (synced first): one's
+    sync integrates a name that is a file on one side and a folder on the other."""
+    h.run(h.one, "save", "plans", "--file", "-", stdin=b"plans as a file\n")
+    h.run(h.two, "save", "plans/monday.txt", "--file", "-", stdin=b"dentist\n")
+    h.run(h.two, "save", "plans/tuesday.txt", "--file", "-", stdin=b"groceries\n")
+    h.run(h.two, "sync", "--json")
+
+
+def prep_in_clash(h):
+    prep_sync_clash(h)
+    h.run(h.one, "sync", "--json")
+
+
 CASES = [
     Case("save", _nothing, lambda h: (h.one, ["save", "note.txt", "--file", "-"], b"note, saved again\n")),
     Case("save-package", prep_save_package, lambda h: (h.one, ["save", "sketch.note"], None)),
     Case("save-all", prep_save_all, lambda h: (h.one, ["save", "--all"], None)),
     Case("rm", _nothing, lambda h: (h.one, ["rm", "list.txt"], None)),
+    Case("mv", _nothing, lambda h: (h.one, ["mv", "list.txt", "lists/groceries.txt"], None)),
+    Case("mv-package", _nothing, lambda h: (h.one, ["mv", "sketch.note", "drafts/sketch.note"], None)),
     Case("kv-set", prep_kv, lambda h: (h.one, ["kv", "set", "theme", '"dark"'], None)),
     Case("airplane", _nothing, lambda h: (h.one, ["airplane", "on"], None), moves_main=False,
          after=lambda h: h.run(h.one, "airplane", "off")),
@@ -360,6 +377,8 @@ CASES = [
     Case("resolve-keep", prep_in_conflict, cmd_resolve_keep),
     Case("resolve-merge", prep_in_conflict, lambda h: (h.one, ["resolve", "note.txt", "--merge", "--json"], None)),
     Case("resolve-all", prep_in_conflict, lambda h: (h.one, ["resolve", "--all", "--latest", "--json"], None)),
+    Case("sync-clash", prep_sync_clash, lambda h: (h.one, ["sync", "--json"], None), moves_main=False),
+    Case("resolve-keep-both", prep_in_clash, lambda h: (h.one, ["resolve", "plans", "--keep-both", "--json"], None)),
     Case("gc", prep_gc, lambda h: (h.one, ["gc"], None), moves_main=False),
     Case("sync-hostile", prep_hostile, lambda h: (h.one, ["sync", "--json"], None), moves_main=False,
          after=repair_cloud, refused=True),

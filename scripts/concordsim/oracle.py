@@ -31,6 +31,29 @@ second implementation of sync: it never merges contents or reads Concord's confl
   (content read back) or leaves the document in conflict for a person, as the sync reports. The
   model predicts which documents are resolved, and what a `latest` rule keeps.
 
+Names and folders (issue 38):
+
+- A **rename** (`concord mv`, or a save that finds one content gone under one name and new under
+  another) is one commit that is a version of both names: the new name's (its content, replacing
+  the old name's current version) and the old name's deletion. The new name's versions are its
+  own, then the old name's not made after the rename (recursively through earlier renames). An
+  integration carries a change one side made to the old name while the other renamed it: when
+  the renaming side did nothing else (its current version of the new name is the rename, made from
+  a version the other side had seen, or the old name's latest version both sides have, carried
+  there by an earlier integration), the new name takes the other side's version as current;
+  when both changed it, they conflict under the new name (latest-wins provisional). The old name
+  stays gone. Not carried: both sides renamed the old name, or the other side has the new name.
+- A **folder** is a state of a name (only the names in `flip_paths` are modelled: the simulation
+  makes folders of documents nowhere else that a file could take): a commit that makes a name a
+  folder of documents, or empties it, is a version of that name without content. After an
+  integration, a name whose merged documents below it are not all gone is a folder: its current
+  version is the folder version the merge kept, or else the local side's (the remote's when the
+  local side holds no folder there), and its other versions in contention are those holding a file.
+  Resolving it to a file deletes the documents below, and resolves those in conflict.
+- **Keep both** (`resolve --keep-both`): the current version stays; each other version in
+  contention that has content becomes a new document named after its device
+  (`name (Device).ext`, numbered when taken).
+
 Clocks are read from each new commit (`Concord-Clock`); the model checks that every new commit's
 clock is greater than its parent's and not behind its device's wall clock (a hybrid logical
 clock), but takes the values as given.
@@ -54,11 +77,13 @@ UNKNOWN = ("unknown",)  # the content of a merge, until read
 
 
 class Version:
-    __slots__ = ("doc", "id", "key", "device", "hist", "replaces", "kind", "clock")
+    __slots__ = ("doc", "id", "key", "device", "hist", "replaces", "kind", "clock", "renamed_from", "renamed_to", "folder")
 
     def __init__(self, doc, id, key, device, hist, replaces, kind, clock):
         self.doc, self.id, self.key, self.device = doc, id, key, device
         self.hist, self.replaces, self.kind, self.clock = hist, frozenset(replaces), kind, clock
+        self.renamed_from = self.renamed_to = None
+        self.folder = False  # the version leaves the name a folder of documents
 
     def __repr__(self):
         return f"<{self.kind} {self.doc}@{self.id[:7]} dev{self.device} {describe_key(self.key)}>"
@@ -126,6 +151,8 @@ class Oracle:
         self.clocks = {}       # commit id -> clock
         self._lineage = {}
         self.known_content = {}  # (device index, doc, id) -> True once read back on that device
+        self.renames_to = {}     # new name -> [(rename commit, old name)]
+        self.flip_paths = set()  # names the simulation turns into folders and back
 
     # -- setup
 
@@ -137,21 +164,48 @@ class Oracle:
     # -- relations between versions
 
     def version(self, doc, vid) -> Version:
-        return self.versions[(doc, vid)]
+        found = self.versions.get((doc, vid))
+        if found is None:
+            old = self.former_name(doc, vid)
+            if old is not None:
+                return self.versions[(old, vid)]
+            raise KeyError((doc, vid))
+        return found
+
+    def former_name(self, doc, vid, depth=0):
+        """The name `doc` had in version `vid` when it is a version of a name `doc` was renamed from."""
+        if depth > 32:
+            return None
+        for rename, old in self.renames_to.get(doc, []):
+            if (old, vid) in self.versions and not self.after(vid, rename):
+                return old
+            deeper = self.former_name(old, vid, depth + 1)
+            if deeper is not None:
+                return deeper
+        return None
+
+    def after(self, vid, rename) -> bool:
+        """True when commit `vid` is the rename or descends from it."""
+        if vid == rename:
+            return True
+        for (doc, v), version in self.versions.items():
+            if v == vid:
+                return rename in version.hist
+        return False
 
     def key(self, doc, vid):
-        return self.versions[(doc, vid)].key if vid is not None else None
+        return self.version(doc, vid).key if vid is not None else None
 
     def follows(self, doc, a, b) -> bool:
         """True when version `a` causally follows `b` (b's commit is in a's history)."""
-        return b in self.versions[(doc, a)].hist
+        return b in self.version(doc, a).hist
 
     def lineage(self, doc, vid) -> frozenset:
         """Every version `vid` replaced, directly or through earlier versions (its line of edits)."""
         cached = self._lineage.get((doc, vid))
         if cached is not None:
             return cached
-        seen, frontier = set(), list(self.versions[(doc, vid)].replaces)
+        seen, frontier = set(), list(self.version(doc, vid).replaces)
         while frontier:
             v = frontier.pop()
             if v in seen:
@@ -159,6 +213,8 @@ class Oracle:
             seen.add(v)
             if (doc, v) in self.versions:
                 frontier += self.versions[(doc, v)].replaces
+            elif self.former_name(doc, v) is not None:
+                frontier += self.version(doc, v).replaces
         result = frozenset(seen)
         self._lineage[(doc, vid)] = result
         return result
@@ -168,7 +224,7 @@ class Oracle:
         return frozenset(v for v in versions if not any(w != v and v in self.lineage(doc, w) for w in versions))
 
     def order_key(self, doc, vid):
-        v = self.versions[(doc, vid)]
+        v = self.version(doc, vid)
         return (v.clock or (0, 0), self.device_ids[v.device], vid)
 
     def later(self, doc, a, b):
@@ -194,7 +250,61 @@ class Oracle:
         return {doc: self.key(doc, v) for doc, v in replica.current.items() if self.key(doc, v) is not None}
 
     def versions_of(self, replica: Replica, doc) -> list:
-        return [v for v in self.by_doc.get(doc, []) if v in replica.hist]
+        own = [v for v in self.by_doc.get(doc, []) if v in replica.hist]
+        return own + [v for v, _ in self.former_versions(replica, doc) if v not in own]
+
+    def former_versions(self, replica: Replica, doc, depth=0) -> list:
+        """(version, name) of the versions made under the names `doc` had before, not after the rename."""
+        result = []
+        if depth > 32:
+            return result
+        for rename, old in self.renames_to.get(doc, []):
+            if rename not in replica.hist:
+                continue
+            for v in self.by_doc.get(old, []):
+                if v in replica.hist and v != rename and rename not in self.versions[(old, v)].hist:
+                    result.append((v, old))
+            result += [(v, name) for v, name in self.former_versions(replica, old, depth + 1)
+                       if v != rename and rename not in self.versions[(name, v)].hist]
+        seen, unique = set(), []
+        for v, name in result:
+            if v not in seen:
+                seen.add(v)
+                unique.append((v, name))
+        return unique
+
+    # -- names that are folders
+
+    def state(self, replica: Replica, path) -> str:
+        """'file', 'folder' or 'none': what `path` holds on `replica` (a folder while any document
+        is below it, whatever a merge chose for the name itself before its folder is settled)."""
+        prefix = path + "/"
+        if any(doc.startswith(prefix) and self.key(doc, v) is not None for doc, v in replica.current.items()):
+            return "folder"
+        current = replica.current.get(path)
+        if current is not None and self.key(path, current) is not None:
+            return "file"
+        return "none"
+
+    def derive_folders(self, dev: int, before: dict, explicit, vid, clock):
+        """After a commit `vid` on `dev`: each modelled name whose state changed between a folder
+        and not, by documents below it (not by a version of its own in the commit), gets a
+        version without content."""
+        replica = self.devices[dev]
+        for path in sorted(self.flip_paths):
+            if path in explicit:
+                continue
+            was, now = before[path], self.state(replica, path)
+            if was == now or "folder" not in (was, now):
+                continue
+            old = replica.current.get(path)
+            self.add_version(dev, path, vid, None, [old] if old else [], "folder" if now == "folder" else "unfolder", clock)
+            self.versions[(path, vid)].folder = now == "folder"
+            replica.current[path] = vid
+            replica.contenders[path] = (replica.contenders.get(path, frozenset()) - {old}) | {vid}
+
+    def states(self, replica: Replica) -> dict:
+        return {path: self.state(replica, path) for path in self.flip_paths}
 
     # -- local operations
 
@@ -210,25 +320,62 @@ class Oracle:
 
     def saved(self, dev: int, doc, key, vid, clock, kind="save"):
         """A save (or, with key None, a deletion) made version `vid` on device `dev`."""
+        self.saved_all(dev, {doc: key}, vid, clock, kinds={doc: kind})
+
+    def saved_all(self, dev: int, saves: dict, vid, clock, kinds=None, renames=(), folders=()):
+        """One commit `vid` on `dev` saving several documents ({doc: key}, None for a deletion),
+        renaming some ((old, new): a version of both, the new one replacing the old one's), and
+        making the names in `folders` folders of documents (saved with key None)."""
         replica = self.devices[dev]
-        old = replica.current.get(doc)
-        self.add_version(dev, doc, vid, key, [old] if old else [], kind, clock)
-        replica.current[doc] = vid
-        replica.contenders[doc] = (replica.contenders.get(doc, frozenset()) - {old}) | {vid}
+        before = self.states(replica)
+        for old, new in renames:
+            current = replica.current[old]
+            key = self.key(old, current)
+            self.add_version(dev, new, vid, key, [current], "rename", clock)
+            self.versions[(new, vid)].renamed_from = old
+            self.add_version(dev, old, vid, None, [current], "rm", clock)
+            self.versions[(old, vid)].renamed_to = new
+            self.renames_to.setdefault(new, []).append((vid, old))
+            for doc in (old, new):
+                replica.contenders[doc] = (replica.contenders.get(doc, frozenset()) - {replica.current.get(doc)}) | {vid}
+                replica.current[doc] = vid
+        for doc, key in saves.items():
+            old = replica.current.get(doc)
+            kind = "folder" if doc in folders else (kinds or {}).get(doc, "save" if key else "rm")
+            self.add_version(dev, doc, vid, key, [old] if old else [], kind, clock)
+            self.versions[(doc, vid)].folder = doc in folders
+            replica.current[doc] = vid
+            replica.contenders[doc] = (replica.contenders.get(doc, frozenset()) - {old}) | {vid}
+        explicit = set(saves) | {n for pair in renames for n in pair}
+        self.derive_folders(dev, before, explicit, vid, clock)
         self.commit(replica, vid, clock)
 
-    def resolved(self, dev: int, outcomes: dict, vid, clock):
-        """One resolution commit `vid` on `dev`: outcomes = {doc: content key (UNKNOWN for a merge)}."""
+    def resolved(self, dev: int, outcomes: dict, vid, clock, deleted=(), created=None, folders=()):
+        """One resolution commit `vid` on `dev`: outcomes = {doc: content key (UNKNOWN for a merge)};
+        `deleted`: documents below a folder replaced by a file, deleted with it; `created`: new
+        documents a keep-both saved beside ({doc: key}); `folders`: names kept as folders."""
         replica = self.devices[dev]
+        before = self.states(replica)
         for doc, key in outcomes.items():
             self.add_version(dev, doc, vid, key, replica.contenders[doc], "resolve", clock)
+            self.versions[(doc, vid)].folder = doc in folders
         for doc in outcomes:
             replica.current[doc] = vid
             replica.contenders[doc] = frozenset([vid])
+        for doc in deleted:
+            old = replica.current[doc]
+            self.add_version(dev, doc, vid, None, [old], "rm", clock)
+            replica.current[doc] = vid
+            replica.contenders[doc] = (replica.contenders[doc] - {old}) | {vid}
+        for doc, key in (created or {}).items():
+            self.add_version(dev, doc, vid, key, [], "save", clock)
+            replica.current[doc] = vid
+            replica.contenders[doc] = frozenset([vid])
+        self.derive_folders(dev, before, set(outcomes) | set(deleted) | set(created or {}), vid, clock)
         self.commit(replica, vid, clock)
 
     def learn_content(self, doc, vid, key):
-        self.versions[(doc, vid)].key = key
+        self.version(doc, vid).key = key
 
     def commit(self, replica: Replica, cid, clock):
         replica.head = cid
@@ -264,10 +411,16 @@ class Oracle:
         else:
             merged = Replica()
             merged.hist = d.hist | c.hist
+            carried = self.carried_renames(d, c)
             for doc in sorted(set(d.current) | set(c.current)):
-                current, contenders, _ = self.integrate(doc, d, c)
+                if doc in carried:
+                    current, contenders = carried[doc]
+                else:
+                    current, contenders, _ = self.integrate(doc, d, c)
                 merged.current[doc] = current
                 merged.contenders[doc] = contenders
+            for doc in sorted(self.flip_paths & (set(d.current) | set(c.current))):
+                merged.current[doc], merged.contenders[doc] = self.settle_folder(doc, d, c, merged)
             self.commit(merged, merge_id, merge_clock)
             self.devices[dev] = merged
             self.cloud = merged.copy()
@@ -284,6 +437,71 @@ class Oracle:
         (`rules(doc)` gives a document's auto policy, or None)."""
         replica = self.devices[dev]
         return {doc: rules(doc) for doc in replica.in_conflict() if rules(doc)}
+
+    def carried_renames(self, local: Replica, remote: Replica) -> dict:
+        """{doc: (current, contenders)} for the old and new names of each rename one side made that
+        carries the other side's change of the old name (see the module's documentation)."""
+        result = {}
+        for renamer, other in ((local, remote), (remote, local)):
+            theirs = {old for new, pairs in self.renames_to.items() for vid, old in pairs if vid in other.hist and vid not in renamer.hist}
+            chains = {}  # old -> (new, first rename, last rename)
+            mine = sorted(((vid, old, new) for new, pairs in self.renames_to.items() for vid, old in pairs
+                           if vid in renamer.hist and vid not in other.hist), key=lambda t: len(self.versions[(t[2], t[0])].hist))
+            for vid, old, new in mine:
+                start = next((k for k, (n, _, _) in chains.items() if n == old), None)
+                if start is not None:
+                    chains[start] = (new, chains[start][1], vid)
+                else:
+                    chains[old] = (new, vid, vid)
+            for old, (new, first, last) in sorted(chains.items()):
+                theirs_old = other.current.get(old)
+                if old in theirs or self.key(old, renamer.current.get(old)) is not None:
+                    continue
+                # the base held the old name as a file: its latest version both sides have
+                common = self.maximal(old, frozenset(v for v in self.by_doc.get(old, []) if v in other.hist and v in renamer.hist))
+                if len(common) != 1 or self.key(old, next(iter(common))) is None:
+                    continue
+                if theirs_old is None or theirs_old in renamer.hist or other.current.get(new) is not None:
+                    continue
+                if self.version(old, theirs_old).renamed_to is not None:
+                    continue
+                if any(len(side.contenders.get(name, ())) > 1 for side in (local, remote) for name in (old, new)):
+                    continue
+                mine_new = renamer.current.get(new)
+                renamed_from = list(self.versions[(old, first)].replaces)
+                pure = mine_new == last and all(v in other.hist for v in renamed_from)
+                if pure or mine_new in common:
+                    # the renaming side holds nothing new under the new name: its current
+                    # version there is the rename itself, or the old name's version both sides
+                    # have (carried there by an earlier integration)
+                    current, contenders = theirs_old, frozenset([theirs_old])
+                elif self.key(new, mine_new) == self.key(old, theirs_old):
+                    current = mine_new if renamer is local else theirs_old
+                    contenders = frozenset([current])
+                else:
+                    current = mine_new if self.order_key(new, mine_new) > self.order_key(new, theirs_old) else theirs_old
+                    contenders = frozenset([mine_new, theirs_old])
+                result[new] = (current, contenders)
+                result[old] = (renamer.current[old], frozenset([renamer.current[old]]))
+        return result
+
+    def settle_folder(self, doc, local: Replica, remote: Replica, merged: Replica):
+        """A modelled name after an integration: a folder while any merged document stays below it."""
+        current, contenders = merged.current.get(doc), merged.contenders.get(doc, frozenset())
+        local_folder, remote_folder = self.state(local, doc) == "folder", self.state(remote, doc) == "folder"
+        if self.state(merged, doc) == "folder":
+            if current is None or not self.version(doc, current).folder:
+                current = local.current[doc] if local_folder else remote.current[doc]
+            candidates = (contenders | {merged.current[doc]}) - {None}
+            kept = self.maximal(doc, candidates | {current}) - {current}
+            return current, frozenset([current]) | {v for v in kept if self.key(doc, v) is not None}
+        if current is not None and self.version(doc, current).folder:
+            side = remote if local_folder else local
+            current = side.current.get(doc)
+            return current, frozenset([current]) if current else frozenset()
+        if local_folder or remote_folder:
+            contenders = frozenset(v for v in contenders if v == current or not self.version(doc, v).folder)
+        return current, contenders
 
     def dropped_since(self, doc, vid, side: Replica, other: Replica) -> bool:
         """True when `side` has a version of `doc` that `other` has not seen and that replaced
@@ -332,6 +550,11 @@ class Oracle:
             others = {cl, cr} - {current}
             conflict = True
         contenders = self.maximal(doc, records | others | {current})
+        if current not in contenders and doc in self.flip_paths:
+            # A folder that kept a name against a file the file's line of edits had replaced: the
+            # current version stays, as Concord keeps it (a record never drops the current version).
+            pool = records | others | {current}
+            contenders = frozenset(v for v in pool if v == current or not any(w != v and v in self.lineage(doc, w) for w in pool))
         if current not in contenders:
             raise OracleFailure("oracle", f"{doc}: the model's provisional current version {current[:7]} is "
                                 f"replaced by another version in contention (the model cannot say)")
@@ -451,6 +674,12 @@ class Checker:
                 problems.append(f"deleted={v['deleted']}")
             if v["device"] != o.names[model.device]:
                 problems.append(f"device={v['device']}")
+            if v.get("folder", False) != model.folder:
+                problems.append(f"folder={v.get('folder', False)}")
+            if v.get("name", doc) != model.doc:
+                problems.append(f"name={v.get('name', doc)} (model {model.doc})")
+            if v.get("renamedFrom") != model.renamed_from or v.get("renamedTo") != model.renamed_to:
+                problems.append(f"renamedFrom={v.get('renamedFrom')} renamedTo={v.get('renamedTo')} (model {model.renamed_from}, {model.renamed_to})")
             if set(v.get("replaces", [])) != set(model.replaces):
                 problems.append(f"replaces={[x[:7] for x in v.get('replaces', [])]} (model {[x[:7] for x in model.replaces]})")
             if model.clock is not None and parse_clock(v["clock"]) != model.clock:

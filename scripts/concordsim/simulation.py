@@ -33,6 +33,11 @@ AUTO_DOCS = ["app/state.txt", "shared/log.txt"]
 TEXT_DOCS = ["note.txt", "todo.md", "journal.txt", "ideas/plan.txt", "lists/groceries.txt", "recipes/bread.md",
              "notes/café au lait.txt", "empty.txt"] + AUTO_DOCS
 PACKAGE_DOCS = ["sketch.note", "trip.note"]
+# Names a device turns from a file into a folder of notes and back (issue 38): the only names that
+# are a file on one device and a folder on another.
+FLIP_DOCS = ["plans", "inbox"]
+# Where renamed documents go (a folder no other name uses, so that a rename never makes a clash).
+RENAMED = "renamed"
 WORDS = ("apple bread cloud delta echo fig grape harbor island juniper kite lemon mango nectar "
          "olive pepper quince river salt tulip umber violet walnut yarrow zest").split()
 SKEWS = [0, 0, 0, 90, -90, 3600, -3600, 86400, -86400, 7 * 86400]
@@ -46,6 +51,7 @@ class Stats:
         self.auto_resolved = self.auto_left = 0
         self.checks = 0
         self.gcs = self.hostile = self.scratch = 0
+        self.renames = self.flips = 0
 
     def summary(self):
         return (f"{self.saves} saves, {self.syncs} syncs, {self.conflicts} conflicts, {self.resolutions} resolutions, "
@@ -101,6 +107,13 @@ def short_step(step, names) -> str:
     if op == "scratch":
         return (f"an editor writes {step['file']} on {who}, then save --all"
                 + (", and removes it" if step["remove"] else " (left behind)"))
+    if op == "mv":
+        return f"{who} mv {step['doc']} {step['new']}"
+    if op == "workmv":
+        return f"{who} renames {step['doc']} to {step['new']} in the work tree, then save --all"
+    if op == "flip":
+        what = f"a folder of {len(step['files'])} notes" if step["to"] == "folder" else "a file"
+        return f"{who} makes {step['doc']} {what}, then save --all"
     return json.dumps(step)
 
 
@@ -123,6 +136,7 @@ class Simulation:
         self.checks = checks
         self.twins = twins
         self.steps = []
+        self.paths_before = set()  # the work tree's paths before the resolution under way
         self.policies = None
         self.names = [d.name for d in self.world.devices]
         self.use_oracle = not getattr(args, "chaos", False) and not getattr(args, "no_oracle", False)
@@ -154,6 +168,7 @@ class Simulation:
         known = result.err.split("(known:", 1)[1].rsplit(")", 1)[0] if "(known:" in result.err else "latest, text"
         self.policies = [p.strip() for p in known.split(",") if p.strip()]
         if self.oracle:
+            self.oracle.flip_paths = set(FLIP_DOCS)
             head = self.world.cloud_head()
             for dev in self.world.devices:
                 if self.world.head(dev) != head:
@@ -227,6 +242,8 @@ class Simulation:
         if r < 0.04:
             return self.choose_scratch(dev)
         if r < 0.36:
+            if rng.random() < 0.12:
+                return self.choose_name_change(dev)
             return self.choose_save(dev, r)
         if r < 0.40:
             docs = sorted(self.world.work_tree_docs(dev))
@@ -254,7 +271,7 @@ class Simulation:
             if not conflicts:
                 return self.choose_save(dev, 0.5)
             if rng.random() < 0.08:
-                return {"op": "resolve-all", "dev": dev.index, "how": rng.choice(["--latest", "--merge"])}
+                return {"op": "resolve-all", "dev": dev.index, "how": rng.choice(["--latest", "--merge", "--keep-both"])}
             doc = rng.choice(conflicts)
             return {"op": "resolve", "dev": dev.index, "doc": doc, "how": self.choose_how(doc)}
         if r < 0.95:
@@ -305,8 +322,31 @@ class Simulation:
         text = f"{' '.join(rng.choice(WORDS) for _ in range(4))}\n"
         return {"op": "scratch", "dev": dev.index, "file": name, "text": text, "remove": rng.random() < 0.5}
 
+    def choose_name_change(self, dev):
+        """A document renamed (`concord mv`, or rename(2) then `save --all`), or a name of
+        FLIP_DOCS turned from a file into a folder of notes or back (then `save --all`)."""
+        rng = self.rng
+        if rng.random() < 0.4:
+            doc = rng.choice(FLIP_DOCS)
+            path = os.path.join(dev.path, doc)
+            to = "file" if os.path.isdir(path) else "folder" if os.path.isfile(path) else rng.choice(["file", "folder"])
+            if to == "folder":
+                names = ["a.txt", "b.txt"][:rng.randint(1, 2)]
+                return {"op": "flip", "dev": dev.index, "doc": doc, "to": "folder",
+                        "files": {n: self.new_text(f"{doc}/{n}").decode() for n in names}}
+            return {"op": "flip", "dev": dev.index, "doc": doc, "to": "file", "files": {}, "text": self.new_text(doc).decode()}
+        docs = sorted(d for d in self.world.work_tree_docs(dev) if d not in FLIP_DOCS)
+        if not docs:
+            return self.choose_save(dev, 0.5)
+        doc = rng.choice(docs)
+        stem, ext = os.path.splitext(os.path.basename(doc))
+        new = f"{RENAMED}/{stem}-{rng.randrange(1000)}{ext}"
+        return {"op": "mv" if rng.random() < 0.5 else "workmv", "dev": dev.index, "doc": doc, "new": new}
+
     def choose_how(self, doc):
         rng = self.rng
+        if rng.random() < 0.1:
+            return "--keep-both"
         r = rng.random()
         if r < 0.3:
             return "--latest"
@@ -414,6 +454,10 @@ class Simulation:
             return self.hostile(dev, step["attack"], index, step)
         elif op == "scratch":
             self.scratch(dev, step, index)
+        elif op in ("mv", "workmv"):
+            return self.rename(dev, step, index)
+        elif op == "flip":
+            self.flip(dev, step, index)
         else:
             raise ValueError(f"unknown step {step}")
         return True
@@ -475,6 +519,87 @@ class Simulation:
             os.remove(path)
         if self.oracle:
             self.check(dev, ())
+
+    def rename(self, dev, step, index):
+        """`concord mv OLD NEW`, or OLD renamed with rename(2) and `save --all`. The model: one
+        version of both names (NEW replacing OLD's current version); `save --all` takes it for a
+        rename unless OLD is in conflict or empty (then a deletion and an addition)."""
+        world, o = self.world, self.oracle
+        doc, new = step["doc"], step["new"]
+        docs = world.work_tree_docs(dev)
+        in_conflict = doc in self.conflicts_of(dev)
+        if doc not in docs or new in docs or os.path.exists(os.path.join(dev.path, new)):
+            return False
+        if step["op"] == "mv" and in_conflict:
+            return False
+        head = world.head(dev) if o else None
+        content = docs[doc]
+        if step["op"] == "mv":
+            result = world.expect(world.run(dev, "mv", doc, new), what=f"{dev.name} mv {doc} {new}")
+        else:
+            os.makedirs(os.path.dirname(os.path.join(dev.path, new)), exist_ok=True)
+            os.rename(os.path.join(dev.path, doc), os.path.join(dev.path, new))
+            result = world.expect(world.run(dev, "save", "--all"), what=f"{dev.name} save --all after a rename")
+        detected = step["op"] == "mv" or (not in_conflict and content != b"")
+        if step["op"] == "workmv" and detected != (f"renamed  {doc} to {new}" in result.text):
+            raise InvariantFailure("renames", f"{dev.name}: save --all after renaming {doc} to {new} in the work tree "
+                                   f"{'did not find' if detected else 'found'} a rename: {result.text.strip()[:300]}")
+        self.stats.renames += 1
+        dev.saved.setdefault(new, {})[content_key(content)] = describe_content(content)
+        self.timeline.add(dev.index, "save", short_step(step, self.names))
+        self.say(f"{index:4d} {short_step(step, self.names)}")
+        if not o:
+            return True
+        vid = world.head(dev)
+        clock = self.new_commit(dev, vid, [head], short_step(step, self.names))
+        if detected:
+            o.saved_all(dev.index, {}, vid, clock, renames=[(doc, new)])
+        else:
+            o.saved_all(dev.index, {doc: None, new: content_key(content)}, vid, clock)
+        self.check(dev, [doc, new] + FLIP_DOCS)
+        return True
+
+    def flip(self, dev, step, index):
+        """A name of FLIP_DOCS made a folder of notes (its file removed) or a file (its folder
+        removed) in the work tree, then `save --all`: one version. The model: the name's version
+        (a folder version without content, or the file), the notes added or deleted."""
+        world, o = self.world, self.oracle
+        doc, path = step["doc"], os.path.join(dev.path, step["doc"])
+        head = world.head(dev) if o else None
+        before = world.work_tree_docs(dev)
+        saves, folders = {}, set()
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.exists(path):
+            os.remove(path)
+        for name in [d for d in before if d.startswith(doc + "/")]:
+            saves[name] = None
+        if step["to"] == "folder":
+            for name, text in step["files"].items():
+                os.makedirs(path, exist_ok=True)
+                with open(os.path.join(path, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+                saves[f"{doc}/{name}"] = content_key(text.encode())
+                dev.saved.setdefault(f"{doc}/{name}", {})[content_key(text.encode())] = describe_content(text.encode())
+            saves[doc] = None
+            folders.add(doc)
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(step["text"])
+            saves[doc] = content_key(step["text"].encode())
+            dev.saved.setdefault(doc, {})[saves[doc]] = describe_content(step["text"].encode())
+        world.expect(world.run(dev, "save", "--all"), what=f"{dev.name} save --all after {short_step(step, self.names)}")
+        self.stats.flips += 1
+        self.timeline.add(dev.index, "save", short_step(step, self.names))
+        self.say(f"{index:4d} {short_step(step, self.names)}")
+        if not o:
+            return
+        vid = world.head(dev)
+        if vid == head:
+            raise OracleFailure("save", f"{dev.name}: {short_step(step, self.names)} made no version")
+        clock = self.new_commit(dev, vid, [head], short_step(step, self.names))
+        o.saved_all(dev.index, saves, vid, clock, folders=folders)
+        self.check(dev, list(saves))
 
     def gc(self, dev, index, step):
         """`concord gc`: one pack, unreachable objects dropped, never a version. main and every
@@ -774,6 +899,7 @@ class Simulation:
             os.makedirs(os.path.dirname(output), exist_ok=True)
             args += ["--output", output]
         head = world.head(dev) if o else None
+        self.paths_before = self.work_paths(dev)
         result = world.run(dev, *args)
         if result.rc == 1 and ("is not in conflict" in result.err or "no document" in result.err):
             if o and in_conflict:
@@ -823,6 +949,7 @@ class Simulation:
         world, o = self.world, self.oracle
         docs = self.conflicts_of(dev)
         head = world.head(dev) if o else None
+        self.paths_before = self.work_paths(dev)
         result = world.run(dev, "resolve", "--all", "--json", *how.split())
         if result.rc == 3 and how == "--merge":
             self.stats.needs_person += 1
@@ -857,14 +984,31 @@ class Simulation:
         if ids != {new}:
             raise OracleFailure("resolve", f"{dev.name}: resolve reported versions {sorted(str(i)[:7] for i in ids)}, main is at {new[:7]}")
         clock = self.new_commit(dev, new, [head], f"resolve {', '.join(sorted(asked))}")
-        outcomes = {}
+        outcomes, deleted, created, folders = {}, [], {}, set()
         for report in reports:
             doc = report["document"]
             how, kept_asked, given = asked[doc]
             contenders = replica.contenders[doc]
             kept = (report.get("kept") or {}).get("id")
             removed = {v["id"] for v in report.get("removed", [])}
-            if how == "--latest":
+            if "deleted with the folder" in report.get("explanation", ""):
+                # in conflict below a folder that another document of this resolution replaced by a file
+                if removed != set(contenders) or kept:
+                    raise OracleFailure("resolve", f"{dev.name}: resolve deleted {doc} with its folder, removing "
+                                        f"{sorted(x[:7] for x in removed)}; in contention: {sorted(x[:7] for x in contenders)}")
+                outcomes[doc] = None
+                continue
+            if how == "--keep-both":
+                want = replica.current[doc]
+                if kept != want:
+                    raise OracleFailure("resolve", f"{dev.name}: resolve {doc} --keep-both kept {str(kept)[:7]}, not the current {want[:7]}")
+                expected = self.beside_names(dev, doc, contenders - {want}, created)
+                if (report.get("savedBeside") or {}) != expected:
+                    raise OracleFailure("keep both", f"{dev.name}: resolve {doc} --keep-both saved beside "
+                                        f"{report.get('savedBeside')}; the model {expected}")
+                for vid, name in expected.items():
+                    created[name] = o.key(doc, vid)
+            elif how == "--latest":
                 want = o.latest(doc, contenders)
                 if kept != want:
                     raise OracleFailure("latest wins", f"{dev.name}: resolve {doc} --latest kept {str(kept)[:7]}; "
@@ -893,8 +1037,58 @@ class Simulation:
             if (key is None) != bool(report.get("deleted")):
                 raise OracleFailure("resolve", f"{dev.name}: resolve {doc} {how} reports deleted={report.get('deleted')}, "
                                     f"the model expects {'a deletion' if key is None else 'a content'}")
-        o.resolved(dev.index, outcomes, new, clock)
-        self.check(dev, set(outcomes))
+            if kept and o.version(doc, kept).folder:
+                folders.add(doc)
+            if key is not None and o.state(replica, doc) == "folder":
+                # a file where the folder stood: its documents go, those in conflict resolved
+                for other, vid in sorted(replica.current.items()):
+                    if other.startswith(doc + "/") and o.key(other, vid) is not None and other not in outcomes:
+                        if other in replica.in_conflict():
+                            outcomes[other] = None
+                        else:
+                            deleted.append(other)
+        o.resolved(dev.index, outcomes, new, clock, deleted=deleted, created=created, folders=folders)
+        self.check(dev, set(outcomes) | set(deleted) | set(created) | set(FLIP_DOCS))
+
+    @staticmethod
+    def work_paths(dev) -> set:
+        """Every file and folder of `dev`'s work tree (Concord's own aside)."""
+        paths = set()
+        for top, dirs, files in os.walk(dev.path):
+            rel = os.path.relpath(top, dev.path)
+            dirs[:] = [d for d in dirs if not (rel == "." and d in (".git", ".concord"))]
+            for name in dirs + files:
+                paths.add(os.path.normpath(os.path.join(rel, name)))
+        return paths
+
+    def beside_names(self, dev, doc, others, chosen):
+        """{version id: new document} for `resolve --keep-both`: each other version with content, by
+        id, named `stem (Device).ext` after its device, numbered when main, the work tree or this
+        resolution holds that name."""
+        o = self.oracle
+        replica = o.devices[dev.index]
+        taken = set(chosen)
+        for name, vid in replica.current.items():
+            if o.key(name, vid) is not None:
+                parts = name.split("/")
+                taken.update("/".join(parts[:i + 1]) for i in range(len(parts)))
+        taken |= self.paths_before
+        folder, name = os.path.split(doc)
+        dot = name.rfind(".")
+        stem, ext = (name[:dot], name[dot:]) if dot > 0 else (name, "")
+        result = {}
+        for vid in sorted(others):
+            if o.key(doc, vid) is None:
+                continue
+            device = o.names[o.version(doc, vid).device]
+            for number in range(1, 1000):
+                label = device if number == 1 else f"{device} {number}"
+                candidate = os.path.join(folder, f"{stem} ({label}){ext}")
+                if candidate not in taken:
+                    taken.add(candidate)
+                    result[vid] = candidate
+                    break
+        return result
 
     def describe_order(self, doc, contenders):
         o = self.oracle

@@ -159,7 +159,9 @@ class World(Fixture):
             key = None
         elif version.get("package"):
             listing = self.expect(self.run(dev, "show", doc, "--version", version["id"])).text
-            out = subprocess.run(["git", "-C", dev.path, "ls-tree", "-r", "-z", f"{version['id']}:{doc}"],
+            # a version from before a rename holds the package under its old name
+            name = version.get("name") or doc
+            out = subprocess.run(["git", "-C", dev.path, "ls-tree", "-r", "-z", f"{version['id']}:{name}"],
                                  capture_output=True, stdin=subprocess.DEVNULL)
             if out.returncode != 0:
                 raise InvariantFailure("nothing lost", f"{dev.name}: version {version['id'][:7]} of {doc} has no tree")

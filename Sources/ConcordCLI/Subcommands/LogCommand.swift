@@ -19,7 +19,10 @@ struct LogCommand: AsyncParsableCommand {
             var tags: [String] = []
             if version.isCurrent { tags.append("current") }
             if version.isConflict { tags.append("conflict") }
-            if version.isDeleted { tags.append("deleted") }
+            if version.isFolder { tags.append("a folder of documents") } else if version.isDeleted { tags.append("deleted") }
+            if let old = version.renamedFrom { tags.append("renamed from \(old)") }
+            if let new = version.renamedTo { tags.append("renamed to \(new)") }
+            if version.document != document { tags.append("as \(version.document)") }
             if !version.resolves.isEmpty { tags.append("resolves \(version.resolves.map { String($0.prefix(7)) }.joined(separator: " "))") }
             let suffix = tags.isEmpty ? "" : "  (\(tags.joined(separator: ", ")))"
             Output.line(

@@ -6,12 +6,17 @@ import Foundation
 struct ResolveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
-        abstract: "Resolve a document in conflict: keep the latest, merge, keep a version, or use a file.",
+        abstract: "Resolve a document in conflict: keep the latest, merge, keep a version or both, or use a file.",
         discussion: """
             The result is saved as the new current version in one commit; the other versions are removed \
             from the document's versions (they stay in the history) and the in-conflict state is cleared. \
             Exit 3 when --merge needs a person: nothing changes; write the marked-up merge with --output FILE, \
-            edit it, then finish with --file FILE.
+            edit it, then finish with --file FILE. --keep-both keeps the current version and saves each other \
+            one beside it as a new document named after its device ('todo (Laptop)', 'notes (iPad).md'). \
+            A name that is a file in one version and a folder of documents in another: the folder is the \
+            current version; keeping the file (--keep ID, --latest, --file) deletes the folder's documents, \
+            keeping the folder sets the file aside, --keep-both saves the file beside the folder, and --merge \
+            needs a person.
             """
     )
 
@@ -38,6 +43,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Use this file's content ('-' for standard input).", valueName: "SRC"))
     var file: String?
 
+    @Flag(help: "Keep the current version, and save each other version beside it as a new document named after its device.")
+    var keepBoth = false
+
     @Option(help: ArgumentHelp("When a merge needs a person, write the marked-up merge to FILE.", valueName: "FILE"))
     var output: String?
 
@@ -48,11 +56,11 @@ struct ResolveCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        let chosen = [latest, merge, keep != nil, file != nil].filter { $0 }.count
-        guard chosen == 1 else { throw ValidationError("give exactly one of --latest, --merge, --keep ID, --file SRC") }
+        let chosen = [latest, merge, keep != nil, file != nil, keepBoth].filter { $0 }.count
+        guard chosen == 1 else { throw ValidationError("give exactly one of --latest, --merge, --keep ID, --keep-both, --file SRC") }
         if all {
             guard document == nil else { throw ValidationError("give a document or --all, not both") }
-            guard latest || merge else { throw ValidationError("--all goes with --latest or --merge") }
+            guard latest || merge || keepBoth else { throw ValidationError("--all goes with --latest, --merge or --keep-both") }
         } else if document == nil {
             throw ValidationError("give the document to resolve, or --all")
         }
@@ -84,6 +92,7 @@ struct ResolveCommand: AsyncParsableCommand {
 
     private func makeResolution() throws -> Resolution {
         if latest { return .latest }
+        if keepBoth { return .keepBoth }
         if let keep { return .keep(keep) }
         if let file { return .content(.file(try Output.read(file, relativeTo: global))) }
         guard let policy else { return .mergeBySelection }
@@ -104,12 +113,14 @@ struct ResolveCommand: AsyncParsableCommand {
 
     private func printSummary(_ report: ResolveReport) {
         let verb = dryRun ? "Would resolve" : "Resolved"
-        Output.line("\(verb) \(report.document): \(report.explanation)\(report.isDeletion ? " (the document is deleted)" : "")")
+        let outcome = report.kept?.isFolder == true ? " (the folder of documents stays)" : report.isDeletion ? " (the document is deleted)" : ""
+        Output.line("\(verb) \(report.document): \(report.explanation)\(outcome)")
         if let kept = report.kept {
             Output.line("  kept     \(kept.id.prefix(7))  \(kept.deviceName)  \(Output.date(kept.modified))  clock \(kept.clock)")
         }
         for version in report.removed {
-            Output.line("  removed  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)")
+            let beside = report.savedBeside[version.id].map { "  saved beside as '\(DocumentLocation.typed($0))'" } ?? ""
+            Output.line("  removed  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)\(beside)")
         }
         for warning in report.clockWarnings { Output.line("  note: \(warning)") }
         if let version = report.version { Output.line("  new version \(version.prefix(7))") }

@@ -69,7 +69,9 @@ struct SaveCommand: AsyncParsableCommand {
         let count = result.added.count + result.changed.count + result.removed.count
         Output.line(
             "Saved \(count) document\(count == 1 ? "" : "s") in one version \(version.prefix(7)) on \(container.device.name): \(result.added.count) added, \(result.changed.count) changed, \(result.removed.count) removed"
+                + (result.renamed.isEmpty ? "" : ", \(result.renamed.count) renamed")
         )
+        for (new, old) in result.renamed.sorted(by: { $0.key < $1.key }) { Output.line("  renamed  \(old) to \(new)") }
     }
 
     /// True when standard input is a pipe or a regular file (not a terminal, not /dev/null).

@@ -97,8 +97,10 @@ struct StatusCommand: AsyncParsableCommand {
         if json {
             try Output.json(
                 Report(
-                    conflicts: status.conflicts.map {
-                        ConflictJSON(document: $0.document.value, versions: $0.versions.count, contention: $0.versions.map(VersionJSON.init))
+                    conflicts: status.conflicts.map { conflict in
+                        ConflictJSON(
+                            document: conflict.document.value, versions: conflict.versions.count,
+                            contention: conflict.versions.map { VersionJSON($0, of: conflict.document) })
                     },
                     waiting: status.waiting.map { WaitingJSON(document: $0.document.value, versions: $0.versions) },
                     waitingVersions: status.waitingVersions,

@@ -26,22 +26,31 @@ struct VersionsCommand: AsyncParsableCommand {
         let container = try global.openContainer()
         let versions = all ? try container.versions(of: document) : try container.unresolvedVersions(of: document)
         if json {
-            try Output.json(versions.map(VersionJSON.init))
+            try Output.json(versions.map { VersionJSON($0, of: document) })
             return
         }
-        let current = try container.content(of: document)
+        // A document deleted and in no conflict has no current content to compare with.
+        let current = try? container.content(of: document)
+        let currentIsFolder = versions.first { $0.isCurrent }?.isFolder == true
         for version in versions {
             let role = version.isCurrent ? "current " : version.isConflict ? "conflict" : "        "
             var line = "\(role)  \(version.id.prefix(7))  \(version.deviceName)  \(Output.date(version.modified))  clock \(version.clock)"
-            if version.isDeleted {
+            if version.isFolder {
+                line += "  a folder of documents"
+            } else if version.isDeleted {
                 line += "  deleted"
             } else {
                 line += "  \(version.size) bytes"
-                if !version.isCurrent, let summary = try Self.summary(try container.content(of: document, version: version.id), against: current) {
+                if !version.isCurrent, currentIsFolder {
+                    line += "  current is a folder"
+                } else if !version.isCurrent, let summary = try Self.summary(try container.content(of: document, version: version.id), against: current) {
                     line += "  \(summary)"
                 }
             }
             if !version.resolves.isEmpty { line += "  resolves \(version.resolves.count)" }
+            if let old = version.renamedFrom { line += "  renamed from \(old)" }
+            if let new = version.renamedTo { line += "  renamed to \(new)" }
+            if version.document != document { line += "  as \(version.document)" }
             Output.line(line)
         }
     }

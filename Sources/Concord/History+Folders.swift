@@ -1,0 +1,70 @@
+internal import ConcordMerge
+internal import Foundation
+internal import Git
+internal import GitFormat
+
+/// A name's states: a document is a file or a package, and the same name may hold a folder of
+/// documents instead. For the history of the name, "a folder" is one state, whatever the folder
+/// holds: the commit that turns a file into a folder (or makes a folder where nothing was) is a
+/// version of that name, with no content (a deletion of the file, shown as a folder), and edits
+/// of the documents inside are versions of those documents only. So when one device saves a
+/// file `todo` and another a folder `todo/`, both sides have a version of `todo` to keep, and a
+/// person can say which (or keep both).
+extension History {
+    /// The id a ``documentEntry(_:in:)`` gives a name that holds a folder of documents: no
+    /// object has it (git's null id), so it is never read as a content.
+    static let folderID = OID(bytes: [UInt8](repeating: 0, count: 20))!
+
+    /// `document`'s entry in `tree` as a version of it sees it: its file, or its package's
+    /// folder; a folder that is not a package is the entry ``folderID`` (one state, whatever
+    /// it holds); nil when the name holds nothing.
+    func documentEntry(_ document: DocumentPath, in tree: OID?) throws -> TreeEntry? {
+        try documentEntry(converting: entry(document.value, in: tree), of: document.value, in: tree)
+    }
+
+    /// `raw`, the tree entry at `path` in `tree`, as ``documentEntry(_:in:)`` gives it.
+    func documentEntry(converting raw: TreeEntry?, of path: String, in tree: OID?) throws -> TreeEntry? {
+        guard let raw, raw.kind == .tree else { return raw }
+        return documentEntry(converting: raw, of: path, patterns: try packagePatterns(in: tree))
+    }
+
+    /// `raw` as ``documentEntry(_:in:)`` gives it, for the package patterns `patterns`.
+    func documentEntry(converting raw: TreeEntry?, of path: String, patterns: [String]) -> TreeEntry? {
+        guard let raw, raw.kind == .tree, !Self.isPackage(path, patterns: patterns) else { return raw }
+        return TreeEntry(name: raw.name, id: Self.folderID, mode: TreeEntry.treeMode)
+    }
+
+    /// True when `document` is in the same state in both trees: the same file or package, a
+    /// folder in both (whatever each holds), or absent from both.
+    func sameDocumentEntry(_ document: DocumentPath, _ first: OID?, _ second: OID?) throws -> Bool {
+        if try sameEntry(document, first, second) { return true }
+        return try documentEntry(document, in: first) == documentEntry(document, in: second)
+    }
+
+    /// True when the folder at `path` is a package for `patterns` (its name matches one).
+    static func isPackage(_ path: String, patterns: [String]) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        return patterns.contains { GlobPattern($0).matches(name) }
+    }
+
+    /// The shallowest folder on `document`'s path that `tree` holds as a file; nil when none.
+    func fileAbove(_ document: DocumentPath, in tree: OID?) throws -> String? {
+        let components = document.components
+        for depth in components.indices.dropLast() {
+            let path = components[...depth].joined(separator: "/")
+            guard let entry = try entry(path, in: tree) else { return nil }
+            if entry.kind != .tree { return path }
+        }
+        return nil
+    }
+
+    /// True when `tree` holds a folder of documents (not a package) at `path`.
+    func holdsFolder(_ path: String, in tree: OID?) throws -> Bool {
+        try documentEntry(converting: entry(path, in: tree), of: path, in: tree)?.isFolder == true
+    }
+}
+
+extension TreeEntry {
+    /// True for the entry ``History/documentEntry(_:in:)`` gives a folder of documents.
+    var isFolder: Bool { id == History.folderID }
+}

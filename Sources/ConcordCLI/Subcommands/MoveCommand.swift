@@ -1,0 +1,30 @@
+import ArgumentParser
+import Concord
+import Foundation
+
+struct MoveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mv",
+        abstract: "Rename a document, keeping its history.",
+        discussion: """
+            One version removes OLD and adds NEW with the same content; 'log NEW' and 'versions NEW --all' \
+            go on through OLD's versions, and an edit another device makes concurrently under OLD lands on NEW \
+            when the two meet. Refused, with nothing changed: NEW exists (a document, a folder, or a file in \
+            the work tree), OLD is no document, OLD is in conflict or holds edits not saved.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The document's path, relative to the current folder.")
+    var old: DocumentPath
+
+    @Argument(help: "Its new path, relative to the current folder.")
+    var new: DocumentPath
+
+    func run() async throws {
+        let container = try global.openContainer()
+        let result = try container.move(old, to: new)
+        Output.line("Renamed \(old) to \(new) as version \(result.version?.prefix(7) ?? "?") on \(container.device.name)")
+    }
+}
