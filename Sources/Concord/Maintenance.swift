@@ -7,11 +7,11 @@ internal import GitStore
 /// and `repack --geometric=2`): every sync or save leaves a pack or loose objects, and each pack
 /// is opened and searched by every object lookup.
 ///
-/// After each write, the smallest packs are merged whenever the packs stop forming a geometric
-/// progression (each holding at least twice the objects of the one before), and loose objects
-/// are packed once they pile up. The number of packs stays logarithmic in the number of
-/// objects, and each object is rewritten a logarithmic number of times over its life. Nothing
-/// is removed before the new pack holding it is complete and synced.
+/// After each write, the smallest packs are merged whenever they stop forming a geometric
+/// progression by bytes (``RollUp``; a pack of a large file is never rewritten by it), and
+/// loose objects are packed once they pile up. What a save or a sync writes follows what
+/// changed, not what the container holds. Nothing is removed before the new pack holding it is
+/// complete and synced.
 enum Maintenance {
     /// Loose objects are packed once there are this many.
     static let looseObjectLimit = 128
@@ -24,7 +24,7 @@ enum Maintenance {
     /// - Returns: what was done; nil when nothing was needed.
     @discardableResult
     static func keepSmall(_ repository: Repository) throws -> RepackReport? {
-        var merge = Repository.packsToMerge(repository.packs())
+        var merge = RollUp.packsToMerge(repository.packs())
         while merge.reduce(0, { $0 + $1.objectCount }) > objectBudget, !merge.isEmpty { merge.removeLast() }
         if merge.count < 2 { merge = [] }
         let loose = repository.looseObjects()

@@ -22,27 +22,6 @@ extension Repository {
     /// The loose objects of the object database.
     public func looseObjects() -> [OID] { store.looseObjects() }
 
-    /// The packs a geometric repack (git's `repack --geometric=2`) would merge: the smallest
-    /// packs, up to the first one at least twice as large as all those below it together, so that
-    /// what is left forms a progression in which each pack holds at least twice the objects of
-    /// the one before. Merging only these keeps the number of packs logarithmic in the number of
-    /// objects, and each object is rewritten a logarithmic number of times over its life.
-    public static func packsToMerge(_ packs: [PackFile]) -> [PackFile] {
-        let sorted = packs.sorted { $0.objectCount < $1.objectCount }
-        var split = 0
-        for index in stride(from: sorted.count - 1, to: 0, by: -1) where sorted[index].objectCount < 2 * sorted[index - 1].objectCount {
-            split = index + 1
-            break
-        }
-        guard split > 0 else { return [] }
-        var total = sorted[..<split].reduce(0) { $0 + $1.objectCount }
-        while split < sorted.count, sorted[split].objectCount < 2 * total {
-            total += sorted[split].objectCount
-            split += 1
-        }
-        return split > 1 ? Array(sorted[..<split]) : []
-    }
-
     /// Merges `packs` and the loose objects into one new pack, then removes what was merged.
     /// The new pack is complete and synced before anything is removed, so an interruption at any
     /// moment loses nothing (at worst an object is in two places); a reader that had a removed
@@ -54,7 +33,6 @@ extension Repository {
     }
 
     private func mergeStored(packs: [PackFile], andLooseObjects loose: [OID]) throws -> RepackReport {
-        let folder = gitDirectory + "objects/pack"
         guard packs.count >= 2 || !loose.isEmpty else {
             return RepackReport(packsMerged: 0, looseObjectsPacked: 0, objectsWritten: 0, objectsPruned: 0)
         }

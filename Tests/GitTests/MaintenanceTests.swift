@@ -7,16 +7,6 @@ import Testing
 @Suite struct MaintenanceTests {
     let folder = NSTemporaryDirectory() + "concord-maintenance-" + UUID().uuidString
 
-    func pack(_ count: Int) -> PackFile { PackFile(name: "pack-\(count)-\(UUID()).pack", objectCount: count, bytes: count) }
-
-    @Test func theGeometricRuleMergesOnlyTheSmallPacks() {
-        #expect(Repository.packsToMerge([pack(10), pack(30), pack(100)]).isEmpty, "already a progression")
-        #expect(Repository.packsToMerge([pack(1), pack(1), pack(1), pack(100)]).map(\.objectCount) == [1, 1, 1])
-        #expect(Repository.packsToMerge([pack(5), pack(6), pack(100)]).map(\.objectCount) == [5, 6])
-        #expect(Repository.packsToMerge([pack(40), pack(50), pack(60)]).map(\.objectCount) == [40, 50, 60], "all, when the rolled-up small ones outgrow the next")
-        #expect(Repository.packsToMerge([pack(7)]).isEmpty)
-    }
-
     /// A commit that only a reference's log still names (the cloud moved its main back) stays
     /// through a full repack, as git gc keeps it: dropping it leaves the log naming a missing
     /// commit, which git fsck reports as an error.

@@ -7,9 +7,11 @@ struct GCCommand: AsyncParsableCommand {
         commandName: "gc",
         abstract: "Repack this device's objects and remove the ones nothing reaches.",
         discussion: """
-            Versions are never removed: every version stays reachable from main. Concord keeps the \
-            number of packs small on its own after each write; gc does the whole job at once, and \
-            merges the small packs of a cloud on a local path.
+            Versions are never removed: every version stays reachable from main. gc rewrites every \
+            object of the container into one pack, so it may write as much as the container holds, \
+            and merges the small packs of a cloud on a local path. Without it, Concord keeps the \
+            number of packs small on its own after each write, rewriting only packs that are small \
+            beside what is new, never the pack of a large file.
             """
     )
 
@@ -17,6 +19,7 @@ struct GCCommand: AsyncParsableCommand {
 
     func run() async throws {
         let container = try global.openContainer()
+        Output.line("Rewriting every object into one pack (about as much as the container holds)...")
         let result = try container.compact()
         let bytes = { (count: Int) in ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file) }
         Output.line(
