@@ -177,6 +177,12 @@ static inline int concord_syncfs(int descriptor) {
     return syncfs(descriptor);
 }
 
+/* malloc_trim(3) is in <malloc.h>, which Swift's Glibc module does not export. */
+#include <malloc.h>
+static inline void concord_malloc_trim(void) {
+    malloc_trim(0);
+}
+
 #include <stdio.h>
 #include <string.h>
 #include <zlib.h>

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Git
 internal import Logging
 internal import Synchronization
 
@@ -41,6 +42,10 @@ final class AgentLoop: Sendable {
         /// While edits wait for another writer to let the container go: the wait, seen by
         /// readers (documents are `editingDisabled` meanwhile).
         var waiting: WaitingWrite?
+        /// Files the last save left because their writers had not closed them, and when the
+        /// first of them is saved anyway (``SyncAgent/Options/longestWrite``).
+        var unsettled: Set<String> = []
+        var unsettledDeadline: ContinuousClock.Instant?
     }
 
     /// Where the loop runs (the task running it prefers it; the loop keeps it alive).
@@ -120,6 +125,10 @@ final class AgentLoop: Sendable {
                 plan.save = true
                 plan.saveRetry = nil
             }
+            if let due = plan.unsettledDeadline, now >= due {
+                plan.unsettledDeadline = nil
+                plan.save = true
+            }
             if plan.save, plan.saveRetry.map({ now >= $0 }) ?? true {
                 let refused = workTree?.refusedFolders.withLock { $0 } ?? 0
                 if refused > plan.refused {
@@ -128,7 +137,7 @@ final class AgentLoop: Sendable {
                     )
                 }
                 plan.refused = refused
-                await save(&plan, cloud: cloud, scoped: workTree != nil && refused == 0)
+                await save(&plan, cloud: cloud, scoped: workTree != nil && refused == 0, writing: workTree?.writing.withLock { $0 } ?? [:])
                 continue
             }
             if seen.repository || seen.cloud {
@@ -150,6 +159,7 @@ final class AgentLoop: Sendable {
             var deadlines = [plan.lastSync + options.interval]
             if let first = seen.firstEdit, let last = seen.lastEdit { deadlines.append(edited(first, last)) }
             if plan.save, let retry = plan.saveRetry { deadlines.append(retry) }
+            if let due = plan.unsettledDeadline { deadlines.append(due) }
             if plan.sync, let retry = plan.syncRetry { deadlines.append(retry) }
             await wakeup.sleep(until: deadlines.min())
         }
@@ -162,11 +172,18 @@ final class AgentLoop: Sendable {
 
     // MARK: Operations
 
-    /// Saves what the edits since the last save changed (`scoped`), or what changed in the whole work tree.
-    private func save(_ plan: inout Plan, cloud: String?, scoped: Bool) async {
+    /// Saves what the edits since the last save changed (`scoped`), or what changed in the whole
+    /// work tree, leaving the files still `writing` (each with when it was first seen so) for
+    /// when their writers close them, up to ``SyncAgent/Options/longestWrite``.
+    private func save(_ plan: inout Plan, cloud: String?, scoped: Bool, writing: [String: ContinuousClock.Instant]) async {
+        let now = ContinuousClock.now
+        let unsettled = writing.filter { now < $0.value + options.longestWrite }
+        let held = Set(unsettled.keys)
         plan.save = false
-        var scope = scoped ? plan.scope.map(SaveScope.init) : nil
+        var scope = scoped ? union(plan.scope, plan.unsettled).map(SaveScope.init) : nil
         plan.scope = []
+        plan.unsettled = held
+        plan.unsettledDeadline = unsettled.values.min().map { $0 + options.longestWrite }
         let ignoring = try? container.withCore { core -> (rules: [IgnoreRule], all: Bool) in
             let rules = core.ignoreRules()
             return (rules.rules, scope.map { core.allIgnored($0.paths, rules: rules) } ?? false)
@@ -181,7 +198,7 @@ final class AgentLoop: Sendable {
         do {
             let container = container
             let result = try await background {
-                try container.notifying { try container.withCore { try $0.saveAll(scope: compared) } }
+                try container.notifying { try container.withCore { try $0.saveAll(scope: compared, holding: held) } }
             }
             plan.saveFailures = 0
             plan.waiting = nil
@@ -302,6 +319,9 @@ final class AgentLoop: Sendable {
             report(.newConflict, [document], detail: detail)
         }
         if !resolved.isEmpty { report(.resolved, resolved.sorted()) }
+        // An operation on a large file leaves freed pages the allocator keeps for itself: hand
+        // them back, so that an idle agent returns to about the memory it started with.
+        GitLibrary.releaseFreeMemory()
     }
 
     /// The versions of a document in contention, in words (`A's version of DATE (current), B's

@@ -11,17 +11,18 @@ internal import GitStore
 /// still gets a version (the commit changes its content).
 extension ContainerCore {
     /// Saves what changed in the work tree; with `scope`, compares only the paths it names (and
-    /// everything below the folders among them) — the sync agent knows what changed.
-    func saveAll(scope: SaveScope? = nil) throws -> SaveAllResult {
+    /// everything below the folders among them) — the sync agent knows what changed. The files
+    /// `held` (still being written) are left as main has them, and so is a package holding one.
+    func saveAll(scope: SaveScope? = nil, holding held: Set<String> = []) throws -> SaveAllResult {
         // Thousands of new objects: one pack synced once, not one synced file each.
-        try writeInOnePack { try saveAllUnlocked(scope: scope) }
+        try writeInOnePack { try saveAllUnlocked(scope: scope, held: held) }
     }
 
-    private func saveAllUnlocked(scope: SaveScope?) throws -> SaveAllResult {
+    private func saveAllUnlocked(scope: SaveScope?, held: Set<String>) throws -> SaveAllResult {
         let head = try history.head()
         let headTree = try history.tree(of: head)
         let patterns = try history.packagePatterns(in: headTree)
-        var scan = Scan(rules: ignoreRules())
+        var scan = Scan(rules: ignoreRules(), held: held)
         try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true, scope: scope)
         var result = SaveAllResult(
             version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
@@ -69,6 +70,8 @@ extension ContainerCore {
 
     private struct Scan {
         let rules: IgnoreRules
+        /// Files still being written: left as they are in main.
+        let held: Set<String>
         var updates: [TreeUpdate] = []
         var added: [DocumentPath] = []
         var changed: [DocumentPath] = []
@@ -122,6 +125,7 @@ extension ContainerCore {
                 continue
             }
             let isPackage = patterns.contains { GlobPattern($0).matches(name) }
+            if !scan.held.isEmpty, scan.held.contains(path) || (isPackage && scan.held.contains { $0.hasPrefix(path + "/") }) { continue }
             switch kind {
             case .directory where !isPackage:
                 try scanFolder(

@@ -40,12 +40,20 @@ public final class SyncAgent: Sendable {
         public var quietPeriod: Duration
         /// The longest an edit waits for quiet while edits keep coming (default 5 seconds).
         public var longestWait: Duration
+        /// How long a file its writer has not closed yet is left unsaved (default 60 seconds):
+        /// a file written slowly is saved once, whole, when its writer closes it; past this
+        /// bound it is saved as it stands, and again once closed.
+        public var longestWrite: Duration
 
         /// Makes options; the defaults suit a person editing documents.
-        public init(interval: Duration = .seconds(30), quietPeriod: Duration = .milliseconds(200), longestWait: Duration = .seconds(5)) {
+        public init(
+            interval: Duration = .seconds(30), quietPeriod: Duration = .milliseconds(200), longestWait: Duration = .seconds(5),
+            longestWrite: Duration = .seconds(60)
+        ) {
             self.interval = interval
             self.quietPeriod = quietPeriod
             self.longestWait = longestWait
+            self.longestWrite = longestWrite
         }
     }
 

@@ -9,10 +9,15 @@ internal import Foundation
 ///   place, so events on such names, and the rename that ends one, are left out.
 /// - `.git` and `.concord` at the root are not watched; links are never followed.
 /// - When the kernel's queue overflows, the callback comes without paths: anything may have changed.
+/// - Files still being written are known (``writing``): a file created or modified and not yet
+///   closed by its writer.
 final class WorkTreeWatch: Sendable {
     private let inotify: Inotify
     /// Folders the kernel refused to watch (the watch limit reached).
     let refusedFolders: Locked<Int>
+    /// The files created or written to and not closed since, each with the moment it was first
+    /// seen so: a save leaves them for when they are whole.
+    let writing: Locked<[String: ContinuousClock.Instant]>
 
     static let mask: Inotify.Flags = [.closeWrite, .modify, .attributes, .create, .delete, .movedFrom, .movedTo, .excludeUnlinked]
 
@@ -23,6 +28,7 @@ final class WorkTreeWatch: Sendable {
     init(root: String, onChange: @escaping @Sendable (Set<String>?) -> Void) throws {
         let tracker = Tracker(workTree: WorkTree(root: root))
         refusedFolders = tracker.refused
+        writing = tracker.writing
         inotify = try Inotify(queue: DispatchQueue(label: "concord.work-tree")) { inotify, events in
             let edited = tracker.handle(events, inotify: inotify)
             if edited?.isEmpty != true { onChange(edited) }
@@ -39,6 +45,7 @@ final class WorkTreeWatch: Sendable {
         /// Rename cookies of `.concord-tmp-` files moved away: the matching arrival is Concord's write.
         let ownRenames = Locked<[UInt32]>([])
         let refused = Locked(0)
+        let writing = Locked<[String: ContinuousClock.Instant]>([:])
 
         init(workTree: WorkTree) { self.workTree = workTree }
 
@@ -67,6 +74,7 @@ final class WorkTreeWatch: Sendable {
             for event in events {
                 if event.isOverflow {
                     edited = nil
+                    writing.withLock { $0.removeAll() }
                     continue
                 }
                 if event.folder == "" && (event.name == ".git" || event.name == ".concord") { continue }
@@ -83,9 +91,22 @@ final class WorkTreeWatch: Sendable {
                 if event.isDirectory && event.has([.create, .movedTo]) {
                     watchFolder(event.path, inotify: inotify)
                 }
+                if !event.isDirectory { noteWriting(event) }
                 edited?.insert(event.path)
             }
             return edited
+        }
+
+        /// A file created or modified is being written until its writer closes it (or it goes).
+        private func noteWriting(_ event: Inotify.Event) {
+            let path = event.path
+            writing.withLock { writing in
+                if event.has([.closeWrite, .delete, .movedFrom]) {
+                    writing[path] = nil
+                } else if event.has([.create, .modify]), writing[path] == nil, writing.count < 10_000 {
+                    writing[path] = .now
+                }
+            }
         }
 
         private func isOwnRename(_ cookie: UInt32) -> Bool {

@@ -57,6 +57,12 @@ public enum GitLibrary {
         return concord_syncfs(descriptor) == 0 ? nil : errno
     }
 
+    /// Hands the free pages the allocator keeps back to the system (`malloc_trim(3)`): after an
+    /// operation on a large file, a long-running process returns to about the memory it had.
+    public static func releaseFreeMemory() {
+        concord_malloc_trim()
+    }
+
     /// Version of the linked libgit2, as "major.minor.revision".
     public static var version: String {
         var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0

@@ -40,6 +40,62 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
 }
 
 @Suite struct SyncAgentTests {
+    /// Writes `chunks` to `path` through one open file, `pause` apart, then closes it.
+    private func writeSlowly(_ path: String, _ chunks: [String], pause: Duration, meanwhile: (Int) async throws -> Void = { _ in }) async throws {
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        for (index, chunk) in chunks.enumerated() {
+            try handle.write(contentsOf: Data(chunk.utf8))
+            try await meanwhile(index)
+            try await Task.sleep(for: pause)
+        }
+        try handle.close()
+    }
+
+    /// A file written slowly (pauses longer than the quiet period, the whole longer than the
+    /// longest wait) is saved once, whole, when its writer closes it; a file edited meanwhile is
+    /// saved at once (issue 38: a 5 MB file written in chunks left seven partial versions).
+    @Test func aFileIsSavedOnceItsWriterClosedIt() async throws {
+        let fixture = try Fixture(devices: 1)
+        let agent = try fixture[1].watch(SyncAgent.Options(interval: .seconds(3600)))
+        let events = AgentEvents(agent)
+        defer { agent.stop() }
+        #expect(await eventually(90) { events.all.contains { $0.kind == .watching } })
+        let chunks = (1...8).map { "part \($0) of the report\n" }
+        let other = "\(fixture[1].root)/note.txt"
+        try await writeSlowly("\(fixture[1].root)/report.txt", chunks, pause: .milliseconds(800)) { index in
+            if index == 2 { try Data("a note\n".utf8).write(to: URL(fileURLWithPath: other)) }
+            if index == 6 {
+                #expect(try fixture[1].versions(of: doc("note.txt")).count == 1, "the other file waits for nothing")
+                #expect(throws: ConcordError.self) { try fixture[1].versions(of: doc("report.txt")) }
+            }
+        }
+        #expect(await events.waitFor(.saved, "report.txt"), "\(events.all)")
+        let versions = try fixture[1].versions(of: doc("report.txt"))
+        #expect(versions.count == 1, "\(versions.count) versions of a file written once")
+        #expect(string(try fixture[1].content(of: doc("report.txt"))) == chunks.joined())
+    }
+
+    /// A writer that keeps its file open past ``SyncAgent/Options/longestWrite`` gets the file
+    /// saved as it stands, and saved again once it closes it.
+    @Test func aFileLeftOpenIsSavedAfterTheBoundAndAgainWhenClosed() async throws {
+        let fixture = try Fixture(devices: 1)
+        let agent = try fixture[1].watch(SyncAgent.Options(interval: .seconds(3600), longestWrite: .seconds(2)))
+        let events = AgentEvents(agent)
+        defer { agent.stop() }
+        #expect(await eventually(90) { events.all.contains { $0.kind == .watching } })
+        let path = "\(fixture[1].root)/log.txt"
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.write(contentsOf: Data("first line\n".utf8))
+        #expect(await events.waitFor(.saved, "log.txt"), "\(events.all)")
+        #expect(string(try fixture[1].content(of: doc("log.txt"))) == "first line\n")
+        try handle.write(contentsOf: Data("second line\n".utf8))
+        try handle.close()
+        let device = fixture[1]
+        #expect(await eventually(90) { (try? string(device.content(of: doc("log.txt")))) == "first line\nsecond line\n" })
+    }
+
     @Test func twoAgentsInAnAppCarryAnEditFromOneWorkTreeToTheOther() async throws {
         let fixture = try Fixture(devices: 2)
         let options = SyncAgent.Options(interval: .seconds(3600))
