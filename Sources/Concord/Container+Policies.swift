@@ -7,13 +7,21 @@ extension Container {
     }
 
     /// Replaces `.concord/policies` (lines `PATTERN POLICY-NAME [id=KEY,…] [auto]`, first match
-    /// wins; `auto` last: sync resolves that pattern's conflicts on its own), after checking them.
+    /// wins; `auto` last: sync resolves that pattern's conflicts on its own), after checking them:
+    /// every policy named must be known to this process (built in, or registered with
+    /// ``MergePolicies/register(_:)``), which catches a mistyped name.
     /// - Throws: ``ConcordError/failed(_:)`` naming the first bad line; nothing changes then.
     public func setPolicies(_ text: String) throws {
+        let rules: PolicyRules
         do {
-            _ = try PolicyRules(text: text)
+            rules = try PolicyRules(text: text)
         } catch {
             throw ConcordError.failed("\(error)")
+        }
+        if let unknown = rules.rules.first(where: { !$0.isKnown }) {
+            throw ConcordError.failed(
+                ".concord/policies line \(unknown.line): unknown policy \"\(unknown.policyName)\" (known: \(MergePolicies.names.joined(separator: ", ")); an app adds its own with MergePolicies.register)"
+            )
         }
         try notifying { try withCore { try $0.saveSettings(ContainerCore.policiesFile, text: text) } }
     }

@@ -29,7 +29,8 @@ public struct PolicyRules: Sendable {
     public struct Rule: Sendable, Hashable {
         /// The pattern paths are matched against.
         public var pattern: GlobPattern
-        /// The policy it selects (a name from ``MergePolicies/names``, or `auto`).
+        /// The policy it selects (a name from ``MergePolicies/names``, `auto`, or one this
+        /// process does not know: ``isKnown``).
         public var policyName: String
         /// Its line number in the file, from 1.
         public var line: Int
@@ -63,8 +64,14 @@ public struct PolicyRules: Sendable {
             case PackagePolicy.policyName: PackagePolicy(rules: rules, path: path)
             case "json", "json-latest":
                 JSONMergePolicy(settlesConflictsByLatest: policyName == "json-latest", idKeys: idKeys)
-            default: MergePolicies.named(policyName)
+            default: MergePolicies.named(policyName) ?? UnregisteredPolicy(name: policyName)
             }
+        }
+
+        /// True when this process knows the policy the rule names (built in, registered, or
+        /// `auto`); the documents a rule naming another one matches are left for a person.
+        public var isKnown: Bool {
+            policyName == PolicyRules.automaticName || MergePolicies.named(policyName) != nil
         }
     }
 
@@ -92,9 +99,10 @@ public struct PolicyRules: Sendable {
         rules = []
     }
 
-    /// Parses the text of a `.concord/policies` file.
-    /// - Throws: ``SyntaxError`` for a line that is not `PATTERN POLICY-NAME [id=KEY[,KEY…]] [auto]`
-    ///   or names an unknown policy.
+    /// Parses the text of a `.concord/policies` file. A policy name this process does not know
+    /// is no error here (another program may have registered it: ``MergePolicies/register(_:)``):
+    /// its rule leaves the documents it matches for a person (``Rule/isKnown``).
+    /// - Throws: ``SyntaxError`` for a line that is not `PATTERN POLICY-NAME [id=KEY[,KEY…]] [auto]`.
     public init(text: String) throws(SyntaxError) {
         rules = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -108,10 +116,6 @@ public struct PolicyRules: Sendable {
             }
             guard fields.count >= 2 else { throw failure("a pattern needs a policy name after it") }
             let name = String(fields[1])
-            guard name == PolicyRules.automaticName || MergePolicies.named(name) != nil else {
-                let known = MergePolicies.names.joined(separator: ", ")
-                throw failure("unknown policy \"\(name)\" (known: \(known))")
-            }
             var options = fields.dropFirst(2)
             let automatic = options.last == Substring(PolicyRules.automaticName)
             if automatic { options = options.dropLast() }

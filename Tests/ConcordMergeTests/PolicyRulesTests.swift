@@ -79,13 +79,23 @@ struct PolicyRulesTests {
         }
     }
 
-    @Test func unknownPolicyNamesTheLine() {
-        #expect {
-            try PolicyRules(text: "*.txt text\n*.json jsonn\n")
-        } throws: { error in
-            let error = error as? PolicyRules.SyntaxError
-            return error?.line == 2 && error?.description.contains("unknown policy \"jsonn\"") == true
+    /// A name this program does not know is an app's own (issue 40): the rules still parse, the
+    /// other rules apply, and the documents it matches are left for a person, never merged by a
+    /// policy the rule did not name.
+    @Test func aPolicyThisProgramDoesNotKnowLeavesItsDocumentsForAPerson() throws {
+        let rules = try PolicyRules(text: "*.txt text\n*.json jsonn\n")
+        #expect(rules.rule(for: "a.json")?.isKnown == false && rules.rule(for: "a.txt")?.isKnown == true)
+        #expect(rules.policy(for: "a.txt", versions: []).name == "text")
+        let versions = ["{}\n", "{\"a\": 1}\n"].enumerated().map { index, text in
+            MergeVersion(content: .file(Data(text.utf8)), id: "v\(index)", deviceName: "d\(index)", deviceID: "\(index)", clock: HybridLogicalClock(milliseconds: Int64(index)))
         }
+        let policy = rules.policy(for: "a.json", versions: versions)
+        #expect(policy.name == "jsonn")
+        guard case let .needsPerson(reason, _) = policy.merge(base: nil, versions: versions) else {
+            Issue.record("an unknown policy merged")
+            return
+        }
+        #expect(reason.contains("\"jsonn\"") && reason.contains("MergePolicies.register"))
     }
 
     @Test func malformedLineIsRefused() {

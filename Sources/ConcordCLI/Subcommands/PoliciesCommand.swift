@@ -54,6 +54,9 @@ struct PoliciesCommand: AsyncParsableCommand {
                 return
             }
             print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+            for rule in rules where !rule.isKnown {
+                print("# line \(rule.line): concord does not know the policy \"\(rule.policyName)\" (an app's own): here, documents matching \(rule.pattern) are left for a person")
+            }
             let automatic = rules.filter(\.resolvesAutomatically)
             if automatic.isEmpty {
                 print("# nothing resolves on its own: end a rule with 'auto' (PATTERN POLICY-NAME auto) to let sync resolve it")
