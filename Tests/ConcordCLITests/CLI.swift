@@ -68,7 +68,7 @@ struct CLI {
         var peakBytes: Int
     }
 
-    /// The most memory any command may hold on any input, as the README states: 256 MB plus the
+    /// The most memory any command may hold on any input, as docs/ARCHITECTURE.md states: 256 MB plus the
     /// largest document the limits allow (100 MB by default).
     static func memoryBound(largestDocument: Int = 100 << 20) -> Int { (256 << 20) + largestDocument }
 

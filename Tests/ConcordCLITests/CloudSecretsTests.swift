@@ -87,7 +87,7 @@ import Testing
     }
 
     /// The store is also a way to give a password: written by hand (0600, the URL as
-    /// `.git/config` names the cloud), it serves the next sync, as the README shows.
+    /// `.git/config` names the cloud), it serves the next sync, as docs/GUIDE.md shows.
     @Test func aStoreWrittenByHandGivesThePassword() throws {
         let (cli, server) = try CloudTesting.httpsFixture()
         defer { server.stop(); cli.remove() }

@@ -8,7 +8,7 @@ import Testing
 /// the behaviour checked; no timing is asserted beyond that bound.
 @Suite struct StalledServerTests {
     static let timeout = ["CONCORD_NETWORK_TIMEOUT": "2"]
-    /// The most memory a refused command may hold: the README's bound (256 MB) with no document.
+    /// The most memory a refused command may hold: docs/ARCHITECTURE.md's bound (256 MB) with no document.
     static let memoryBound = 256 << 20
 
     @Test(arguments: [StallingServer.Behaviour.silent, .drip])

@@ -9,7 +9,7 @@ import Glibc
 /// own files, byte by byte (`scripts/concordsim/craft.py`): indexes and sizes that lie, deltas
 /// that loop, folders nested without end, FIFOs, alternates, junk. Every command refuses in one
 /// line (exit 1) within a bounded time, without a signal and with memory under the bound the
-/// README states; nothing of the attack is written to the device, whose own versions stay whole
+/// docs/ARCHITECTURE.md states; nothing of the attack is written to the device, whose own versions stay whole
 /// and whose repository stays clean for `git fsck`.
 @Suite struct UntrustedCloudTests {
     /// The attacks on a cloud's files, as `craft.py` names them.

@@ -13,7 +13,7 @@ struct ByteLevelMergeTests {
         #expect(result == MergeResult(content: data("oat milk\nbread\ngreen tea\n"), isMerged: true, reason: nil))
     }
 
-    /// The README's sample.
+    /// The byte-level sample of docs/GUIDE.md (ReadmeSampleTests compares the two).
     @Test func theReadmeSampleMerges() {
         // README sample
         let base = Data(#"{"tags": ["a"], "v": 1}"#.utf8)

@@ -1,19 +1,22 @@
 // swift-format-ignore-file
-// (the README sample below is kept as the README prints it, its comments aligned)
+// (the README sample below is kept as README.md prints it, its comments aligned)
 import Concord
 import ConcordMerge
 import Foundation
 import Testing
 
-/// The README's Swift samples are code the tests run: each sample's lines must appear, in order
-/// and unchanged, in a test that runs them (apart from the lines naming paths on the reader's
-/// machine), so that the samples cannot drift from the API.
+/// The Swift samples of the README and the guide are code the tests run: each sample's lines must
+/// appear, in order and unchanged, in a test that runs them (apart from the lines naming paths on
+/// the reader's machine), so that the samples cannot drift from the API. The app sample is in
+/// README.md, the byte-level merge sample in docs/GUIDE.md; a new sample in either needs a test
+/// that runs it.
 @Suite struct ReadmeSampleTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The README's Swift code blocks, each as its lines without `import` lines and blank lines.
-    static func readmeSamples() throws -> [[String]] {
-        let text = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+    /// The Swift code blocks of the document at `path` (from the repository's root), each as its
+    /// lines without `import` lines and blank lines.
+    static func samples(inDocument path: String) throws -> [[String]] {
+        let text = try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
         var samples: [[String]] = []
         var current: [String]?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
@@ -36,13 +39,21 @@ import Testing
         return lines.map { String($0.dropFirst(indent)) }.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
     }
 
-    @Test func theReadmeSamplesAreTheCodeTheTestsRun() throws {
-        let samples = try Self.readmeSamples()
+    @Test func theDocumentsSamplesAreTheCodeTheTestsRun() throws {
         let pathLines: (String) -> Bool = { $0.hasPrefix("let cloud = ") || $0.hasPrefix("let folder = ") }
         let app = try Self.sample(in: "Tests/ConcordTests/ReadmeSampleTests.swift")
-        #expect(samples.contains { $0.filter { !pathLines($0) } == app }, "the app sample in README.md and in ReadmeSampleTests differ")
         let merge = try Self.sample(in: "Tests/ConcordMergeTests/ByteLevelMergeTests.swift")
-        #expect(samples.contains { $0.filter { !$0.hasPrefix("//") } == merge }, "the merge sample in README.md and in ByteLevelMergeTests differ")
+        #expect(!app.isEmpty && !merge.isEmpty, "a test lost its sample markers")
+        let isApp: ([String]) -> Bool = { $0.filter { !pathLines($0) } == app }
+        let isMerge: ([String]) -> Bool = { $0.filter { !$0.hasPrefix("//") } == merge }
+        let readme = try Self.samples(inDocument: "README.md"), guide = try Self.samples(inDocument: "docs/GUIDE.md")
+        #expect(readme.contains(where: isApp), "the app sample in README.md and in ReadmeSampleTests differ")
+        #expect(guide.contains(where: isMerge), "the merge sample in docs/GUIDE.md and in ByteLevelMergeTests differ")
+        for (document, samples) in [("README.md", readme), ("docs/GUIDE.md", guide)] {
+            for sample in samples where !isApp(sample) && !isMerge(sample) {
+                Issue.record("a Swift sample in \(document) that no test runs, starting: \(sample.first ?? "")")
+            }
+        }
     }
 
     /// The app sample, run as written against a cloud made for the test.

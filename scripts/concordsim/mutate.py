@@ -5,8 +5,8 @@ the text is no longer found exactly once (the code moved: update the mutation). 
 rebuilds the scratch copy and runs the checks CI runs (scripts/test): the two airplane-mode
 scenarios, the random simulation, the crash harness, the fuzzers (scripts/fuzz, 15 s a target),
 `swift test`. A check *catches* a mutation
-when it fails. Every mutation must be caught by at least one check; the table goes in the
-README's tests section.
+when it fails. Every mutation must be caught by at least one check; the table goes in
+docs/TESTING.md (mutations that must fail the suite).
 
 Not in CI: it rebuilds per mutation (an hour or more on two cores). The scratch copy is
 `git archive HEAD` (committed code only), kept between runs under --scratch.
