@@ -24,14 +24,15 @@ enum Libgit2 {
         // about 100 entries): walking history reads the same folders again and again. But bound
         // the whole cache small (256 MB by default): it drops objects in no useful order, so a
         // large one helps little once the folders are wide (a flat folder of 10,000 documents is
-        // a 400 KB tree in every commit); the folders read last are kept by the repository
-        // itself (RecentTrees), and small differences and entries by name (the memos).
+        // a 400 KB tree in every commit); the folders read last are kept by the object store
+        // (GitStore's RecentTreeBytes), and small differences and entries by name (the memos).
         _ = concord_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
         _ = concord_git_set_cache_max_size(8 << 20)
         // Every object is hashed once when it is written or arrives (libgit2's indexer checks
-        // what a cloud sends), and zlib's checksum catches damage on disk when it is read, as
-        // git does; hashing again at every read (SHA-1 with collision detection) was most of the
-        // cost of reading a wide folder's versions.
+        // what a network cloud sends, Concord's transfer what a cloud on this machine holds),
+        // and zlib's checksum catches damage on disk when it is read, as git does; hashing
+        // again at every read (SHA-1 with collision detection) was most of the cost of reading
+        // a wide folder's versions.
         _ = concord_git_enable_strict_hash_verification(0)
         // Every socket libgit2 opens is Concord's, with time-outs (libgit2 1.5 has none).
         _ = SocketStream.register()
