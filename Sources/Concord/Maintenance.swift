@@ -9,9 +9,9 @@ internal import GitStore
 ///
 /// After each write, the smallest packs are merged whenever they stop forming a geometric
 /// progression by bytes (``RollUp``; a pack of a large file is never rewritten by it), and
-/// loose objects are packed once they pile up. What a save or a sync writes follows what
-/// changed, not what the container holds. Nothing is removed before the new pack holding it is
-/// complete and synced.
+/// loose objects are packed once they pile up (a large file's loose object stays as it is).
+/// What a save or a sync writes follows what changed, not what the container holds. Nothing is
+/// removed before the new pack holding it is complete and synced.
 enum Maintenance {
     /// Loose objects are packed once there are this many.
     static let looseObjectLimit = 128
@@ -27,7 +27,7 @@ enum Maintenance {
         var merge = RollUp.packsToMerge(repository.packs())
         while merge.reduce(0, { $0 + $1.objectCount }) > objectBudget, !merge.isEmpty { merge.removeLast() }
         if merge.count < 2 { merge = [] }
-        let loose = repository.looseObjects()
+        let loose = repository.looseObjects().filter { (repository.looseObjectBytes($0) ?? 0) < RollUp.largeLooseObjectBytes }
         guard !merge.isEmpty || loose.count >= looseObjectLimit else { return nil }
         return try repository.merge(packs: merge, andLooseObjects: loose)
     }

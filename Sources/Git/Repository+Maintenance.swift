@@ -22,6 +22,9 @@ extension Repository {
     /// The loose objects of the object database.
     public func looseObjects() -> [OID] { store.looseObjects() }
 
+    /// The size on disk of a loose object's file; nil when it has none.
+    public func looseObjectBytes(_ id: OID) -> Int? { store.looseObjectBytes(id) }
+
     /// Merges `packs` and the loose objects into one new pack, then removes what was merged.
     /// The new pack is complete and synced before anything is removed, so an interruption at any
     /// moment loses nothing (at worst an object is in two places); a reader that had a removed

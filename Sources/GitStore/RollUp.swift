@@ -5,10 +5,16 @@
 /// least twice the bytes of all those below it together: the number of packs stays
 /// logarithmic and each byte is rewritten a logarithmic number of times over its life. A pack
 /// of ``separatePackBytes`` or more (a large file, the pack of a full repack) is never merged
-/// by a roll-up, whatever lies below it: only `concord gc` rewrites it. Counting objects
-/// instead of bytes rewrote six 30 MB files every few one-line edits (a few objects each).
+/// by a roll-up, whatever lies below it, and one roll-up rewrites at most that many bytes (the
+/// largest of the packs it would take are left out): only `concord gc` rewrites more. Counting
+/// objects instead of bytes rewrote six 30 MB files every few one-line edits (a few objects
+/// each); without the bound, one edit's roll-up merged 270 MiB of packs just under the size.
 public enum RollUp {
-    /// The size from which a pack stays apart.
+    /// The size from which a loose object stays a file of its own (a large file saved): a
+    /// roll-up packs only the smaller ones, and `concord gc` the rest.
+    public static let largeLooseObjectBytes = 1 << 20
+
+    /// The size from which a pack stays apart, and the most one roll-up rewrites.
     public static let separatePackBytes = 32 << 20
 
     /// The packs to merge among `packs`: none, or two or more.
@@ -24,6 +30,12 @@ public enum RollUp {
         while split < sorted.count, sorted[split].bytes < 2 * total {
             total += sorted[split].bytes
             split += 1
+        }
+        // Within the bound, and still geometric: the largest pack taken is less than twice the
+        // others together.
+        while split > 1, total > separatePackBytes || sorted[split - 1].bytes >= 2 * (total - sorted[split - 1].bytes) {
+            split -= 1
+            total -= sorted[split].bytes
         }
         return split > 1 ? Array(sorted[..<split]) : []
     }

@@ -76,4 +76,32 @@ import Testing
         #expect(try packCount(cli, "cloud.git") <= 8)
         #expect(FileManager.default.contents(atPath: "\(cli.folder)/b/video.bin") == large)
     }
+
+    /// A large file saved stays a loose file of its own: the roll-ups that small edits cause
+    /// pack only small loose objects (they pulled the 30 MB attachments of a month of notes
+    /// into a 270 MiB pack on the first edit); gc packs it.
+    @Test func aLargeFilesLooseObjectIsNotRolledUpBySmallEdits() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+        var generator = SystemRandomNumberGenerator()
+        let large = Data((0..<(4 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try large.write(to: URL(fileURLWithPath: "\(cli.folder)/a/photo.jpg"))
+        try cli.ok(["-C", "a", "save", "photo.jpg"])
+        let id = try cli.git(["rev-parse", "main:photo.jpg"], in: "a").trimmingCharacters(in: .whitespacesAndNewlines)
+        let loose = "\(cli.folder)/a/.git/objects/\(id.prefix(2))/\(id.dropFirst(2))"
+        #expect(FileManager.default.fileExists(atPath: loose))
+        for round in 1...12 {
+            try cli.ok(["-C", "a", "save", "notes.txt"], input: "a round \(round)\n")
+            try cli.ok(["-C", "a", "sync"])
+            try cli.ok(["-C", "b", "save", "todo.txt"], input: "b round \(round)\n")
+            try cli.ok(["-C", "b", "sync"])
+        }
+        #expect(FileManager.default.fileExists(atPath: loose), "the large file's object was rewritten into a pack")
+        #expect(try packCount(cli, "a/.git") <= 8)
+        try cli.ok(["-C", "a", "gc"])
+        #expect(!FileManager.default.fileExists(atPath: loose))
+        try cli.ok(["-C", "a", "show", "photo.jpg"])
+    }
 }

@@ -32,6 +32,16 @@ import Testing
         #expect(packs.count < 12, "the small packs still roll up: \(packs.count) packs")
     }
 
+    /// One roll-up rewrites at most the separate size: packs just under it (a folder saved at
+    /// once, a sync of many attachments) are not merged into one large pack by a one-line edit.
+    @Test func oneRollUpRewritesAtMostTheSeparateSize() {
+        let packs = (1...10).map { pack(20 << 20, objects: $0) } + [pack(4_000), pack(4_100)]
+        let merged = RollUp.packsToMerge(packs)
+        #expect(merged.map(\.bytes) == [4_000, 4_100])
+        #expect(RollUp.packsToMerge((1...10).map { pack(20 << 20, objects: $0) }).isEmpty)
+        #expect(RollUp.packsToMerge([pack(10 << 20), pack(12 << 20), pack(14 << 20)]).map(\.bytes) == [10 << 20, 12 << 20])
+    }
+
     /// Below the separate size, a larger pack waits until what is new outgrows half of it.
     @Test func aLargerPackJoinsOnlyWhenWhatIsNewOutgrowsHalfOfIt() {
         let base = pack(8 << 20)
