@@ -28,7 +28,7 @@ extension ContainerCore {
         var canonical: [String: Data?] = [:]
         for (key, value) in changes {
             try KeyValueStore.check(key: key)
-            canonical.updateValue(try value.map(KeyValueStore.canonicalJSON), forKey: key)
+            canonical.updateValue(try value.map { try KeyValueStore.canonicalJSON($0, key: key) }, forKey: key)
         }
         try writer.write {
             let head = try history.head()

@@ -29,7 +29,9 @@ public final class KeyValueStore: Sendable {
         try container.withCore { try $0.keyValues() }
     }
 
-    /// Sets `key` to the JSON `value` (any JSON text: object, array, string, number, true, false, null).
+    /// Sets `key` to the JSON `value` (any JSON text: object, array, string, number, true, false,
+    /// null). A `Data` argument is this raw form; `set(_:forKey:)` with any other `Encodable`
+    /// encodes it, and ``set(data:forKey:)`` stores bytes.
     /// - Throws: ``ConcordError/keyValue(_:)`` for a key or value past the limits or invalid JSON; nothing changes then.
     public func set(_ value: Data, forKey key: String) throws {
         try set([key: value])
@@ -88,11 +90,11 @@ public final class KeyValueStore: Sendable {
         }
     }
 
-    static func canonicalJSON(_ value: Data) throws -> Data {
+    static func canonicalJSON(_ value: Data, key: String) throws -> Data {
         guard let object = try? JSONSerialization.jsonObject(with: value, options: [.fragmentsAllowed]),
             let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
         else {
-            throw ConcordError.keyValue("the value is not valid JSON")
+            throw ConcordError.keyValue("the value of '\(key)' is not valid JSON")
         }
         return data
     }

@@ -18,6 +18,46 @@ import Testing
         #expect(try fixture[1].documents().isEmpty, "the store is not a document")
     }
 
+    private struct Settings: Codable, Equatable {
+        var theme: String
+        var fontSize: Double
+        var pinned: [String]
+    }
+
+    /// Codable values and the primitive getters (issue 40), read on another device after a sync;
+    /// a value of another type is an error naming the key, and the getters answer as Apple's do
+    /// for a key that is not set.
+    @Test func typedValuesTravelAndAWrongTypeNamesTheKey() async throws {
+        let fixture = try Fixture(devices: 2)
+        let store = fixture[1].keyValueStore
+        let settings = Settings(theme: "light", fontSize: 13.5, pinned: ["inbox.md"])
+        try store.set(settings, forKey: "settings")
+        try store.set("light", forKey: "theme")
+        try store.set(true, forKey: "sync-photos")
+        try store.set(2.5, forKey: "zoom")
+        try store.set(Int64(1) << 40, forKey: "big")
+        try store.set(data: Data([0, 1, 2, 255]), forKey: "blob")
+        #expect(try store.value(forKey: "theme") == json("\"light\""), "stored as JSON")
+        try await fixture.syncAll()
+        let other = fixture[2].keyValueStore
+        #expect(try other.value(Settings.self, forKey: "settings") == settings)
+        #expect(try other.string(forKey: "theme") == "light")
+        #expect(try other.bool(forKey: "sync-photos") && other.double(forKey: "zoom") == 2.5 && other.longLong(forKey: "big") == 1 << 40)
+        #expect(try other.data(forKey: "blob") == Data([0, 1, 2, 255]))
+        #expect(try other.string(forKey: "missing") == nil && !other.bool(forKey: "missing") && other.double(forKey: "missing") == 0)
+        #expect(try other.string(forKey: "zoom") == nil, "a number is not a string")
+        #expect {
+            try other.value(Settings.self, forKey: "theme")
+        } throws: { error in
+            "\(error)".contains("'theme'") && "\(error)".contains("Settings")
+        }
+        #expect {
+            try store.set(json("{oops"), forKey: "broken")
+        } throws: { error in
+            "\(error)".contains("'broken'")
+        }
+    }
+
     @Test func limitsAreClearErrorsThatChangeNothing() throws {
         let fixture = try Fixture(devices: 1)
         let store = fixture[1].keyValueStore
