@@ -13,7 +13,8 @@ public struct DocumentVersion: Sendable, Hashable {
     public var deviceName: String
     /// The stable id of the device that saved it.
     public var deviceID: String
-    /// The saving device's wall-clock time (to the second, as git stores it).
+    /// The saving device's wall-clock time, to the millisecond (the hybrid logical clock's
+    /// reading when it is within the second git stores; else that second).
     public var modified: Date
     /// The hybrid logical clock of the save: the order every device agrees on.
     public var clock: HybridLogicalClock

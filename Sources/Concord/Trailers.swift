@@ -136,7 +136,12 @@ struct Stamp {
         self.trailers = trailers
         deviceName = commit.author.name
         deviceID = trailers.value(Trailers.device) ?? commit.author.email
-        date = commit.author.time
         clock = trailers.value(Trailers.clock).flatMap(HybridLogicalClock.init) ?? HybridLogicalClock(date: commit.author.time)
+        // git keeps whole seconds; the clock's milliseconds are the wall time of the save when
+        // they fall in that second (not when the clock ran ahead of the wall, after a device
+        // with a clock ahead).
+        let seconds = commit.author.time.timeIntervalSince1970.rounded(.down)
+        let milliseconds = clock.milliseconds
+        date = milliseconds / 1000 == Int64(seconds) ? Date(timeIntervalSince1970: Double(milliseconds) / 1000) : commit.author.time
     }
 }
