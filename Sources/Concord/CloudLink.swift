@@ -66,7 +66,7 @@ final class CloudLink {
         self.purpose = purpose
         let configured = try ConcordError.wrap("cannot read the configuration") { try repository.remoteURL("origin") }
         guard let configured else {
-            throw ConcordError.failed("this container has no cloud: give one with 'concord init --remote URL'")
+            throw ConcordError.noCloud
         }
         let address = CloudAddress(configured)
         self.address = address

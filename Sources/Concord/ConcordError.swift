@@ -69,14 +69,14 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case .noCloud: "this container has no cloud"
         case let .noSuchDocument(path): "no document '\(path)' in this container"
         case let .documentExists(path): "'\(TerminalText.escaped(path))' exists already: nothing was renamed"
-        case let .missingInput(path): "'\(path)' is not in the work tree: give its content with --file SRC or on standard input"
+        case let .missingInput(path): "'\(path)' is not in the work tree, and no content was given"
         case let .unknownVersion(id, document): "'\(id)' is not a version of '\(document)'"
         case let .notInConflict(path): "'\(path)' is not in conflict"
         case let .notAContestedVersion(id, document): "'\(id)' is not one of the versions of '\(document)' in contention"
         case let .unknownPolicy(name, known): "unknown merge policy '\(name)' (known: \(known.joined(separator: ", ")))"
         case let .offline(reason, waiting):
             "offline (\(reason)): \(waiting) local version\(waiting == 1 ? "" : "s") wait\(waiting == 1 ? "s" : "") to go up"
-        case let .busy(path): "container busy: another concord process is writing \(path); try again"
+        case let .busy(path): "container busy: another process is writing \(path); try again"
         case let .cloudRefused(refusal): refusal.description
         case let .cloudKeptMoving(attempts): "the cloud kept moving: gave up after \(attempts) attempts to push; nothing was lost, sync again"
         case let .unsavedChanges(paths):

@@ -39,7 +39,7 @@ extension ContainerCore {
             if oldEntry == nil { try history.refuseTwin(of: document, in: headTree) }
             if content != nil, !isPackage, workTree.kind(document.value) == .directory, try !workTree.packageFiles(document.value, ignoring: rules).isEmpty {
                 throw ConcordError.invalidPath(
-                    document.value, reason: "it is a folder of documents in the work tree; remove them first (concord rm), or replace the folder by the file and save it")
+                    document.value, reason: "it is a folder of documents in the work tree; remove them first, or replace the folder by the file and save it")
             }
             if case let .file(data)? = content { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: document.value) }
             if case let .package(files)? = content {

@@ -164,7 +164,7 @@ extension ContainerCore {
             if contenders.contains(where: { $0.entry?.isFolder == true }) {
                 throw NeedsPersonError(
                     document: document, policy: policy.name,
-                    reason: "it is a folder of documents in one version and a file in another, which no policy merges; keep one (--keep ID, --latest) or both (--keep-both)",
+                    reason: "it is a folder of documents in one version and a file in another, which no policy merges: keep one version, or both",
                     markedUp: nil)
             }
             let decision = policy.decide(base: baseContent, versions: versions)

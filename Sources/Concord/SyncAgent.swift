@@ -74,7 +74,7 @@ public final class SyncAgent: Sendable {
             // A moment's wait: a reader asking whether an agent runs holds the file that long.
             held = Locked(try ContainerLock(file: file, holder: container.root, timeout: 0.5))
         } catch ConcordError.busy {
-            throw ConcordError.failed("another sync agent (concord watch) is already running on \(container.root)")
+            throw ConcordError.failed("another sync agent is already running on \(container.root)")
         }
         held.withLock { $0?.record("\(getpid())\n") }
         let (events, continuation) = AsyncStream.makeStream(of: SyncAgentEvent.self, bufferingPolicy: .unbounded)

@@ -11,6 +11,8 @@ extension ConcordError {
         case let .ignored(path, _): "'concord save --force \(Self.typed(path))' saves it anyway"
         case .unsavedChanges: "concord save DOC, or concord save --all"
         case .noCloud: "add one with 'git remote add origin URL' in the container"
+        case .missingInput: "give its content with --file SRC or on standard input"
+        case .busy: "another concord command, the agent (concord watch) or an app"
         default: nil
         }
     }

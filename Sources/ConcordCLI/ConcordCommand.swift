@@ -88,7 +88,9 @@ public struct ConcordCommand: AsyncParsableCommand {
             Output.printError("concord: \(unknown)")
             Foundation.exit(2)
         case let error as NeedsPersonError:
-            Output.printError("concord: \(error.description)")
+            // Without a marked-up merge to finish, a person picks: the resolve forms that do.
+            let hint = error.markedUp == nil ? " (keep one with --keep ID or --latest, both with --keep-both, or give the content with --file SRC)" : ""
+            Output.printError("concord: \(error.description)\(hint)")
             Foundation.exit(3)
         default:
             let code = exitCode(for: error)

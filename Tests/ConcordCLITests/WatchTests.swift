@@ -178,7 +178,7 @@ import Glibc
         let second = try WatchAgent(cli, device: "a")
         defer { second.stop() }
         #expect(second.exitStatus() == 1)
-        #expect(second.errors == "concord: another sync agent (concord watch) is already running on \(cli.folder)/a\n")
+        #expect(second.errors == "concord: another sync agent is already running on \(cli.folder)/a\n")
         #expect(agent.stop() == 0)
     }
 
