@@ -4,7 +4,7 @@ internal import GitStore
 
 extension GitError {
     /// The error a reader of git's formats threw, as the wrapper reports every problem with what
-    /// a repository holds: a folder's problem as a tree error (``isFolderProblem``), anything
+    /// a repository holds: a folder's problem as a tree error, anything
     /// else as damaged data (``isBadObject``), naming `file` when it came from one.
     init(_ error: FormatError, file: String? = nil) {
         switch error.format {
@@ -47,6 +47,8 @@ extension GitError {
             self.init(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: "object store")
         case .malformedFolder:
             self.init(errorClass: Int32(GIT_ERROR_TREE.rawValue), message: error.message, function: "RawTree")
+        case .refusedFolder:
+            self.init(errorClass: Int32(GIT_ERROR_TREE.rawValue), message: error.message, function: "folder check")
         case .io:
             self.init(errorClass: Int32(GIT_ERROR_OS.rawValue), message: error.message, function: "object store")
         }

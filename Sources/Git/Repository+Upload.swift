@@ -1,6 +1,7 @@
 internal import CGit2
 internal import Foundation
 public import GitFormat
+internal import GitStore
 
 extension Repository {
     /// Moves `reference` on a network remote (ssh, https, http or `git://`) from `expected` to
@@ -29,7 +30,7 @@ extension Repository {
         guard let address = git_remote_url(remote).map({ String(cString: $0) }), let kind = Subtransport.Kind(url: address) else {
             throw GitError(message: "an upload needs an ssh, https, http or git:// remote", function: "git_transport_smart")
         }
-        let pack = try readingStore { try packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes }
+        let pack = try readingStore { try store.packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes }
         let capture = Subtransport(kind)
         let operation = NetworkOperation(limits: limits)
         let callbacks = RemoteCallbacks(access: access, operation: operation)

@@ -1,0 +1,40 @@
+package import GitFormat
+
+extension ObjectStore {
+    /// The commit `id`, read with ``CommitObject``.
+    /// - Throws: ``StoreError``: ``StoreError/Kind/notFound`` when it is missing, damage when it
+    ///   is not a commit git would write.
+    package func commit(_ id: OID) throws -> CommitObject {
+        let object = try read(id)
+        guard object.type == .commit else { throw StoreError(.damaged, "object \(id.hex) is not a commit") }
+        do {
+            return try object.bytes.withUnsafeBytes { try CommitObject($0) }
+        } catch let error as FormatError {
+            throw StoreError(.damaged, "commit \(id.hex) is damaged: \(error.description)")
+        }
+    }
+
+    /// The root tree of the commit `id`.
+    /// - Throws: as ``commit(_:)``.
+    package func treeID(ofCommit id: OID) throws -> OID { try commit(id).tree }
+
+    /// The parents of the commit `id`, first parent first.
+    /// - Throws: as ``commit(_:)``.
+    package func parents(ofCommit id: OID) throws -> [OID] { try commit(id).parents }
+
+    /// The commits reachable from `tips` and not from `hidden`, newest first in topological
+    /// order (``CommitWalk``).
+    /// - Throws: as ``commit(_:)``.
+    package func commits(from tips: [OID], hiding hidden: [OID] = []) throws -> [OID] {
+        var walk = CommitWalk(self)
+        return try walk.commits(from: tips, hiding: hidden)
+    }
+}
+
+extension StoreError {
+    /// A folder's problem told with where it was found: the commit, the folder's path, its id.
+    package func found(inFolder path: String, tree: OID, commit: OID) -> StoreError {
+        let what = message.hasPrefix("a folder") ? String(message.dropFirst("a folder".count)) : ": \(message)"
+        return StoreError(.refusedFolder, "commit \(commit.short): the folder '\(path.isEmpty ? "/" : path)' (tree \(tree.short))\(what)")
+    }
+}
