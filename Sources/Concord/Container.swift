@@ -156,7 +156,7 @@ public final class Container: Sendable {
                 throw ConcordError.cloudHasContainer(Cloud.redacted(address.url))
             }
             try core.createFirstCommit(packagePatterns: packagePatterns)
-            if reached { try link?.push() }
+            if reached, try link?.push() == .cloudMoved, let address { throw ConcordError.cloudHasContainer(Cloud.redacted(address.url)) }
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }
