@@ -52,7 +52,7 @@ public final class LocalCloud: Cloud {
         let loose = gitDirectory + name
         if let bytes = try Self.readIfPresent(loose, largest: 4096) {
             guard let id = try readingFormat(file: loose, { try References.loose(bytes) }) else {
-                throw GitError(errorClass: Int32(GIT_ERROR_REFERENCE.rawValue), message: "\(loose) is a symbolic reference", function: "cloudReference")
+                throw GitError(errorClass: .reference, message: "\(loose) is a symbolic reference", function: "cloudReference")
             }
             return id
         }
@@ -78,7 +78,7 @@ public final class LocalCloud: Cloud {
         guard descriptor >= 0 else {
             let locked = errno == EEXIST
             throw GitError(
-                code: locked ? GIT_ELOCKED.rawValue : GIT_ERROR.rawValue, errorClass: Int32(GIT_ERROR_REFERENCE.rawValue),
+                code: locked ? .locked : .generic, errorClass: .reference,
                 message: locked ? "\(lock) exists: another writer is moving \(name)" : "cannot create \(lock): \(String(cString: strerror(errno)))",
                 function: "moveCloudReference")
         }
@@ -101,7 +101,7 @@ public final class LocalCloud: Cloud {
         let synced = !GitLibrary.durable || fsync(descriptor) == 0
         close(descriptor)
         guard written == line.count, synced, rename(lock, file) == 0 else {
-            throw GitError(errorClass: Int32(GIT_ERROR_OS.rawValue), message: "cannot write \(file): \(String(cString: strerror(errno)))", function: "moveCloudReference")
+            throw GitError(errorClass: .os, message: "cannot write \(file): \(String(cString: strerror(errno)))", function: "moveCloudReference")
         }
         renamed = true
         if GitLibrary.durable {

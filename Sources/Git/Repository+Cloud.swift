@@ -12,7 +12,7 @@ extension Repository {
         Libgit2.ensure()
         guard let gitDirectory = cloudGitDirectory(path) else {
             throw GitError(
-                code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_REPOSITORY.rawValue),
+                code: .notFound, errorClass: .repository,
                 message: "\(path) holds no repository", function: "openCloud")
         }
         var handle: OpaquePointer?

@@ -114,7 +114,7 @@ extension Repository {
         if ["fetch first", "non-fast-forward", "stale", "failed to update ref", "failed to lock"].contains(where: { status.contains($0) }) {
             return .cloudMoved
         }
-        throw GitError(errorClass: Int32(GIT_ERROR_REFERENCE.rawValue), message: "the remote refused \(reference): \(status)", function: "receive-pack")
+        throw GitError(errorClass: .reference, message: "the remote refused \(reference): \(status)", function: "receive-pack")
     }
 }
 
