@@ -5,10 +5,13 @@ extension ObjectStore {
     /// - Throws: ``StoreError``: ``StoreError/Kind/notFound`` when it is missing, damage when it
     ///   is not a commit git would write.
     package func commit(_ id: OID) throws -> CommitObject {
+        if let known = parsedCommits[id] { return known }
         let object = try read(id)
         guard object.type == .commit else { throw StoreError(.damaged, "object \(id.hex) is not a commit") }
         do {
-            return try object.bytes.withUnsafeBytes { try CommitObject($0) }
+            let commit = try object.bytes.withUnsafeBytes { try CommitObject($0) }
+            parsedCommits[id] = commit
+            return commit
         } catch let error as FormatError {
             throw StoreError(.damaged, "commit \(id.hex) is damaged: \(error.description)")
         }
@@ -36,5 +39,26 @@ extension StoreError {
     package func found(inFolder path: String, tree: OID, commit: OID) -> StoreError {
         let what = message.hasPrefix("a folder") ? String(message.dropFirst("a folder".count)) : ": \(message)"
         return StoreError(.refusedFolder, "commit \(commit.short): the folder '\(path.isEmpty ? "/" : path)' (tree \(tree.short))\(what)")
+    }
+}
+
+/// Commits already read, by id: bounded in commits, emptied when full (what a sync asks for
+/// again is the few commits it is working on).
+package struct CommitMemo {
+    private var parsed: [OID: CommitObject] = [:]
+
+    /// The most commits kept (each a few hundred bytes).
+    package static let limit = 4096
+
+    /// An empty memo.
+    package init() {}
+
+    /// The commit `id`, if it was read since the memo was last emptied.
+    package subscript(id: OID) -> CommitObject? {
+        get { parsed[id] }
+        set {
+            if parsed.count >= Self.limit { parsed.removeAll(keepingCapacity: true) }
+            parsed[id] = newValue
+        }
     }
 }
