@@ -25,13 +25,18 @@ package struct CommitWalk {
     }
 
     private let store: ObjectStore
+    private let hashing: ObjectStore.ObjectHasher?
     private var nodes: [OID: Node] = [:]
 
     /// How many hidden commits are read past the last one kept, once only hidden ones are left.
     private static let slop = 5
 
-    /// A walk over the commits of `store`.
-    package init(_ store: ObjectStore) { self.store = store }
+    /// A walk over the commits of `store`, each commit read hashed with `hashing` (when given)
+    /// and refused unless it hashes to its id: a cloud's, before anything is taken from it.
+    package init(_ store: ObjectStore, verifyingWith hashing: ObjectStore.ObjectHasher? = nil) {
+        self.store = store
+        self.hashing = hashing
+    }
 
     /// The commits reachable from `tips` and not from `hidden`, newest first in topological
     /// order. Hidden commits the store does not hold are ignored (they hide nothing).
@@ -69,7 +74,7 @@ package struct CommitWalk {
     /// Reads `node`'s commit: its parents and its committer's time.
     private mutating func parse(_ node: Node) throws {
         guard node.parents == nil else { return }
-        let commit = try store.commit(node.id)
+        let commit = try store.commit(node.id, verifyingWith: hashing)
         node.time = commit.committer.time
         node.parents = commit.parents.map { self.node($0) }
     }

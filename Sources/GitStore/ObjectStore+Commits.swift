@@ -1,12 +1,14 @@
 package import GitFormat
 
 extension ObjectStore {
-    /// The commit `id`, read with ``CommitObject``.
+    /// The commit `id`, read with ``CommitObject``; with `hashing`, read again and refused
+    /// unless it hashes to its id.
     /// - Throws: ``StoreError``: ``StoreError/Kind/notFound`` when it is missing, damage when it
-    ///   is not a commit git would write.
-    package func commit(_ id: OID) throws -> CommitObject {
-        if let known = parsedCommits[id] { return known }
+    ///   is not a commit git would write or does not hash to its id.
+    package func commit(_ id: OID, verifyingWith hashing: ObjectHasher? = nil) throws -> CommitObject {
+        if hashing == nil, let known = parsedCommits[id] { return known }
         let object = try read(id)
+        if let hashing { try Self.verify(object, is: id, hashing) }
         guard object.type == .commit else { throw StoreError(.damaged, "object \(id.hex) is not a commit") }
         do {
             let commit = try object.bytes.withUnsafeBytes { try CommitObject($0) }
@@ -18,18 +20,18 @@ extension ObjectStore {
     }
 
     /// The root tree of the commit `id`.
-    /// - Throws: as ``commit(_:)``.
+    /// - Throws: as ``commit(_:verifyingWith:)``.
     package func treeID(ofCommit id: OID) throws -> OID { try commit(id).tree }
 
     /// The parents of the commit `id`, first parent first.
-    /// - Throws: as ``commit(_:)``.
+    /// - Throws: as ``commit(_:verifyingWith:)``.
     package func parents(ofCommit id: OID) throws -> [OID] { try commit(id).parents }
 
     /// The commits reachable from `tips` and not from `hidden`, newest first in topological
-    /// order (``CommitWalk``).
-    /// - Throws: as ``commit(_:)``.
-    package func commits(from tips: [OID], hiding hidden: [OID] = []) throws -> [OID] {
-        var walk = CommitWalk(self)
+    /// order (``CommitWalk``), each read hashed with `hashing` when given.
+    /// - Throws: as ``commit(_:verifyingWith:)``.
+    package func commits(from tips: [OID], hiding hidden: [OID] = [], verifyingWith hashing: ObjectHasher? = nil) throws -> [OID] {
+        var walk = CommitWalk(self, verifyingWith: hashing)
         return try walk.commits(from: tips, hiding: hidden)
     }
 }

@@ -58,7 +58,7 @@ extension ObjectStore {
         from tips: [OID], hiding known: [OID], thin: Bool = false, reusing: Bool = false, verifyingWith hashing: ObjectHasher? = nil,
         skipping skip: @escaping (OID) -> Bool = { _ in false }
     ) throws -> (pack: PackWriter, bytes: [UInt8]) {
-        let commits = try self.commits(from: tips, hiding: known)
+        let commits = try self.commits(from: tips, hiding: known, verifyingWith: hashing)
         let sources = reusing ? try packFiles().reversed().map { try packs.pack(named: $0.name) } : []
         var pack = PackWriter(thin: thin, copyingFrom: sources, receiverHas: skip)
         try addChanges(of: commits.reversed(), to: &pack, verifyingWith: hashing, skipping: skip)
@@ -79,10 +79,7 @@ extension ObjectStore {
         let read: PackWriter.Reader = { id in
             guard let hashing else { return try self.read(id) }
             let object = try self.readForCopy(id)
-            let computed = hashing(object.type, object.bytes)
-            guard computed == id else {
-                throw StoreError(.damaged, "object \(id.hex) does not hold what its id says (its content hashes to \(computed.hex))")
-            }
+            try Self.verify(object, is: id, hashing)
             return object
         }
         func adding(_ id: OID, at path: String, commit: OID, previous: OID?) throws {
@@ -140,6 +137,15 @@ extension ObjectStore {
     /// The deepest nesting of folders a transfer takes: a path of 1,024 bytes, Concord's longest,
     /// holds at most 512 folders.
     package static let deepestFolder = 512
+
+    /// Refuses `object` unless `hashing` gives it the id `id`.
+    /// - Throws: ``StoreError/Kind/damaged`` when it hashes to another id.
+    static func verify(_ object: ObjectBytes, is id: OID, _ hashing: ObjectHasher) throws {
+        let computed = hashing(object.type, object.bytes)
+        guard computed == id else {
+            throw StoreError(.damaged, "object \(id.hex) does not hold what its id says (its content hashes to \(computed.hex))")
+        }
+    }
 
     /// `path` cut to its first 80 characters, for a message.
     static func shortened(_ path: String) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import GitFormat
+import TestSupport
 import Testing
 
 @testable import Git
@@ -50,5 +51,26 @@ import Testing
             }
             #expect(try repository.store.commits(from: tips, hiding: hidden) == expected)
         }
+    }
+
+    /// A cloud's commit is hashed as the walk reads it: one whose bytes do not hash to its id
+    /// is refused before its parents and tree are trusted.
+    @Test func aCommitThatDoesNotHashToItsIdIsRefused() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: true)
+        let signature = Signature(name: "t", email: "t@example.invalid", time: Date(timeIntervalSince1970: 1_000_000))
+        let tree = try repository.updateTree(nil, [])
+        let first = try repository.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "first\n")
+        let second = try repository.createCommit(tree: tree, parents: [first], author: signature, committer: signature, message: "second\n")
+        // The second commit's file holds another commit's bytes, one with no parent.
+        let forged = Array("tree \(tree.hex)\nauthor t <t@example.invalid> 1000000 +0000\ncommitter t <t@example.invalid> 1000000 +0000\n\nforged\n".utf8)
+        let file = repository.gitDirectory + "objects/\(second.hex.prefix(2))/\(second.hex.dropFirst(2))"
+        try? FileManager.default.removeItem(atPath: file)
+        try Data(GitBytes.zlibStored(Array("commit \(forged.count)\0".utf8) + forged)).write(to: URL(fileURLWithPath: file))
+        let store = ObjectStore(path: repository.gitDirectory + "objects/", largestObject: 1 << 20, durable: false)
+        #expect(try store.commits(from: [second]) == [second], "unverified, the forged bytes are taken")
+        let verifying = ObjectStore(path: repository.gitDirectory + "objects/", largestObject: 1 << 20, durable: false)
+        let error = try #require(throws: StoreError.self) { try verifying.commits(from: [second], verifyingWith: { Repository.hash($0, $1) }) }
+        #expect(error.kind == .damaged && error.message.contains("does not hold what its id says"))
     }
 }
