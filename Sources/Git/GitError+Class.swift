@@ -11,6 +11,7 @@ extension GitError {
         /// The class `rawValue`.
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
+        /// The number, as libgit2 gives it.
         public var description: String { String(rawValue) }
 
         private init(_ value: git_error_t) { rawValue = Int32(value.rawValue) }

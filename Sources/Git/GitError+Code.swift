@@ -10,6 +10,7 @@ extension GitError {
         /// The code `rawValue`.
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
+        /// The number, as libgit2 gives it.
         public var description: String { String(rawValue) }
 
         /// `GIT_ERROR`: a failure with no more precise code.

@@ -1,4 +1,3 @@
-internal import CGit2
 internal import Foundation
 internal import Glibc
 public import GitFormat
@@ -69,7 +68,7 @@ public final class LocalCloud: Cloud {
     /// read and compared, the new value written and synced, then renamed over the reference.
     /// - Returns: ``PushOutcome/cloudMoved`` when the reference points elsewhere (it is left
     ///   as it is), else ``PushOutcome/pushed``.
-    /// - Throws: ``GitError``: `GIT_ELOCKED` when another writer holds its lock, or the file
+    /// - Throws: ``GitError``: ``GitError/Code/locked`` when another writer holds its lock, or the file
     ///   system's error.
     public func moveReference(_ name: String, to target: OID, expected: OID?) throws -> PushOutcome {
         let file = gitDirectory + name, lock = file + ".lock"
