@@ -16,7 +16,7 @@ public enum ArgumentSecrets {
     public static func hideFromProcessList() -> Int {
         var hidden = 0
         for (index, argument) in CommandLine.arguments.enumerated().dropFirst() {
-            let shown = Cloud.redacted(argument)
+            let shown = CloudText.redacted(argument)
             if TreePath.sameBytes(shown, argument) { continue }
             let replacement = shown.utf8.count <= argument.utf8.count ? shown : String(repeating: "*", count: argument.utf8.count)
             if ProcessArguments.overwrite(at: index, with: replacement) { hidden += 1 }

@@ -1,6 +1,7 @@
 internal import ConcordMerge
 internal import Foundation
 internal import Git
+internal import GitStore
 internal import GitFormat
 
 /// What arrives from the cloud is input, like what a person types: every tree entry of the

@@ -7,11 +7,10 @@ internal import GitFormat
 /// device and the cloud.
 ///
 /// A cloud that is a repository on this machine is reached directly, as someone else's: it is
-/// opened with ``Repository/openCloud(at:largestObject:)`` (Concord's checked readers serve its
-/// objects; libgit2 never opens its files), fetch and push copy exactly the objects of the new
-/// commits' changed folders (``Repository/copyObjects(to:from:hiding:trusted:)``), every object
-/// fetched hashed to its id, and the cloud's `main` moves by compare-and-swap under git's lock
-/// file. Nothing of the cloud is shared with the device: no hard link, no alternates. Any other
+/// a ``LocalCloud`` (Concord's checked readers serve its objects; libgit2 never opens its
+/// files), fetch and push copy exactly the objects of the new commits' changed folders, every
+/// object fetched hashed to its id, and the cloud's `main` moves by compare-and-swap under git's
+/// lock file. Nothing of the cloud is shared with the device: no hard link, no alternates. Any other
 /// cloud goes through libgit2's transports, with the credentials of ``CloudEnvironment`` and the
 /// store (``CloudSecrets``), ssh host keys checked against known_hosts, certificates always
 /// verified, and time-outs (``NetworkLimits/current(in:)``): a server that stalls makes a sync
@@ -27,12 +26,21 @@ final class CloudLink {
 
     private enum Transport {
         /// A repository on this machine, opened as a cloud.
-        case local(Repository)
+        case local(LocalCloud)
         /// A path on this machine that holds no repository (now): the cloud cannot be reached.
         case missing(GitError)
-        /// ssh, https, http or `git://`, through libgit2's transports; `url` adds back what the
-        /// configuration must not hold (a query); `limits` bound how long a server may stall.
-        case network(url: String?, access: RemoteAccess, limits: NetworkLimits)
+        /// ssh, https, http or `git://`, through libgit2's transports.
+        case network(NetworkCloud)
+
+        /// The cloud, whatever its transport.
+        /// - Throws: why a cloud on this machine cannot be reached.
+        func cloud() throws -> any Cloud {
+            switch self {
+            case let .local(cloud): cloud
+            case let .missing(error): throw error
+            case let .network(cloud): cloud
+            }
+        }
     }
 
     /// The device's repository.
@@ -72,7 +80,7 @@ final class CloudLink {
         self.address = address
         if case let .local(path) = address.transport {
             do {
-                transport = .local(try Repository.openCloud(at: path, largestObject: try ArrivalCheck.Limits.current(in: repository).objectSize))
+                transport = .local(try LocalCloud(at: path, largestObject: try ArrivalCheck.Limits.current(in: repository).objectSize))
             } catch let error as GitError {
                 transport = .missing(error)
             }
@@ -105,7 +113,9 @@ final class CloudLink {
         }
         let access = RemoteAccess(credentials: credentials, sshUser: address.username ?? environment.loginName, hostKeys: hostKeys)
         transport = .network(
-            url: secrets?.query.map { "\(address.url)?\($0)" }, access: access, limits: try NetworkLimits.current(in: repository))
+            NetworkCloud(
+                remote: "origin", url: secrets?.query.map { "\(address.url)?\($0)" }, access: access, limits: try NetworkLimits.current(in: repository),
+                largestObject: try ArrivalCheck.Limits.current(in: repository).objectSize, incoming: ContainerCore.incomingBranch))
         if address.transport == .http, let file = environment.certificateFile {
             do {
                 try CertificateAuthorities.add(file: file)
@@ -128,27 +138,11 @@ final class CloudLink {
     ///   when what it sent is missing, damaged or malformed.
     func fetch(progress: (@Sendable (SyncProgress) -> Void)?) throws -> OID? {
         do {
-            switch transport {
-            case let .local(cloud):
-                guard let tip = try cloud.cloudReference(ContainerCore.branch) else { return nil }
-                if !repository.contains(tip) {
-                    let known = try [ContainerCore.branch, ContainerCore.remoteBranch].compactMap(repository.resolve)
-                    try cloud.copyObjects(to: repository, from: [tip], hiding: known)
-                }
-                return tip
-            case let .missing(error):
-                throw error
-            case let .network(url, access, limits):
-                try? repository.removeReference(ContainerCore.incomingBranch)
-                try keep(
-                    repository.fetch(
-                        remote: "origin", refspecs: ["+\(ContainerCore.branch):\(ContainerCore.incomingBranch)"], url: url,
-                        access: access, limits: limits, largestObject: ArrivalCheck.Limits.current(in: repository).objectSize,
-                        progress: progress.map(SyncProgress.forward)))
-                let tip = try repository.resolve(ContainerCore.incomingBranch)
-                try? repository.removeReference(ContainerCore.incomingBranch)
-                return tip
-            }
+            let cloud = try transport.cloud()
+            let known = try [ContainerCore.branch, ContainerCore.remoteBranch].compactMap(repository.resolve)
+            let tip = try cloud.fetch(ContainerCore.branch, into: repository, known: known, progress: progress.map(SyncProgress.forward))
+            try keep(cloud.acceptedCredential)
+            return tip
         } catch let error as GitError {
             throw failure(error, during: .fetch)
         }
@@ -156,39 +150,33 @@ final class CloudLink {
 
     /// Sends `main` to the cloud as a fast-forward of what was fetched, then records that the
     /// cloud has it (`origin/main`).
-    /// - Throws: ``GitError`` with ``GitError/isNotFastForward`` when the cloud moved since the
-    ///   fetch (fetch and integrate again); otherwise the errors of ``fetch(progress:)``.
-    func push() throws {
-        guard let main = try ConcordError.wrap("cannot read main", { try repository.resolve(ContainerCore.branch) }) else { return }
+    /// - Returns: ``PushOutcome/cloudMoved`` when the cloud moved since the fetch (fetch and
+    ///   integrate again).
+    /// - Throws: the errors of ``fetch(progress:)``.
+    @discardableResult
+    func push() throws -> PushOutcome {
+        guard let main = try ConcordError.wrap("cannot read main", { try repository.resolve(ContainerCore.branch) }) else { return .pushed }
+        let outcome: PushOutcome
         do {
-            switch transport {
-            case let .local(cloud):
+            // Only a fast-forward of what this sync fetched (nil: the cloud had no main).
+            let fetched = try repository.resolve(ContainerCore.remoteBranch)
+            if case let .local(cloud) = transport {
                 // Pushes from this machine's Concord processes take turns, so a reference lock
                 // found in the cloud while holding the turn was left by a killed push.
                 let turn = try? ContainerLock(file: "\(cloud.gitDirectory)concord-push.lock", holder: address.url, timeout: lockTimeout)
                 if turn != nil { cloud.removeStaleLock(ofReference: ContainerCore.branch) }
-                try withExtendedLifetime(turn) {
-                    // Only a fast-forward of what this sync fetched (nil: the cloud had no main):
-                    // if the cloud moved since, the compare-and-swap fails as a rejected push does.
-                    let fetched = try repository.resolve(ContainerCore.remoteBranch)
-                    let known = [fetched, try cloud.cloudReference(ContainerCore.branch)].compactMap { $0 }
-                    try repository.copyObjects(to: cloud, from: [main], hiding: known, trusted: true)
-                    try cloud.moveCloudReference(ContainerCore.branch, to: main, expected: fetched)
-                    maintain(cloud)
-                }
-            case let .missing(error):
-                throw error
-            case let .network(url, access, limits):
-                // Exactly what changed, as one pack, and a compare-and-swap of the cloud's main
-                // from what was fetched (libgit2's push reads every folder of the cloud's commit).
-                let fetched = try repository.resolve(ContainerCore.remoteBranch)
-                try keep(
-                    repository.upload(main, to: ContainerCore.branch, expected: fetched, remote: "origin", url: url, access: access, limits: limits))
+                outcome = try withExtendedLifetime(turn) { try cloud.push(main, to: ContainerCore.branch, expected: fetched, from: repository) }
+                if outcome == .pushed { maintain(cloud.repository) }
+            } else {
+                let cloud = try transport.cloud()
+                outcome = try cloud.push(main, to: ContainerCore.branch, expected: fetched, from: repository)
+                try keep(cloud.acceptedCredential)
             }
-        } catch let error as GitError where !error.isNotFastForward {
+        } catch let error as GitError {
             throw failure(error, during: .push)
         }
-        try? repository.forceReference(ContainerCore.remoteBranch, to: main, message: "concord: pushed")
+        if outcome == .pushed { try? repository.forceReference(ContainerCore.remoteBranch, to: main, message: "concord: pushed") }
+        return outcome
     }
 
     /// Makes the device repository at `path` for a clone of the cloud at `address`, and
@@ -245,8 +233,8 @@ final class CloudLink {
     }
 
     private func failure(_ error: GitError, during step: Step) -> ConcordError {
-        let url = Cloud.redacted(address.url)
-        let message = Cloud.redacted(error.message)
+        let url = CloudText.redacted(address.url)
+        let message = CloudText.redacted(error.message)
         if error.isAuthentication {
             return .cloudRefused(CloudRefusal(cause: .authentication, url: url, detail: authenticationAdvice(message)))
         }

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitStore
 internal import GitFormat
 
 /// What `concord gc` did to this device's object database.

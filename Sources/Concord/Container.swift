@@ -176,10 +176,10 @@ public final class Container: Sendable {
                 options.logger.warning("the cloud was not reached (\(reason)): the container starts offline, and its first sync connects")
             }
             if let address, cloudMain != nil {
-                throw ConcordError.cloudHasContainer(Cloud.redacted(address.url))
+                throw ConcordError.cloudHasContainer(CloudText.redacted(address.url))
             }
             try core.createFirstCommit(packagePatterns: packagePatterns)
-            if reached { try link?.push() }
+            if reached, try link?.push() == .cloudMoved, let address { throw ConcordError.cloudHasContainer(CloudText.redacted(address.url)) }
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }
@@ -207,7 +207,7 @@ public final class Container: Sendable {
             let address = CloudAddress(url)
             let (repository, cloudMain) = try CloudLink.clone(address, to: path, lockTimeout: options.lockTimeout, progress: options.progress)
             guard let remoteMain = cloudMain else {
-                throw ConcordError.failed("the cloud \(Cloud.redacted(address.url)) holds no container (no main branch)")
+                throw ConcordError.failed("the cloud \(CloudText.redacted(address.url)) holds no container (no main branch)")
             }
             try ArrivalCheck(limits: .current(in: nil)).check(repository, from: [remoteMain], hiding: [])
             // The first checkout goes through the journal: a clone killed after main is set is
@@ -235,7 +235,7 @@ public final class Container: Sendable {
 
     /// The cloud's URL (passwords replaced by `***`); nil when the container has none.
     public var cloudURL: String? {
-        (try? withCore { try $0.repository.remoteURL("origin") }).flatMap { $0 }.map(Cloud.redacted)
+        (try? withCore { try $0.repository.remoteURL("origin") }).flatMap { $0 }.map(CloudText.redacted)
     }
 
     /// True while airplane mode is on: sync refuses the network, saving goes on.

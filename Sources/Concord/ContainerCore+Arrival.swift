@@ -1,4 +1,5 @@
 internal import Git
+internal import GitStore
 internal import GitFormat
 internal import GitStore
 

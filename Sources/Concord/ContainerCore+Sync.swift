@@ -86,14 +86,10 @@ extension ContainerCore {
             // packed, each folder a delta against its previous version, and the push copies
             // those entries as stored instead of reading and comparing each one again.
             writer.maintain(repository)
-            do {
-                try cloud.push()
-                report.pushedCommits += ahead
-                if report.outcome == .upToDate { report.outcome = .pushed }
-                break
-            } catch let error as GitError where error.isNotFastForward {
-                continue
-            }
+            guard try cloud.push() == .pushed else { continue }
+            report.pushedCommits += ahead
+            if report.outcome == .upToDate { report.outcome = .pushed }
+            break
         }
         report.updatedDocuments = updated.sorted()
         if let start, let end = try history.head() { report.newConflicts = try arrivingConflicts(from: start, to: end) }

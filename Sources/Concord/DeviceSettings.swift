@@ -26,7 +26,7 @@ struct DeviceSettings {
     /// id (or `id`), the format version, and no git hooks ever run.
     func configureNewDevice(name: String?, id: String?) throws {
         try ConcordError.wrap("cannot write the configuration") {
-            try repository.setConfig(Key.deviceName, name ?? Cloud.defaultDeviceName())
+            try repository.setConfig(Key.deviceName, name ?? CloudText.defaultDeviceName())
             try repository.setConfig(Key.deviceID, id ?? UUID().uuidString.lowercased())
             try repository.setConfig(Key.formatVersion, "1")
             try repository.setConfig(Key.hooksPath, "/dev/null")

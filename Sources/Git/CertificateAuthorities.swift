@@ -22,7 +22,7 @@ public enum CertificateAuthorities {
             guard current != file else { return }
             guard FileManager.default.isReadableFile(atPath: file) else {
                 throw GitError(
-                    code: GIT_ECERTIFICATE.rawValue, errorClass: Int32(GIT_ERROR_SSL.rawValue),
+                    code: .certificate, errorClass: .ssl,
                     message: "the certificate file \(file) cannot be read", function: "git_libgit2_opts")
             }
             // libgit2 replaces its list with what it is given: the file, then the system's folder.

@@ -1,10 +1,9 @@
-internal import CGit2
 internal import GitFormat
 internal import GitStore
 
 extension GitError {
     /// The error a reader of git's formats threw, as the wrapper reports every problem with what
-    /// a repository holds: a folder's problem as a tree error (``isFolderProblem``), anything
+    /// a repository holds: a folder's problem as a tree error, anything
     /// else as damaged data (``isBadObject``), naming `file` when it came from one.
     init(_ error: FormatError, file: String? = nil) {
         switch error.format {
@@ -15,11 +14,11 @@ extension GitError {
             } else if message.hasPrefix("it ") {
                 message = "a folder " + message.dropFirst("it ".count)
             }
-            self.init(errorClass: Int32(GIT_ERROR_TREE.rawValue), message: message, function: "RawTree")
+            self.init(errorClass: .tree, message: message, function: "RawTree")
         default:
-            let errorClass = error.format == .zlib ? GIT_ERROR_ZLIB : GIT_ERROR_ODB
+            let errorClass: GitError.Class = error.format == .zlib ? .zlib : .odb
             let message = file.map { "\($0) is damaged: \(error.description)" } ?? error.description
-            self.init(errorClass: Int32(errorClass.rawValue), message: message, function: error.format.rawValue)
+            self.init(errorClass: errorClass, message: message, function: error.format.rawValue)
         }
     }
 }
@@ -40,15 +39,17 @@ extension GitError {
     init(_ error: StoreError) {
         switch error.kind {
         case .notFound:
-            self.init(code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: "object store")
+            self.init(code: .notFound, errorClass: .odb, message: error.message, function: "object store")
         case .overLimit:
-            self.init(code: GitError.overLimitCode, errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: "object store")
+            self.init(code: .overLimit, errorClass: .odb, message: error.message, function: "object store")
         case .damaged:
-            self.init(errorClass: Int32(GIT_ERROR_ODB.rawValue), message: error.message, function: "object store")
+            self.init(errorClass: .odb, message: error.message, function: "object store")
         case .malformedFolder:
-            self.init(errorClass: Int32(GIT_ERROR_TREE.rawValue), message: error.message, function: "RawTree")
+            self.init(errorClass: .tree, message: error.message, function: "RawTree")
+        case .refusedFolder:
+            self.init(errorClass: .tree, message: error.message, function: "folder check")
         case .io:
-            self.init(errorClass: Int32(GIT_ERROR_OS.rawValue), message: error.message, function: "object store")
+            self.init(errorClass: .os, message: error.message, function: "object store")
         }
     }
 }

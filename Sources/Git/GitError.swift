@@ -3,18 +3,18 @@ internal import Foundation
 
 /// An error reported by libgit2, with the name of the call that failed.
 public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The libgit2 return code (`GIT_ENOTFOUND` is -3, `GIT_ENONFASTFORWARD` is -11, …), or
-    /// one of Concord's network codes (``timeoutCode``, ``oversizedAnswerCode``).
-    public let code: Int32
-    /// The libgit2 error class (`GIT_ERROR_OS`, `GIT_ERROR_NET`, …) as a number.
-    public let errorClass: Int32
+    /// The libgit2 return code (``Code/notFound``, ``Code/nonFastForward``, …), or one of
+    /// Concord's own (``Code/timeout``, ``Code/overLimit``, ``Code/oversizedAnswer``).
+    public let code: Code
+    /// The libgit2 error class (``Class/os``, ``Class/net``, …).
+    public let errorClass: Class
     /// The message libgit2 gave, or a description of the failure.
     public let message: String
     /// The libgit2 function whose call failed.
     public let function: String
 
     /// Creates an error for a failure that did not come from a libgit2 return code.
-    public init(code: Int32 = -1, errorClass: Int32 = 0, message: String, function: String) {
+    public init(code: Code = .generic, errorClass: Class = .none, message: String, function: String) {
         self.code = code
         self.errorClass = errorClass
         self.message = message
@@ -22,29 +22,23 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// True when libgit2 reported that the object or reference does not exist.
-    public var isNotFound: Bool { code == GIT_ENOTFOUND.rawValue }
+    public var isNotFound: Bool { code == .notFound }
 
     /// True when a push or reference update was refused because it was not a fast-forward,
     /// or a compare-and-swap update found the reference moved.
     public var isNotFastForward: Bool {
-        code == GIT_ENONFASTFORWARD.rawValue || code == GIT_EMODIFIED.rawValue
+        code == .nonFastForward || code == .modified
     }
 
     /// True when libgit2 could not reach the remote (a network or OS error during transport).
     public var isNetwork: Bool {
-        errorClass == Int32(GIT_ERROR_NET.rawValue) || errorClass == Int32(GIT_ERROR_OS.rawValue)
-            || errorClass == Int32(GIT_ERROR_SSH.rawValue) || errorClass == Int32(GIT_ERROR_HTTP.rawValue)
-            || errorClass == Int32(GIT_ERROR_SSL.rawValue)
+        [.net, .os, .ssh, .http, .ssl].contains(errorClass)
     }
-
-    /// The code of an object refused before it was read because it claims more bytes than a
-    /// limit allows (Concord's own: libgit2 has none).
-    static let overLimitCode: Int32 = -1000
 
     /// True when an object was refused for claiming more than a limit allows: by Concord's
     /// readers, or by libgit2's indexer (a delta rebuilding more than
     /// `GIT_OPT_SET_PACK_MAX_OBJECT_SIZE`, which Concord sets to its limit for each fetch).
-    public var isOverLimit: Bool { code == Self.overLimitCode || message.contains("overly large object") }
+    public var isOverLimit: Bool { code == .overLimit || message.contains("overly large object") }
 
     /// "claims 3 GB, over the limit of 100 MB": the end of an over-limit message.
     static func overLimit(_ size: Int, _ limit: Int) -> String {
@@ -68,15 +62,15 @@ func check(_ function: String, _ result: Int32) throws(GitError) {
 func checked(_ function: String, _ result: Int32) throws(GitError) -> Int32 {
     guard result < 0 else { return result }
     var message = "libgit2 call failed"
-    var errorClass: Int32 = 0
+    var errorClass = GitError.Class.none
     if let last = git_error_last() {
-        errorClass = last.pointee.klass
+        errorClass = GitError.Class(rawValue: last.pointee.klass)
         if let text = last.pointee.message {
             message = String(cString: text).trimmingSuffix()
         }
     }
     git_error_clear()
-    throw GitError(code: result, errorClass: errorClass, message: message, function: function)
+    throw GitError(code: GitError.Code(rawValue: result), errorClass: errorClass, message: message, function: function)
 }
 
 extension String {

@@ -1,4 +1,3 @@
-internal import CGit2
 internal import Foundation
 internal import Synchronization
 
@@ -130,8 +129,8 @@ final class NetworkOperation: Sendable {
 
     /// The error that reports `verdict` in place of the one libgit2 gave for the cut.
     static func error(for verdict: Verdict, limits: NetworkLimits, function: String) -> GitError {
-        let code = if case .oversized = verdict { GitError.oversizedAnswerCode } else { GitError.timeoutCode }
-        return GitError(code: code, errorClass: Int32(GIT_ERROR_NET.rawValue), message: message(for: verdict, limits: limits), function: function)
+        let code: GitError.Code = if case .oversized = verdict { .oversizedAnswer } else { .timeout }
+        return GitError(code: code, errorClass: .net, message: message(for: verdict, limits: limits), function: function)
     }
 }
 

@@ -45,7 +45,7 @@ private func store(of backend: UnsafeMutablePointer<git_odb_backend>?) -> Object
 /// Hands a failure to libgit2: its message as libgit2's error, a missing object as `GIT_ENOTFOUND`.
 private func report(_ error: any Error) -> Int32 {
     let gitError = (error as? StoreError).map(GitError.init) ?? error as? GitError ?? GitError(message: "\(error)", function: "object store")
-    git_error_set_str(gitError.errorClass == 0 ? Int32(GIT_ERROR_ODB.rawValue) : gitError.errorClass, gitError.message)
+    git_error_set_str(gitError.errorClass == .none ? GitError.Class.odb.rawValue : gitError.errorClass.rawValue, gitError.message)
     return gitError.isNotFound ? GIT_ENOTFOUND.rawValue : GIT_ERROR.rawValue
 }
 

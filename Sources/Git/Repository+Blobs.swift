@@ -58,7 +58,7 @@ extension Repository {
         let object = try readingStore { try store.read(id) }
         guard object.type == .blob else {
             throw GitError(
-                code: GIT_ENOTFOUND.rawValue, errorClass: Int32(GIT_ERROR_OBJECT.rawValue),
+                code: .notFound, errorClass: .object,
                 message: "object \(id.hex) is not a file (a blob)", function: "withBlob")
         }
         return try object.bytes.withUnsafeBytes(body)

@@ -77,7 +77,7 @@ extension Repository {
         let address = git_remote_url(named).map { String(cString: $0) }
         git_remote_free(named)
         guard let address = url ?? address else {
-            throw GitError(code: GIT_ENOTFOUND.rawValue, message: "the remote \(name) has no URL", function: "git_remote_url")
+            throw GitError(code: .notFound, message: "the remote \(name) has no URL", function: "git_remote_url")
         }
         var options = git_remote_create_options()
         try check("git_remote_create_options_init", git_remote_create_options_init(&options, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION)))

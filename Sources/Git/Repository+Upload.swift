@@ -1,6 +1,7 @@
 internal import CGit2
 internal import Foundation
-public import GitFormat
+internal import GitFormat
+internal import GitStore
 
 extension Repository {
     /// Moves `reference` on a network remote (ssh, https, http or `git://`) from `expected` to
@@ -16,20 +17,21 @@ extension Repository {
     /// ``fetch(remote:refspecs:url:access:limits:progress:)``; this side speaks receive-pack
     /// over them. The pack is built before connecting: the connection never waits on this
     /// side's work.
-    /// - Returns: the credential the remote accepted; nil when it asked for none.
-    /// - Throws: ``GitError``: ``GitError/isNotFastForward`` when the remote moved on, the
-    ///   reasons a fetch gives for a refused or failed connection, and the remote's own refusal.
-    @discardableResult
-    public func upload(
+    /// - Returns: ``PushOutcome/cloudMoved`` when the remote's reference was not `expected`
+    ///   (advertised, or found when it updated), and the credential the remote accepted (nil
+    ///   when it asked for none).
+    /// - Throws: ``GitError``: the reasons a fetch gives for a refused or failed connection, and
+    ///   the remote's own refusal.
+    func upload(
         _ target: OID, to reference: String, expected: OID?, remote name: String, url: String? = nil, access: RemoteAccess? = nil,
         limits: NetworkLimits = NetworkLimits()
-    ) throws -> Credential? {
+    ) throws -> (outcome: PushOutcome, accepted: Credential?) {
         let remote = try lookupRemote(name, url: url)
         defer { git_remote_free(remote) }
         guard let address = git_remote_url(remote).map({ String(cString: $0) }), let kind = Subtransport.Kind(url: address) else {
             throw GitError(message: "an upload needs an ssh, https, http or git:// remote", function: "git_transport_smart")
         }
-        let pack = try readingStore { try packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes }
+        let pack = try readingStore { try store.packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes }
         let capture = Subtransport(kind)
         let operation = NetworkOperation(limits: limits)
         let callbacks = RemoteCallbacks(access: access, operation: operation)
@@ -52,11 +54,7 @@ extension Repository {
                 callbacks.install(in: &options.callbacks)
                 try check("git_transport connect", transport.pointee.connect(transport, address, Int32(GIT_DIRECTION_PUSH.rawValue), &options))
                 let current = try advertised(reference, by: transport)
-                guard current == expected else {
-                    throw GitError(
-                        code: GIT_ENONFASTFORWARD.rawValue, errorClass: Int32(GIT_ERROR_REFERENCE.rawValue),
-                        message: "the remote's \(reference) moved since it was fetched", function: "git_transport ls")
-                }
+                guard current == expected else { return (.cloudMoved, callbacks.lastOffered) }
                 var stream: UnsafeMutablePointer<git_smart_subtransport_stream>?
                 try check(
                     "git_smart_subtransport action",
@@ -73,8 +71,8 @@ extension Repository {
                         "git_smart_subtransport_stream write",
                         stream.pointee.write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count))
                 }
-                try checkReport(PacketLine.readUntilFlush(from: stream), for: reference)
-                return callbacks.lastOffered
+                let outcome = try checkReport(PacketLine.readUntilFlush(from: stream), for: reference)
+                return (outcome, callbacks.lastOffered)
             }
         }
     }
@@ -100,20 +98,23 @@ extension Repository {
     }
 
     /// Reads receive-pack's report (`unpack ok`, then `ok REF` or `ng REF REASON`).
-    private func checkReport(_ lines: [String], for reference: String) throws {
+    /// - Returns: ``PushOutcome/cloudMoved`` when the remote refused the update because the
+    ///   reference had moved (or was being moved), else ``PushOutcome/pushed``.
+    /// - Throws: ``GitError`` for any other refusal.
+    private func checkReport(_ lines: [String], for reference: String) throws -> PushOutcome {
         guard let unpack = lines.first, unpack.hasPrefix("unpack ") else {
             throw GitError(message: "the remote sent no report: \(lines.joined(separator: "; "))", function: "receive-pack")
         }
         guard unpack == "unpack ok" else {
             throw GitError(message: "the remote could not store the pack: \(unpack.dropFirst("unpack ".count))", function: "receive-pack")
         }
-        if lines.contains("ok \(reference)") { return }
+        if lines.contains("ok \(reference)") { return .pushed }
         let refusal = lines.first { $0.hasPrefix("ng \(reference) ") }.map { String($0.dropFirst("ng \(reference) ".count)) }
         let status = refusal ?? "no status for the reference"
-        let moved = ["fetch first", "non-fast-forward", "stale", "failed to update ref", "failed to lock"].contains { status.contains($0) }
-        throw GitError(
-            code: moved ? GIT_ENONFASTFORWARD.rawValue : GIT_ERROR.rawValue, errorClass: Int32(GIT_ERROR_REFERENCE.rawValue),
-            message: "the remote refused \(reference): \(status)", function: "receive-pack")
+        if ["fetch first", "non-fast-forward", "stale", "failed to update ref", "failed to lock"].contains(where: { status.contains($0) }) {
+            return .cloudMoved
+        }
+        throw GitError(errorClass: .reference, message: "the remote refused \(reference): \(status)", function: "receive-pack")
     }
 }
 

@@ -37,6 +37,9 @@ package final class ObjectStore {
     var differences = DifferenceMemo()
     /// Entries of folders already looked up by name (``child(_:of:)``).
     var children = ChildMemo()
+    /// Commits already read (``commit(_:verifyingWith:)``): a transfer, an arrival check and a roll-up each
+    /// read the same few commits and their parents several times.
+    var parsedCommits = CommitMemo()
     /// Folders indexed for lookups by name (``child(_:of:)``), the newest first.
     var indexedFolders: [(id: OID, index: RawTree.Index)] = []
 

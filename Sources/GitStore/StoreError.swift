@@ -15,6 +15,9 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A folder's bytes are not a folder git would write (malformed, out of order, a name
         /// twice): said as "a folder …", for a caller to tell where it was found.
         case malformedFolder
+        /// A folder refused where it was found (malformed, or nested too deep), told with the
+        /// commit and the path it was found at.
+        case refusedFolder
         /// The file system refused (a file cannot be written, a folder cannot be made).
         case io
     }

@@ -33,11 +33,11 @@ import Testing
     }
 
     @Test func redactionHidesEverySecretAURLCanCarry() {
-        #expect(Cloud.redacted("from https://alice:s3cret@host/x.git failed") == "from https://***@host/x.git failed")
-        #expect(Cloud.redacted("https://ghp_TOKEN@host/x.git") == "https://***@host/x.git")
-        #expect(Cloud.redacted("'https://host/x.git?token=abc&user=me' refused") == "'https://host/x.git?token=***&user=***' refused")
-        #expect(Cloud.redacted("clone me:hunter2@host:notes.git") == "clone me:***@host:notes.git")
-        #expect(Cloud.redacted("ssh://git:pw@host/x.git and ssh://git@host/y.git") == "ssh://git:***@host/x.git and ssh://git@host/y.git")
-        #expect(Cloud.redacted("/srv/cloud.git: no such folder") == "/srv/cloud.git: no such folder")
+        #expect(CloudText.redacted("from https://alice:s3cret@host/x.git failed") == "from https://***@host/x.git failed")
+        #expect(CloudText.redacted("https://ghp_TOKEN@host/x.git") == "https://***@host/x.git")
+        #expect(CloudText.redacted("'https://host/x.git?token=abc&user=me' refused") == "'https://host/x.git?token=***&user=***' refused")
+        #expect(CloudText.redacted("clone me:hunter2@host:notes.git") == "clone me:***@host:notes.git")
+        #expect(CloudText.redacted("ssh://git:pw@host/x.git and ssh://git@host/y.git") == "ssh://git:***@host/x.git and ssh://git@host/y.git")
+        #expect(CloudText.redacted("/srv/cloud.git: no such folder") == "/srv/cloud.git: no such folder")
     }
 }

@@ -22,6 +22,19 @@ import Testing
         }
     }
 
+    /// libgit2's code and class are values to match, with the number libgit2 gave.
+    @Test func codesAndClassesAreValuesToMatch() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: true)
+        let missing = try #require(OID(hex: String(repeating: "ab", count: 20)))
+        let error = try #require(throws: GitError.self) { try repository.blob(missing) }
+        #expect(error.code == .notFound && error.code.rawValue == -3 && error.isNotFound)
+        #expect([.odb, .object].contains(error.errorClass) && error.isBadObject)
+        #expect(GitError(code: .modified, message: "moved", function: "f").isNotFastForward)
+        #expect(GitError(code: .timeout, errorClass: .net, message: "late", function: "f").isTimeout)
+        #expect(GitError(message: "x", function: "f").description == "x (f, code -1)")
+    }
+
     @Test func blobsTreesAndCommitsWithoutAWorkTree() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let repository = try Repository.create(at: folder, bare: true)

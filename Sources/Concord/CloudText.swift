@@ -1,7 +1,7 @@
 internal import Foundation
 
 /// Facts about clouds that do not need a container.
-enum Cloud {
+enum CloudText {
     /// The text with every secret a cloud URL can carry replaced by `***`, safe to print: the
     /// password of `scheme://user:password@`, the user name of `https://TOKEN@` (any scheme but
     /// ssh, where the user names an account), the values of a URL's query (`?token=***`), and

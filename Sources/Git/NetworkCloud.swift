@@ -1,0 +1,53 @@
+public import GitFormat
+
+/// A cloud reached over ssh, https, http or `git://`: libgit2's transports connect (with the
+/// credentials and host key check of ``RemoteAccess``, and time-outs), libgit2 fetches, and a
+/// push is Concord's own receive-pack over libgit2's transport, sending one pack of what
+/// changed (``Repository/upload(_:to:expected:remote:url:access:limits:)``).
+public final class NetworkCloud: Cloud {
+    /// The remote of the device's repository that names the cloud (`origin`).
+    public let remote: String
+    /// The URL for this use only (with a query the configuration must not hold); nil uses the
+    /// remote's.
+    public let url: String?
+    /// Credentials and the host key check.
+    public let access: RemoteAccess?
+    /// How long the server may stall, and how much it may send before any object.
+    public let limits: NetworkLimits
+    /// The largest object a fetch accepts, in bytes.
+    public let largestObject: Int
+    /// The reference a fetch lands in (`refs/concord/incoming`), removed before the fetch returns.
+    public let incoming: String
+    /// The credential the server accepted in the last fetch or push; nil when it asked for none.
+    public private(set) var acceptedCredential: Credential?
+
+    /// The cloud `remote` names, reached with `access` within `limits`.
+    public init(remote: String, url: String?, access: RemoteAccess?, limits: NetworkLimits, largestObject: Int, incoming: String) {
+        self.remote = remote
+        self.url = url
+        self.access = access
+        self.limits = limits
+        self.largestObject = largestObject
+        self.incoming = incoming
+    }
+
+    /// Fetches `branch` through ``incoming`` (libgit2 negotiates what to send from the
+    /// repository's references; `known` is not needed).
+    public func fetch(_ branch: String, into repository: Repository, known: [OID], progress: (@Sendable (TransferProgress) -> Void)?) throws -> OID? {
+        try? repository.removeReference(incoming)
+        acceptedCredential = try repository.fetch(
+            remote: remote, refspecs: ["+\(branch):\(incoming)"], url: url, access: access, limits: limits, largestObject: largestObject,
+            progress: progress)
+        let tip = try repository.resolve(incoming)
+        try? repository.removeReference(incoming)
+        return tip
+    }
+
+    /// Moves `branch` on the server from `expected` to `target`, sending one pack of what
+    /// changed (``Repository/upload(_:to:expected:remote:url:access:limits:)``).
+    public func push(_ target: OID, to branch: String, expected: OID?, from repository: Repository) throws -> PushOutcome {
+        let (outcome, accepted) = try repository.upload(target, to: branch, expected: expected, remote: remote, url: url, access: access, limits: limits)
+        acceptedCredential = accepted
+        return outcome
+    }
+}
