@@ -10,7 +10,9 @@ internal import Synchronization
 /// of the environment drive it:
 /// - `CONCORD_CRASH_TRACE=FILE`: the name of every point reached is appended to FILE, a line each;
 /// - `CONCORD_CRASH_AT=NAME` or `NAME#N`: the process kills itself with SIGKILL the first (or
-///   the Nth) time it reaches NAME.
+///   the Nth) time it reaches NAME;
+/// - `CONCORD_CRASH_HOLD=NAME` or `NAME#N`: the process stops itself with SIGSTOP there, until
+///   a SIGCONT (a race held at an exact point, however loaded the machine).
 public enum CrashPoint {
     /// Marks that the process reached the point `name`: traced, and killed there when asked.
     public static func reach(_ name: @autoclosure () -> String) {
@@ -24,25 +26,31 @@ public enum CrashPoint {
         var trace: String?
         var target: String?
         var occurrence = 1
+        var hold: String?
+        var holdOccurrence = 1
         var counts: [String: Int] = [:]
     }
 
     private static let plan: Mutex<Plan> = {
         let environment = ProcessInfo.processInfo.environment
         var plan = Plan(trace: environment["CONCORD_CRASH_TRACE"])
-        if let spec = environment["CONCORD_CRASH_AT"], !spec.isEmpty {
+        func parse(_ variable: String) -> (name: String, occurrence: Int)? {
+            guard let spec = environment[variable], !spec.isEmpty else { return nil }
             let parts = spec.split(separator: "#", maxSplits: 1)
-            plan.target = String(parts[0])
-            if parts.count == 2, let count = Int(parts[1]), count > 0 { plan.occurrence = count }
+            let count = parts.count == 2 ? Int(parts[1]).flatMap { $0 > 0 ? $0 : nil } ?? 1 : 1
+            return (String(parts[0]), count)
         }
+        if let at = parse("CONCORD_CRASH_AT") { (plan.target, plan.occurrence) = (at.name, at.occurrence) }
+        if let hold = parse("CONCORD_CRASH_HOLD") { (plan.hold, plan.holdOccurrence) = (hold.name, hold.occurrence) }
         return Mutex(plan)
     }()
 
     private static func reachInDebug(_ name: String) {
-        let (trace, kill) = plan.withLock { plan -> (String?, Bool) in
-            guard plan.trace != nil || plan.target == name else { return (nil, false) }
+        let (trace, kill, hold) = plan.withLock { plan -> (String?, Bool, Bool) in
+            guard plan.trace != nil || plan.target == name || plan.hold == name else { return (nil, false, false) }
             plan.counts[name, default: 0] += 1
-            return (plan.trace, plan.target == name && plan.counts[name] == plan.occurrence)
+            let count = plan.counts[name]
+            return (plan.trace, plan.target == name && count == plan.occurrence, plan.hold == name && count == plan.holdOccurrence)
         }
         if let trace {
             let descriptor = open(trace, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
@@ -52,6 +60,7 @@ public enum CrashPoint {
                 close(descriptor)
             }
         }
+        if hold { Foundation.kill(getpid(), SIGSTOP) }
         if kill { Foundation.kill(getpid(), SIGKILL) }
     }
     #endif

@@ -25,9 +25,9 @@ edit it has not saved):
      documents, conflicts and histories (every document's versions, by device and content,
      listed by `concord versions --all` and read with `git cat-file` on every device; the
      versions the operation made read back with `concord show`).
-3. races, with a command paused at a crash point (the trace file is a FIFO the harness reads
-   line by line, so the command blocks at the point): another device syncs meanwhile; the
-   paused sync's push must then be refused by the cloud's compare-and-swap and tried again.
+3. races, with a command held at a crash point (`CONCORD_CRASH_HOLD`: it stops itself with
+   SIGSTOP there): another device syncs meanwhile; the held sync, continued, must then have its
+   push refused by the cloud's compare-and-swap and try again.
 
 Usage: scripts/crash-harness [--points all|first] [--only NAMES] [--concord PATH] [--keep] [--list]
 """
@@ -44,17 +44,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 from .content import content_key, tree_keys, version_keys, work_tree_docs
 from .fixture import Fixture, blob_id, find_concord, git_fsck, run_git
 from .hostile import HostileCloud
 
-# A race holds one sync at a crash point through its trace FIFO, and tries again when the
-# process passed the point before the hold took (or was held too late): on a loaded machine
-# (CI beside other jobs) ten tries were seen not to be enough.
-RACE_TRIES = 30
 
 # Bugs this harness found in concord, not fixed yet: a failure that matches one (case, kill point,
 # message) is reported as known instead of failing the run; --strict fails on them too.
@@ -633,47 +628,19 @@ def describe_difference(got, want) -> str:
 # Races: a command paused at a crash point
 
 
-class Pause:
-    """Holds a command at a crash point: its trace file is a FIFO that the harness reads one
-    session at a time (open, read to the end, close), so the command blocks in the open of its
-    trace at the first point the harness does not read. Reading stops once the point `after` was
-    read: the command is then held at the next point. `release()` lets it run to the end.
-
-    When the command passes several points while one session is open, it gets past `after`
-    before the harness stops reading: it is then held at the point that follows the last line
-    read (`len(seen)` in the command's sequence of points), which the caller checks."""
-
-    def __init__(self, path, after):
-        self.path = path
-        self.after = after
-        os.mkfifo(path)
-        self.seen = []
-        self.reached = threading.Event()
-        self.released = threading.Event()
-        self.thread = threading.Thread(target=self.read, daemon=True)
-        self.thread.start()
-
-    def read(self):
-        while True:
-            if self.after in self.seen and not self.released.is_set():
-                self.reached.set()
-                self.released.wait()
-            with open(self.path, "rb") as fifo:
-                lines = fifo.read().decode().split()
-            self.seen += lines
-            if "--end--" in lines:
-                return
-
-    def release(self):
-        self.released.set()
-
-    def finish(self):
-        """Unblocks the reader once the command has exited."""
-        self.released.set()
-        if self.thread.is_alive():
-            with open(self.path, "wb") as fifo:
-                fifo.write(b"--end--\n")
-        self.thread.join(timeout=5)
+def wait_stopped(proc, seconds):
+    """Waits until `proc` has stopped itself (state T in /proc): True, or False when it exited or
+    the time ran out."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with open(f"/proc/{proc.pid}/stat") as stat:
+                if stat.read().rsplit(")", 1)[1].split()[0] in ("T", "t"):
+                    return True
+        except OSError:
+            return False
+        time.sleep(0.01)
+    return False
 
 
 def race_setup(runner, base_copy, prepare_one) -> Harness:
@@ -698,71 +665,55 @@ def race(runner, base_copy, name, after, prepare_one):
     points = open(trace).read().split()
     fetched = points.index("sync:fetched")
     push_start = next(i for i in range(fetched, len(points)) if points[i] == "objects:copied" or points[i].startswith("ref:cloud:"))
-    for attempt in range(RACE_TRIES):
-        h = race_setup(runner, base_copy, prepare_one)
-        fifo = os.path.join(runner.root, "pause-trace")
-        if os.path.exists(fifo):
-            os.remove(fifo)
-        pause = Pause(fifo, after)
-        env = h.fx.command_env(h.one)
-        env["CONCORD_CRASH_TRACE"] = fifo
-        proc = subprocess.Popen(h.fx.argv(h.one, "sync", "--json"), env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=h.root)
-        reached = False
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and proc.poll() is None:
-            if pause.reached.wait(0.05):
-                reached = True
-                break
-        held_at = len(pause.seen)
-        if not reached or held_at >= push_start or pause.seen != points[:held_at]:
-            # not held, or held where the push has begun (the cloud lock taken): again
-            pause.release()
-            proc.kill()
-            proc.wait()
-            pause.finish()
-            continue
-        # one is blocked at `at`: two pushes now
-        two = h.fx.run(h.two, "sync", "--json")
-        pushed_by_two = h.fx.head(h.two)
-        pause.release()
-        out, err = proc.communicate(timeout=120)
-        pause.finish()
-        if proc.returncode == -signal.SIGPIPE:
-            # it opened its trace as the harness was closing it, and wrote after: try again
-            continue
-        if two.rc != 0:
-            raise HarnessFailure(f"race {name}: two's sync while one's was paused exited {two.rc}: {two.first_error_line()}")
-        if proc.returncode != 0:
-            raise HarnessFailure(f"race {name}: one's paused sync exited {proc.returncode}: {err.decode(errors='replace').strip()[:300]}")
-        report = json.loads(out)
-        cloud = h.fx.cloud_head()
-        descends = subprocess.run(["git", "--git-dir", h.fx.cloud.dir, "merge-base", "--is-ancestor", pushed_by_two, cloud],
-                                  capture_output=True).returncode == 0
-        if not descends:
-            raise HarnessFailure(f"race {name}: one's push overwrote two's: the cloud's main {cloud[:7]} does not "
-                                 f"descend from {pushed_by_two[:7]}, which two's sync pushed while one's was paused after {after}")
-        if report.get("attempts", 1) < 2:
-            raise HarnessFailure(f"race {name}: one's sync pushed at its first attempt though the cloud moved "
-                                 f"after it fetched (report: {report})")
-        h.converge([h.one, h.two])
-        state = h.final_state([h.one, h.two], h.one)
-        if state["documents"].get("list.txt") != content_key(b"milk\neggs\nfrom two, during one's sync\n"):
-            raise HarnessFailure(f"race {name}: two's edit of list.txt is not current after converging")
-        problems = h.fx.fsck_all()
-        if problems:
-            raise HarnessFailure(f"race {name}: " + "; ".join(problems))
-        print(f"race {name}: one's sync held at {points[held_at]}, two pushed meanwhile; one's push was refused and "
-              f"retried ({report['attempts']} attempts, {report['outcome']})", flush=True)
-        return
-    raise HarnessFailure(f"race {name}: could not hold one's sync between {after} and its push in {RACE_TRIES} tries")
+    # held at the point right after `after`, by the command itself (CONCORD_CRASH_HOLD: it
+    # stops with SIGSTOP there), so that the hold is exact however loaded the machine is
+    held_at = points.index(after, fetched) + 1
+    if held_at >= push_start:
+        raise HarnessFailure(f"race {name}: no crash point between {after} and the push")
+    hold = points[held_at]
+    h = race_setup(runner, base_copy, prepare_one)
+    env = h.fx.command_env(h.one)
+    env["CONCORD_CRASH_HOLD"] = f"{hold}#{points[:held_at + 1].count(hold)}"
+    proc = subprocess.Popen(h.fx.argv(h.one, "sync", "--json"), env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=h.root)
+    if not wait_stopped(proc, 120):
+        proc.kill()
+        out, err = proc.communicate()
+        raise HarnessFailure(f"race {name}: one's sync never stopped at {hold}: {err.decode(errors='replace').strip()[:300]}")
+    # one is blocked at `at`: two pushes now
+    two = h.fx.run(h.two, "sync", "--json")
+    pushed_by_two = h.fx.head(h.two)
+    os.kill(proc.pid, signal.SIGCONT)
+    out, err = proc.communicate(timeout=120)
+    if two.rc != 0:
+        raise HarnessFailure(f"race {name}: two's sync while one's was paused exited {two.rc}: {two.first_error_line()}")
+    if proc.returncode != 0:
+        raise HarnessFailure(f"race {name}: one's paused sync exited {proc.returncode}: {err.decode(errors='replace').strip()[:300]}")
+    report = json.loads(out)
+    cloud = h.fx.cloud_head()
+    descends = subprocess.run(["git", "--git-dir", h.fx.cloud.dir, "merge-base", "--is-ancestor", pushed_by_two, cloud],
+                              capture_output=True).returncode == 0
+    if not descends:
+        raise HarnessFailure(f"race {name}: one's push overwrote two's: the cloud's main {cloud[:7]} does not "
+                             f"descend from {pushed_by_two[:7]}, which two's sync pushed while one's was paused after {after}")
+    if report.get("attempts", 1) < 2:
+        raise HarnessFailure(f"race {name}: one's sync pushed at its first attempt though the cloud moved "
+                             f"after it fetched (report: {report})")
+    h.converge([h.one, h.two])
+    state = h.final_state([h.one, h.two], h.one)
+    if state["documents"].get("list.txt") != content_key(b"milk\neggs\nfrom two, during one's sync\n"):
+        raise HarnessFailure(f"race {name}: two's edit of list.txt is not current after converging")
+    problems = h.fx.fsck_all()
+    if problems:
+        raise HarnessFailure(f"race {name}: " + "; ".join(problems))
+    print(f"race {name}: one's sync held at {hold}, two pushed meanwhile; one's push was refused and "
+          f"retried ({report['attempts']} attempts, {report['outcome']})", flush=True)
 
 
 RACES = [
-    # held at the point after it (what arrived accepted and origin/main moved, before the push);
-    # the reader stops between two points far enough apart (an fsync) to stop in time
+    # held at the point after it (what arrived accepted and origin/main moved, before the push)
     ("push", "sync:fetched", lambda h: h.run(h.one, "save", "note.txt", "--file", "-", stdin=b"from one, racing\n")),
-    # held at pack:stored: the integration computed, main not moved, before the push
+    # held right after the fetch of a sync that will integrate: main not moved, before the push
     ("integrate", "sync:fetched", lambda h: (h.run(h.one, "save", "note.txt", "--file", "-", stdin=b"from one, racing\n"),
                                                 h.run(h.two, "save", "ideas/new.txt", "--file", "-", stdin=b"two, earlier\n"),
                                                 h.run(h.two, "sync", "--json"))),
