@@ -61,7 +61,9 @@ def files(folder: str) -> list[str]:
 
 def build() -> str:
     """Builds every fuzz executable; returns the folder that holds them."""
-    command = ["swift", "build", "-q", "-c", "release", "--scratch-path", SCRATCH,
+    # The manifest lists the folders of Tests/Fuzz/Fuzzers, which SwiftPM's manifest cache does not
+    # see: a cached evaluation from before a target was added would leave its executable unbuilt.
+    command = ["swift", "build", "-q", "-c", "release", "--scratch-path", SCRATCH, "--manifest-cache", "none",
                "-Xswiftc", "-sanitize=fuzzer,address", "-Xswiftc", "-use-ld=lld"]
     env = dict(os.environ, CONCORD_FUZZ="1")
     print("==> " + " ".join(["CONCORD_FUZZ=1"] + command), flush=True)
@@ -167,6 +169,11 @@ def main(argv=None) -> int:
         folder = build()
     if args.build_only:
         return 0
+    missing = [t for t in chosen if not os.path.isfile(os.path.join(folder, f"fuzz-{t}"))]
+    if missing:
+        print(f"fuzz: no executable for {', '.join(missing)} in {folder}"
+              + (" (build first: scripts/fuzz --build-only)" if args.no_build else ""), file=sys.stderr, flush=True)
+        return 1
     logs = os.path.join(SCRATCH, "logs")
     os.makedirs(logs, exist_ok=True)
     started = time.monotonic()
