@@ -8,13 +8,6 @@ internal import GitStore
 /// save the result as the new current version, remove the other versions from the document's
 /// versions and clear the in-conflict state — all in one commit, however many documents.
 extension ContainerCore {
-    private struct Contender {
-        var id: OID
-        var version: DocumentVersion
-        var entry: TreeEntry?
-        var content: DocumentContent?
-    }
-
     /// One document's resolution, computed against main before anything is written.
     struct ResolutionPlan {
         /// The document's report, then one for each document in conflict below it that the
@@ -108,16 +101,7 @@ extension ContainerCore {
             return ResolutionPlan(reports: [report], updates: dryRun ? [] : [.remove(path: ConflictRecord.path(of: document))], groups: [(document, [])])
         }
         let others = try history.recordedVersions(record.versions, of: document).subtracting([current])
-        let indexed = history.indexedVersions(of: document, at: head)
-        let contenders = try ([current] + others.sorted()).map { id in
-            // A version made before a rename holds the document under its old name.
-            let name = indexed[id] != nil ? document : try history.versionName(id, of: document) ?? document
-            let known = name == document ? indexed[id] : nil
-            let entry = try history.entry(of: name, at: id, indexed: known)
-            return Contender(
-                id: id, version: try history.describe(id, of: name, current: current, conflicts: others, indexed: known),
-                entry: entry, content: try history.content(of: entry))
-        }
+        let contenders = try contenders(of: document, current: current, others: others, head: head)
 
         var kept: Contender?
         var explanation = ""
@@ -143,11 +127,7 @@ extension ContainerCore {
             explanation = "kept as asked: \(matches[0].version.deviceName)'s version of \(Self.format(matches[0].version.modified))"
             result = matches[0].content
         case .merge, .mergeBySelection:
-            let versions = contenders.map { contender in
-                MergeVersion(
-                    content: contender.content, id: contender.id.hex, deviceName: contender.version.deviceName,
-                    deviceID: contender.version.deviceID, clock: contender.version.clock, isCurrent: contender.id == current)
-            }.sorted(by: MergeVersion.canonicalOrder)
+            let versions = mergeVersions(contenders, current: current)
             let policy: any MergePolicy
             if case let .merge(given) = resolution {
                 policy = given
@@ -155,12 +135,7 @@ extension ContainerCore {
                 policy = try selectPolicy(for: document, versions: versions, tree: headTree)
             }
             policyName = policy.name
-            // The common ancestor in the versions' lines of edits, else in the commit graph.
-            let ids = contenders.map(\.id)
-            let base =
-                try history.commonPreviousVersion(of: ids, document: document)
-                ?? ConcordError.wrap("cannot find the common ancestor") { try repository.mergeBase(of: ids) }
-            let baseContent = try base.map { try history.content(of: history.documentEntryFollowingRenames(document, in: history.tree(of: $0))) } ?? nil
+            let baseContent = try commonAncestor(of: contenders, document: document).content
             if contenders.contains(where: { $0.entry?.isFolder == true }) {
                 throw NeedsPersonError(
                     document: document, policy: policy.name,
@@ -300,7 +275,7 @@ extension ContainerCore {
 
     /// The policy for `--merge` without a name: the first matching line of the tracked
     /// `.concord/policies`, else the defaults (JSON for `*.json`, text for UTF-8, latest-wins for binary).
-    private func selectPolicy(for document: DocumentPath, versions: [MergeVersion], tree: OID?) throws -> any MergePolicy {
+    func selectPolicy(for document: DocumentPath, versions: [MergeVersion], tree: OID?) throws -> any MergePolicy {
         try policyRules(in: tree).policy(for: document.value, versions: versions)
     }
 
