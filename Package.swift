@@ -9,10 +9,12 @@ let package = Package(
         .library(name: "Concord", targets: ["Concord"]),
         .library(name: "ConcordMerge", targets: ["ConcordMerge"]),
         .executable(name: "concord", targets: ["ConcordTool"]),
+        .executable(name: "concord-ui", targets: ["ConcordUITool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .systemLibrary(
@@ -41,6 +43,17 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
+        // The resolver page's server (`concord ui` starts it): its own target and executable, so that
+        // the command line neither links nor starts a web server.
+        .target(
+            name: "ConcordUI",
+            dependencies: [
+                "Concord",
+                "ConcordMerge",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .executableTarget(name: "ConcordUITool", dependencies: ["ConcordUI"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // The fuzz targets' test functions, which the fuzz executables call and FuzzCorpusTests
         // runs every committed seed and saved crash through.
@@ -53,6 +66,7 @@ let package = Package(
             name: "ConcordCLITests",
             dependencies: ["ConcordCLI", "ConcordTool"]
         ),
+
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,243 @@
+/// The page, its style and its script, served by ``ResolverServer`` (nothing is loaded from the
+/// network: the page works offline). The script builds every element with `textContent`, so a
+/// name or a content from the cloud is always text, never markup.
+enum PageAssets {
+    static let html = #"""
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Concord</title>
+        <link rel="stylesheet" href="/app.css">
+        <script src="/app.js" defer></script>
+        </head>
+        <body>
+        <header>
+          <h1 id="heading">Concord</h1>
+          <input id="filter" type="search" placeholder="Filter documents" aria-label="Filter documents">
+        </header>
+        <main>
+          <nav aria-label="Documents"><ul id="list"></ul></nav>
+          <section id="view" aria-live="polite"><p class="hint">Pick a document in conflict to compare its versions.</p></section>
+        </main>
+        <p id="message" role="status"></p>
+        </body>
+        </html>
+        """#
+
+    static let css = #"""
+        :root { font-family: system-ui, sans-serif; color: #1d1d1f; background: #fafafa; }
+        body { margin: 0; }
+        header { display: flex; gap: 1rem; align-items: center; padding: .5rem 1rem; background: #fff; border-bottom: 1px solid #ddd; }
+        header h1 { font-size: 1.2rem; margin: 0; }
+        #filter { flex: 0 1 20rem; padding: .3rem .5rem; }
+        main { display: grid; grid-template-columns: minmax(12rem, 18rem) 1fr; min-height: calc(100vh - 3rem); }
+        nav { border-right: 1px solid #ddd; overflow: auto; background: #fff; }
+        #list { list-style: none; margin: 0; padding: 0; }
+        #list li { padding: .35rem .75rem; border-bottom: 1px solid #eee; cursor: default; display: flex; justify-content: space-between; gap: .5rem; }
+        #list li.inConflict { cursor: pointer; font-weight: 600; }
+        #list li.inConflict .state { color: #b3261e; }
+        #list li.selected { background: #e8f0fe; }
+        #list .state { font-size: .8rem; color: #666; white-space: nowrap; }
+        #view { padding: 1rem; overflow: auto; }
+        .columns { display: flex; gap: .75rem; align-items: flex-start; overflow-x: auto; }
+        .column { flex: 1 1 0; min-width: 14rem; background: #fff; border: 1px solid #ddd; border-radius: 6px; }
+        .column.ancestor { background: #f4f4f4; }
+        .column header { display: block; padding: .4rem .6rem; border-bottom: 1px solid #ddd; background: transparent; }
+        .column .role { font-weight: 700; }
+        .column .meta { font-size: .8rem; color: #555; }
+        .lines { font-family: ui-monospace, monospace; font-size: .85rem; margin: 0; padding: .4rem 0; white-space: pre-wrap; }
+        .line { padding: 0 .6rem; min-height: 1.2em; }
+        .line.added { background: #e6ffec; }
+        .line.removed { background: #ffebe9; text-decoration: line-through; color: #7d2a25; }
+        .previews { border-collapse: collapse; margin: 1rem 0; }
+        .previews td, .previews th { border-bottom: 1px solid #ddd; padding: .3rem .6rem; text-align: left; }
+        .previews tr.selected { background: #fff8e1; }
+        .needs { color: #b3261e; }
+        textarea#result { width: 100%; min-height: 12rem; font-family: ui-monospace, monospace; font-size: .85rem; }
+        button { margin: .2rem .2rem .2rem 0; }
+        #message { position: fixed; bottom: 0; left: 0; right: 0; margin: 0; padding: .4rem 1rem; background: #1d1d1f; color: #fff; }
+        #message:empty { display: none; }
+        .hint { color: #666; }
+        """#
+
+    static let script = #"""
+        "use strict";
+        (function () {
+          let csrf = "";
+          let documents = [];
+          let openDocument = null;
+
+          function el(tag, className, text) {
+            const node = document.createElement(tag);
+            if (className) node.className = className;
+            if (text !== undefined && text !== null) node.textContent = String(text);
+            return node;
+          }
+
+          function say(text) { document.getElementById("message").textContent = text; }
+
+          async function getJSON(path) {
+            const response = await fetch(path, { credentials: "same-origin" });
+            const body = await response.json();
+            if (!response.ok) throw new Error(body.error || response.statusText);
+            return body;
+          }
+
+          async function post(path, value) {
+            const response = await fetch(path, {
+              method: "POST", credentials: "same-origin",
+              headers: { "Content-Type": "application/json", "X-Concord-CSRF": csrf },
+              body: JSON.stringify(value)
+            });
+            const body = await response.json();
+            if (!response.ok) throw new Error(body.error || response.statusText);
+            return body;
+          }
+
+          async function loadList() {
+            const list = await getJSON("/api/documents");
+            documents = list.documents;
+            document.title = (list.conflicts > 0 ? "(" + list.conflicts + ") " : "") + "Concord — " + list.device;
+            document.getElementById("heading").textContent = list.conflicts === 1 ? "1 conflict" : list.conflicts + " conflicts";
+            renderList();
+          }
+
+          function renderList() {
+            const filter = document.getElementById("filter").value.toLowerCase();
+            const ul = document.getElementById("list");
+            ul.replaceChildren();
+            for (const item of documents) {
+              if (filter && !item.path.toLowerCase().includes(filter)) continue;
+              const li = el("li", item.state);
+              li.dataset.path = item.path;
+              li.dataset.state = item.state;
+              li.appendChild(el("span", "path", item.path));
+              li.appendChild(el("span", "state", item.state === "inConflict" ? item.versions + " versions" : item.state));
+              if (item.path === openDocument) li.classList.add("selected");
+              if (item.state === "inConflict") li.addEventListener("click", () => openConflict(item.path));
+              ul.appendChild(li);
+            }
+          }
+
+          function column(side, role, className) {
+            const box = el("div", "column " + className);
+            box.dataset.device = side.device;
+            box.dataset.version = side.short;
+            const head = el("header");
+            head.appendChild(el("div", "role", role + " — " + side.device));
+            head.appendChild(el("div", "meta", side.short + " · " + side.modified + " · clock " + side.clock + " · " + side.size + " bytes"));
+            if (className !== "ancestor") {
+              head.appendChild(el("div", "meta", "+" + side.added + " −" + side.removed + " lines against the ancestor"));
+              const keep = el("button", "keep", "Keep this version");
+              keep.dataset.version = side.id;
+              keep.addEventListener("click", () => resolve({ action: "keep", version: side.id }));
+              head.appendChild(keep);
+            }
+            box.appendChild(head);
+            const body = el("div", "lines");
+            if (side.deleted) body.appendChild(el("div", "line hint", "deleted in this version"));
+            else if (side.binary) body.appendChild(el("div", "line hint", "binary content, " + side.size + " bytes"));
+            else if (side.files) for (const file of side.files) body.appendChild(el("div", "line", file));
+            else if (side.lines) for (const line of side.lines) {
+              const row = el("div", "line " + line.kind, line.text);
+              row.dataset.kind = line.kind;
+              body.appendChild(row);
+            }
+            box.appendChild(body);
+            return box;
+          }
+
+          async function openConflict(path) {
+            openDocument = path;
+            renderList();
+            let view;
+            try { view = await getJSON("/api/conflict?document=" + encodeURIComponent(path)); }
+            catch (error) { say(error.message); return; }
+            const section = document.getElementById("view");
+            section.replaceChildren();
+            section.appendChild(el("h2", "document", view.document));
+            const columns = el("div", "columns");
+            if (view.ancestor) columns.appendChild(column(view.ancestor, "Ancestor", "ancestor"));
+            else columns.appendChild(el("div", "column ancestor hint", "No common ancestor: each device added the document."));
+            for (const version of view.versions) columns.appendChild(column(version, version.current ? "Current" : "Conflict", "version"));
+            section.appendChild(columns);
+
+            section.appendChild(el("h3", null, "Merge policies"));
+            section.appendChild(el("p", "chosen", ".concord/policies chooses " + view.selected.policy + (view.rule ? " (" + view.rule + ")" : " (the defaults)")));
+            const table = el("table", "previews");
+            for (const preview of view.previews) {
+              const row = el("tr", preview.policy === view.selected.policy ? "preview selected" : "preview");
+              row.dataset.policy = preview.policy;
+              row.appendChild(el("td", null, preview.policy));
+              row.appendChild(el("td", preview.merged ? "merges" : "needs", preview.merged ? (preview.deleted ? "merges: deleted" : "merges") : "needs a person: " + preview.reason));
+              const actions = el("td");
+              if (preview.text !== null && preview.text !== undefined) {
+                const show = el("button", "show", "Edit from this");
+                show.addEventListener("click", () => { document.getElementById("result").value = preview.text; });
+                actions.appendChild(show);
+              }
+              if (preview.merged) {
+                const apply = el("button", "apply", "Resolve with " + preview.policy);
+                apply.addEventListener("click", () => resolve({ action: "policy", policy: preview.policy }));
+                actions.appendChild(apply);
+              }
+              row.appendChild(actions);
+              table.appendChild(row);
+            }
+            section.appendChild(table);
+
+            section.appendChild(el("h3", null, "Result"));
+            const editor = el("textarea");
+            editor.id = "result";
+            editor.value = view.start || "";
+            section.appendChild(editor);
+            const label = el("label");
+            const allow = el("input");
+            allow.type = "checkbox";
+            allow.id = "allow-markers";
+            label.appendChild(allow);
+            label.appendChild(document.createTextNode(" save even with conflict markers"));
+            section.appendChild(label);
+            const save = el("button", null, "Save this result");
+            save.id = "save-result";
+            save.addEventListener("click", () => resolve({ action: "content", content: editor.value, allowMarkers: allow.checked }));
+            section.appendChild(save);
+            const latest = el("button", null, "Keep the latest");
+            latest.id = "keep-latest";
+            latest.addEventListener("click", () => resolve({ action: "latest" }));
+            section.appendChild(latest);
+          }
+
+          async function resolve(how) {
+            how.document = openDocument;
+            try {
+              const done = await post("/api/resolve", how);
+              say("Resolved " + done.document + ": " + done.explanation);
+              const section = document.getElementById("view");
+              section.replaceChildren(el("p", "resolved", "Resolved " + done.document + "."));
+              openDocument = null;
+              await loadList();
+            } catch (error) { say(error.message); }
+          }
+
+          async function start() {
+            const session = await getJSON("/api/session");
+            csrf = session.csrf;
+            document.getElementById("filter").addEventListener("input", renderList);
+            await loadList();
+            const events = new EventSource("/api/events");
+            events.addEventListener("change", async (event) => {
+              await loadList();
+              const changed = JSON.parse(event.data).document;
+              if (openDocument && changed === openDocument) {
+                if (documents.some((item) => item.path === changed && item.state === "inConflict")) await openConflict(changed);
+              }
+            });
+          }
+
+          start().catch((error) => say(error.message));
+        })();
+        """#
+}

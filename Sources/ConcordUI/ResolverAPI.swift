@@ -1,0 +1,146 @@
+internal import Concord
+internal import ConcordMerge
+internal import Foundation
+internal import HTTPTypes
+internal import Hummingbird
+internal import NIOCore
+internal import ServiceLifecycle
+
+/// The JSON API behind the page: what it reads and the resolutions it asks for, each through
+/// `Concord`'s public API. Names and contents go out as JSON strings; the page puts them in the
+/// document as text, never as markup.
+struct ResolverAPI: Sendable {
+    let container: Container
+    let csrf: String
+
+    /// The most a request body may hold: an edited result of the largest document the limits allow.
+    static let bodyLimit = 512 << 20
+
+    func session() throws -> Response {
+        try Self.json(SessionJSON(csrf: csrf, device: container.device.name, root: container.root))
+    }
+
+    /// Every document with its state, those in conflict first (then by path).
+    func documents() throws -> Response {
+        let conflicts = Dictionary(try container.conflicts().map { ($0.document, $0.versionCount) }, uniquingKeysWith: { a, _ in a })
+        let documents = try container.documents().map { info in
+            DocumentJSON(path: info.path.value, state: Self.stateName(info, inConflict: conflicts[info.path] != nil), package: info.isPackage, versions: conflicts[info.path])
+        }
+        // A conflict whose document is deleted is listed too: it is the record that matters.
+        let listed = Set(documents.map(\.path))
+        let orphans = conflicts.filter { !listed.contains($0.key.value) }.map {
+            DocumentJSON(path: $0.key.value, state: "inConflict", package: false, versions: $0.value)
+        }
+        let all = (documents + orphans).sorted { ($0.versions == nil ? 1 : 0, $0.path) < ($1.versions == nil ? 1 : 0, $1.path) }
+        return try Self.json(ListJSON(device: container.device.name, conflicts: conflicts.count, documents: all))
+    }
+
+    /// The state's name for the page: `inConflict` whenever the document has a conflict record.
+    static func stateName(_ info: DocumentInfo, inConflict: Bool) -> String {
+        inConflict ? "inConflict" : info.state == .editingDisabled ? "editingDisabled" : "normal"
+    }
+
+    /// A document in conflict: its versions and ancestor with their lines marked against the
+    /// ancestor, each policy's preview, and the content the editable result starts from.
+    func conflict(_ request: Request) throws -> Response {
+        let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
+        do {
+            return try Self.json(ConflictJSON(try container.contention(of: document)))
+        } catch let error as ConcordError {
+            return Self.failure(error.description, status: .notFound)
+        }
+    }
+
+    /// Resolves a document as the page asks: keep a version, the latest, merge with a policy, or
+    /// save the edited result (refused while it holds conflict markers, unless confirmed).
+    func resolve(_ request: Request) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: Self.bodyLimit)
+        guard request.headers[.contentType]?.hasPrefix("application/json") == true,
+            let asked = try? JSONDecoder().decode(ResolveRequestJSON.self, from: Data(body.readableBytesView))
+        else {
+            return Self.failure("send a JSON resolution", status: .badRequest)
+        }
+        let document = try Self.document(asked.document)
+        let resolution: Resolution
+        switch asked.action {
+        case "keep":
+            guard let version = asked.version else { return Self.failure("keep which version?", status: .badRequest) }
+            resolution = .keep(version)
+        case "latest":
+            resolution = .latest
+        case "policy":
+            guard let name = asked.policy, let policy = MergePolicies.named(name) else { return Self.failure("unknown policy", status: .badRequest) }
+            // The policy .concord/policies selects is used with its rule's options (a JSON rule's id= keys).
+            let selected = try? container.contention(of: document).selected.policy
+            resolution = selected == name ? .mergeBySelection : .merge(policy)
+        case "content":
+            guard let text = asked.content else { return Self.failure("no content given", status: .badRequest) }
+            if ConflictMarkers.contained(in: text), asked.allowMarkers != true {
+                return Self.failure("the result still holds conflict markers: edit them out, or confirm that they belong", status: .conflict)
+            }
+            resolution = .content(.file(Data(text.utf8)))
+        default:
+            return Self.failure("unknown action", status: .badRequest)
+        }
+        do {
+            let report = try container.resolve(document, using: resolution)
+            return try Self.json(ResolvedJSON(document: document.value, explanation: report.explanation, version: report.version))
+        } catch let error as NeedsPersonError {
+            return Self.failure(error.description, status: .conflict)
+        } catch let error as ConcordError {
+            return Self.failure(error.description, status: .conflict)
+        }
+    }
+
+    /// Server-sent events from the container's live query: one `change` event, naming the
+    /// document, for each document added, changed, changing state or removed, by this page or by
+    /// any other process. The page reloads what it shows.
+    func events() -> Response {
+        let stream = container.query()
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": listening\n\n"))
+                for await event in stream.cancelOnGracefulShutdown() {
+                    let path: String
+                    switch event {
+                    case .gathered: continue
+                    case let .added(info), let .changed(info), let .stateChanged(info): path = info.path.value
+                    case let .removed(document): path = document.value
+                    }
+                    let data = try JSONEncoder().encode(["document": path])
+                    try await writer.write(ByteBuffer(string: "event: change\ndata: \(String(decoding: data, as: UTF8.self))\n\n"))
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    static func document(_ text: String?) throws -> DocumentPath {
+        guard let text, let document = try? DocumentPath(text) else { throw HTTPError(.badRequest, message: "a document path is needed") }
+        return document
+    }
+
+    static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    static func failure(_ message: String, status: HTTPResponse.Status) -> Response {
+        (try? json(["error": message], status: status)) ?? Response(status: status)
+    }
+}
+
+/// Conflict markers a text merge writes, at the start of a line: `<<<<<<< `, `=======`, `>>>>>>> `.
+enum ConflictMarkers {
+    static func contained(in text: String) -> Bool {
+        text.split(separator: "\n", omittingEmptySubsequences: false).contains { line in
+            line.hasPrefix("<<<<<<< ") || line.hasPrefix(">>>>>>> ") || line == "=======" || line == "<<<<<<<" || line == ">>>>>>>"
+        }
+    }
+}
