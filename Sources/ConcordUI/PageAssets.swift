@@ -17,11 +17,11 @@ enum PageAssets {
           <h1 id="heading">Concord</h1>
           <input id="filter" type="search" placeholder="Filter documents" aria-label="Filter documents">
         </header>
+        <p id="message" role="status"></p>
         <main>
           <nav aria-label="Documents"><ul id="list"></ul></nav>
           <section id="view" aria-live="polite"><p class="hint">Pick a document in conflict to compare its versions.</p></section>
         </main>
-        <p id="message" role="status"></p>
         </body>
         </html>
         """#
@@ -57,7 +57,7 @@ enum PageAssets {
         .needs { color: #b3261e; }
         textarea#result { width: 100%; min-height: 12rem; font-family: ui-monospace, monospace; font-size: .85rem; }
         button { margin: .2rem .2rem .2rem 0; }
-        #message { position: fixed; bottom: 0; left: 0; right: 0; margin: 0; padding: .4rem 1rem; background: #1d1d1f; color: #fff; }
+        #message { margin: 0; padding: .4rem 1rem; background: #1d1d1f; color: #fff; }
         #message:empty { display: none; }
         .hint { color: #666; }
         """#

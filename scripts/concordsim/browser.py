@@ -1,0 +1,255 @@
+"""The resolver page (`concord ui`) in a real headless Chromium: scripts/ui-test runs this.
+
+Three devices (iPhone, iPad, MacBook) change one line each of `note.txt` offline and sync: a
+three-way conflict. iPhone starts `concord ui --no-open`; the test checks the page's defences with
+plain HTTP requests, then opens the printed address in Chromium, finds the conflict listed, opens
+it, checks the ancestor and the three versions with their devices and changed lines, checks that a
+result holding conflict markers is refused, saves the merged result, and checks the file on disk,
+`concord conflicts` empty and the versions still in `versions --all`; then that a save by another
+process appears on the page without a reload. The server is stopped by its PID.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from concordsim.fixture import Fixture, find_concord  # noqa: E402
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import NoAlertPresentException, TimeoutException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+BASE = "one\n-\n-\ntwo\n-\n-\nthree\n"
+EDITS = {"iPhone": ("one", "ONE"), "iPad": ("two", "TWO"), "MacBook": ("three", "THREE")}
+MERGED = "ONE\n-\n-\nTWO\n-\n-\nTHREE\n"
+SCRIPT_NAME = "<script>alert(1)</script>.txt"
+
+failures: list[str] = []
+
+
+def check(condition: bool, what: str):
+    print(("ok    " if condition else "FAIL  ") + what)
+    if not condition:
+        failures.append(what)
+
+
+def request(port: int, method: str, path: str, headers: dict | None = None, body: bytes | None = None):
+    """One HTTP request to the server, as a browser or an attacker would send it."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+    for name, value in {"Host": f"127.0.0.1:{port}", **(headers or {})}.items():
+        connection.putheader(name, value)
+    if body is not None:
+        connection.putheader("Content-Length", str(len(body)))
+    connection.endheaders(body)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, response, data
+
+
+def make_conflict(fx: Fixture):
+    phone, tablet, laptop = fx.devices
+    fx.must(fx.save(phone, "note.txt", BASE.encode()))
+    fx.must(fx.save(phone, SCRIPT_NAME, b"<img src=x onerror=alert(2)>\n"))
+    for device in fx.devices:
+        fx.must(fx.sync(device))
+    for device in fx.devices:
+        old, new = EDITS[device.name]
+        fx.must(fx.save(device, "note.txt", BASE.replace(old, new).encode()))
+    for _ in range(2):
+        for device in fx.devices:
+            fx.must(fx.sync(device))
+    conflicts = fx.conflicts(phone)
+    assert [c["document"] for c in conflicts] == ["note.txt"] and conflicts[0]["versions"] == 3, conflicts
+
+
+def start_server(fx: Fixture):
+    """`concord ui --no-open` on the first device: its process and the address it printed."""
+    process = subprocess.Popen([fx.concord, "-C", fx.devices[0].path, "ui", "--no-open"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=fx.command_env(None))
+    line = process.stdout.readline().decode()
+    match = re.search(r"(http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{64}))", line)
+    if not match:
+        process.kill()
+        raise RuntimeError(f"concord ui printed no address: {line!r} {process.stderr.read().decode()!r}")
+    return process, match.group(1), int(match.group(2)), match.group(3)
+
+
+def stop_server(process: subprocess.Popen):
+    os.kill(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        check(False, "the server stops within 15 s of SIGTERM")
+
+
+def security_checks(port: int, token: str):
+    cookie = f"concord_ui_{port}={token}"
+    status, _, _ = request(port, "GET", "/")
+    check(status == 403, f"a request without the token is refused ({status})")
+    status, _, _ = request(port, "GET", "/api/documents")
+    check(status == 403, f"the API without the token is refused ({status})")
+    status, _, _ = request(port, "GET", "/?token=" + "0" * 64)
+    check(status == 403, f"a wrong token is refused ({status})")
+    status, response, _ = request(port, "GET", f"/?token={token}")
+    set_cookie = response.getheader("Set-Cookie") or ""
+    check(status == 303 and response.getheader("Location") == "/", f"the token's address redirects to / ({status})")
+    check(f"{cookie};" in set_cookie and "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie,
+          f"the token becomes an HttpOnly, SameSite=Strict cookie ({set_cookie})")
+    status, _, _ = request(port, "GET", "/api/documents", {"Host": f"rebound.example:{port}", "Cookie": cookie})
+    check(status == 403, f"a foreign Host is refused, token or not ({status})")
+    status, _, _ = request(port, "GET", "/api/documents", {"Host": "127.0.0.1:1", "Cookie": cookie})
+    check(status == 403, f"another port in Host is refused ({status})")
+    status, response, page = request(port, "GET", "/", {"Cookie": cookie})
+    csp = response.getheader("Content-Security-Policy") or ""
+    check(status == 200 and "script-src 'self'" in csp and "default-src 'none'" in csp and "unsafe-inline" not in csp,
+          f"the page comes with a strict Content-Security-Policy ({csp})")
+    scripts = re.findall(rb"<script[^>]*>", page)
+    check(bool(scripts) and all(b" src=" in tag for tag in scripts), "the page has no inline script")
+    status, _, session = request(port, "GET", "/api/session", {"Cookie": cookie})
+    csrf = json.loads(session)["csrf"]
+    resolve = json.dumps({"document": "note.txt", "action": "latest"}).encode()
+    json_type = {"Content-Type": "application/json", "Cookie": cookie}
+    status, _, _ = request(port, "POST", "/api/resolve", {**json_type, "Origin": "http://evil.example", "X-Concord-CSRF": csrf}, resolve)
+    check(status == 403, f"a cross-origin POST is refused, CSRF token or not ({status})")
+    status, _, _ = request(port, "POST", "/api/resolve", {**json_type, "Origin": f"http://127.0.0.1:{port}"}, resolve)
+    check(status == 403, f"a same-origin POST without the CSRF token is refused ({status})")
+    status, _, _ = request(port, "POST", "/api/resolve", {**json_type, "X-Concord-CSRF": csrf}, resolve)
+    check(status == 403, f"a POST without Origin is refused ({status})")
+
+
+def browser(screenshot: str | None):
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1500,1100"):
+        options.add_argument(argument)
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    options.binary_location = chromium
+    service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    return webdriver.Chrome(options=options, service=service)
+
+
+def no_alert(driver) -> bool:
+    try:
+        driver.switch_to.alert
+        return False
+    except NoAlertPresentException:
+        return True
+
+
+def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
+    driver = browser(screenshot)
+    wait = WebDriverWait(driver, 15)
+    try:
+        driver.get(address)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-state=inConflict]"))
+        check(driver.current_url == f"http://127.0.0.1:{port}/", f"the token left the address bar ({driver.current_url})")
+        check(driver.title.startswith("(1) "), f"the title counts the conflicts ({driver.title})")
+        items = driver.find_elements(By.CSS_SELECTOR, "#list li")
+        check(items[0].get_attribute("data-path") == "note.txt", "the conflict is listed first")
+        names = [item.find_element(By.CSS_SELECTOR, ".path").text for item in items]
+        check(SCRIPT_NAME in names, f"a document named like a script is listed as text ({names})")
+        check(not driver.find_elements(By.CSS_SELECTOR, "#list script, #list img"), "its name made no element")
+        check(no_alert(driver), "no script ran")
+
+        items[0].click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".column.version"))
+        ancestor = driver.find_element(By.CSS_SELECTOR, ".column.ancestor")
+        ancestor_lines = [line.text for line in ancestor.find_elements(By.CSS_SELECTOR, ".line")]
+        check(ancestor_lines == BASE.splitlines(), f"the ancestor's lines are the base ({ancestor_lines})")
+        columns = driver.find_elements(By.CSS_SELECTOR, ".column.version")
+        devices = sorted(column.get_attribute("data-device") for column in columns)
+        check(devices == sorted(EDITS), f"the three versions are shown with their devices ({devices})")
+        for column in columns:
+            device = column.get_attribute("data-device")
+            added = [line.text for line in column.find_elements(By.CSS_SELECTOR, ".line.added")]
+            removed = [line.text for line in column.find_elements(By.CSS_SELECTOR, ".line.removed")]
+            old, new = EDITS[device]
+            check(added == [new] and removed == [old], f"{device}'s change against the ancestor is marked ({removed} -> {added})")
+            check(device in column.find_element(By.CSS_SELECTOR, "header").text, f"{device}'s column names its device")
+        text_row = driver.find_element(By.CSS_SELECTOR, ".previews tr[data-policy=text]")
+        check("merges" in text_row.text, f"the text policy's preview merges ({text_row.text})")
+        chosen = driver.find_element(By.CSS_SELECTOR, ".chosen").text
+        check("chooses text" in chosen, f"the chosen policy is named ({chosen})")
+        editor = driver.find_element(By.ID, "result")
+        check(editor.get_attribute("value") == MERGED, "the result starts from the best automatic merge")
+        if screenshot:
+            driver.save_screenshot(screenshot)
+            print(f"screenshot: {screenshot}")
+
+        editor.clear()
+        editor.send_keys("<<<<<<< iPhone\nONE\n=======\none\n>>>>>>> iPad\n")
+        driver.find_element(By.ID, "save-result").click()
+        wait.until(lambda d: "conflict markers" in d.find_element(By.ID, "message").text)
+        check([c["document"] for c in fx.conflicts(fx.devices[0])] == ["note.txt"], "a result with conflict markers is refused")
+
+        text_row.find_element(By.CSS_SELECTOR, "button.show").click()
+        check(editor.get_attribute("value") == MERGED, "a policy's preview can be edited from")
+        driver.find_element(By.ID, "save-result").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view .resolved"))
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#list li[data-state=inConflict]"))
+        check(driver.title.startswith("Concord"), f"no conflict is left in the title ({driver.title})")
+
+        with open(os.path.join(fx.devices[0].path, "note.txt")) as file:
+            check(file.read() == MERGED, "the file on disk holds the result")
+        check(fx.conflicts(fx.devices[0]) == [], "concord conflicts is empty")
+
+        fx.must(fx.save(fx.devices[0], "later.txt", b"saved by another process\n"))
+        try:
+            WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-path='later.txt']"))
+            check(True, "another process's save appears on the page without a reload")
+        except TimeoutException:
+            check(False, "another process's save appears on the page without a reload")
+        check(no_alert(driver), "no script ran, at the end")
+    finally:
+        driver.quit()
+
+
+def main():
+    keep = "--keep" in sys.argv
+    screenshot = None
+    if "--screenshot" in sys.argv:
+        screenshot = os.path.abspath(sys.argv[sys.argv.index("--screenshot") + 1])
+    started = time.monotonic()
+    root = tempfile.mkdtemp(prefix="concord-ui-test-")
+    fx = Fixture(find_concord(build=False), root, names=["iPhone", "iPad", "MacBook"])
+    server = None
+    try:
+        fx.setup(packages=())
+        make_conflict(fx)
+        versions_before = {v["id"] for v in json.loads(fx.must(fx.run(fx.devices[0], "versions", "note.txt", "--json")).text)}
+        server, address, port, token = start_server(fx)
+        print(f"concord ui (PID {server.pid}) at 127.0.0.1:{port}")
+        security_checks(port, token)
+        page_checks(fx, address, port, screenshot)
+        history = {v["id"] for v in json.loads(fx.must(fx.run(fx.devices[0], "versions", "note.txt", "--all", "--json")).text)}
+        check(versions_before <= history, "the versions resolved stay in versions --all")
+    finally:
+        if server:
+            stop_server(server)
+        fx.close()
+        if keep:
+            print(f"kept {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    print(f"scripts/ui-test: {'FAILED: ' + '; '.join(failures) if failures else 'all checks passed'} ({time.monotonic() - started:.1f} s)")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
