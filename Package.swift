@@ -66,6 +66,8 @@ let package = Package(
             name: "ConcordCLITests",
             dependencies: ["ConcordCLI", "ConcordTool"]
         ),
+        // Runs the built concord-ui (ConcordUITool) on real containers, as ConcordCLITests runs concord.
+        .testTarget(name: "ConcordUITests", dependencies: ["Concord", "ConcordMerge", "ConcordUITool"]),
 
     ],
     swiftLanguageModes: [.v6]

@@ -208,6 +208,10 @@ enum PageAssets {
             latest.id = "keep-latest";
             latest.addEventListener("click", () => resolve({ action: "latest" }));
             section.appendChild(latest);
+            const both = el("button", null, "Keep both (the others saved beside, named after their devices)");
+            both.id = "keep-both";
+            both.addEventListener("click", () => resolve({ action: "keepBoth" }));
+            section.appendChild(both);
           }
 
           async function resolve(how) {

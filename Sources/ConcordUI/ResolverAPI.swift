@@ -51,8 +51,9 @@ struct ResolverAPI: Sendable {
         }
     }
 
-    /// Resolves a document as the page asks: keep a version, the latest, merge with a policy, or
-    /// save the edited result (refused while it holds conflict markers, unless confirmed).
+    /// Resolves a document as the page asks: keep a version, the latest, both (the others saved
+    /// beside, named after their devices), merge with a policy, or save the edited result
+    /// (refused while it holds conflict markers, unless confirmed).
     func resolve(_ request: Request) async throws -> Response {
         var request = request
         let body = try await request.collectBody(upTo: Self.bodyLimit)
@@ -69,6 +70,8 @@ struct ResolverAPI: Sendable {
             resolution = .keep(version)
         case "latest":
             resolution = .latest
+        case "keepBoth":
+            resolution = .keepBoth
         case "policy":
             guard let name = asked.policy, let policy = MergePolicies.named(name) else { return Self.failure("unknown policy", status: .badRequest) }
             // The policy .concord/policies selects is used with its rule's options (a JSON rule's id= keys).

@@ -27,7 +27,7 @@ struct DocumentJSON: Encodable {
 /// `/api/resolve`'s body.
 struct ResolveRequestJSON: Decodable {
     var document: String
-    /// `keep`, `latest`, `policy` or `content`.
+    /// `keep`, `latest`, `keepBoth`, `policy` or `content`.
     var action: String
     var version: String?
     var policy: String?

@@ -1,0 +1,143 @@
+import Concord
+import ConcordMerge
+import Foundation
+import Testing
+
+/// The resolver page's server (`concord-ui`) on real containers: what its API shows of a
+/// conflict, the resolutions it makes, and the requests it refuses.
+@Suite struct ResolverPageTests {
+    /// A cloud and three devices (iPhone, iPad, Mac) that changed one line each of `note.txt`
+    /// offline and synced twice; the folder is removed when it goes.
+    final class Conflict {
+        static let base = "one\n-\n-\ntwo\n-\n-\nthree\n"
+        static let edits = ["iPhone": ("one", "ONE"), "iPad": ("two", "TWO"), "Mac": ("three", "THREE")]
+        static let merged = "ONE\n-\n-\nTWO\n-\n-\nTHREE\n"
+        let folder = NSTemporaryDirectory() + "concord-ui-tests-" + UUID().uuidString
+        var devices: [Container] = []
+
+        init(document: String = "note.txt") async throws {
+            let cloud = "\(folder)/cloud.git"
+            devices.append(try Container.create(at: "\(folder)/phone", deviceName: "iPhone", cloud: cloud))
+            devices.append(try Container.clone(from: cloud, to: "\(folder)/tablet", deviceName: "iPad"))
+            devices.append(try Container.clone(from: cloud, to: "\(folder)/laptop", deviceName: "Mac"))
+            let path = try DocumentPath(document)
+            try devices[0].save(path, content: .file(Data(Self.base.utf8)))
+            for device in devices { try await device.sync() }
+            for device in devices {
+                let (old, new) = try #require(Self.edits[device.device.name])
+                try device.save(path, content: .file(Data(Self.base.replacingOccurrences(of: old, with: new).utf8)))
+            }
+            for _ in 0..<2 {
+                for device in devices { try await device.sync() }
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+        var phone: Container { devices[0] }
+    }
+
+    @Test func theConflictViewShowsTheAncestorEachVersionsChangesAndThePreviews() async throws {
+        let conflict = try await Conflict()
+        let server = try UIServer(root: conflict.phone.root)
+        let list = try server.get("/api/documents").json
+        #expect(list["conflicts"] as? Int == 1)
+        let first = (list["documents"] as? [[String: Any]])?.first
+        #expect(first?["path"] as? String == "note.txt" && first?["state"] as? String == "inConflict" && first?["versions"] as? Int == 3)
+
+        let view = try server.get("/api/conflict?document=note.txt").json
+        let ancestor = try #require(view["ancestor"] as? [String: Any])
+        #expect((ancestor["lines"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == Conflict.base.split(separator: "\n").map(String.init))
+        #expect(ancestor["device"] as? String == "iPhone")
+        let versions = try #require(view["versions"] as? [[String: Any]])
+        #expect(Set(versions.compactMap { $0["device"] as? String }) == ["iPhone", "iPad", "Mac"])
+        #expect(versions.first?["current"] as? Bool == true)
+        for version in versions {
+            let (old, new) = try #require(Conflict.edits[version["device"] as? String ?? ""])
+            let lines = (version["lines"] as? [[String: Any]]) ?? []
+            #expect(lines.filter { $0["kind"] as? String == "added" }.compactMap { $0["text"] as? String } == [new])
+            #expect(lines.filter { $0["kind"] as? String == "removed" }.compactMap { $0["text"] as? String } == [old])
+        }
+        let previews = try #require(view["previews"] as? [[String: Any]])
+        #expect(previews.compactMap { $0["policy"] as? String } == MergePolicies.names)
+        let text = try #require(previews.first { $0["policy"] as? String == "text" })
+        #expect(text["merged"] as? Bool == true && text["text"] as? String == Conflict.merged)
+        #expect((view["selected"] as? [String: Any])?["policy"] as? String == "text")
+        #expect(view["start"] as? String == Conflict.merged)
+    }
+
+    @Test func aResultWithConflictMarkersIsRefusedUntilConfirmed() async throws {
+        let conflict = try await Conflict()
+        let server = try UIServer(root: conflict.phone.root)
+        let marked = "<<<<<<< iPhone\nONE\n=======\none\n>>>>>>> iPad\n"
+        let refused = try server.post("/api/resolve", ["document": "note.txt", "action": "content", "content": marked])
+        #expect(refused.status == 409 && (refused.json["error"] as? String)?.contains("conflict markers") == true)
+        #expect(try conflict.phone.conflicts().count == 1)
+        let saved = try server.post("/api/resolve", ["document": "note.txt", "action": "content", "content": marked, "allowMarkers": true])
+        #expect(saved.status == 200, "\(saved.json)")
+        #expect(try conflict.phone.conflicts().isEmpty)
+        #expect(try conflict.phone.content(of: DocumentPath("note.txt")) == .file(Data(marked.utf8)))
+    }
+
+    @Test(arguments: ["keep", "policy", "keepBoth"])
+    func resolvesAsThePageAsks(action: String) async throws {
+        let conflict = try await Conflict()
+        let server = try UIServer(root: conflict.phone.root)
+        let note = try DocumentPath("note.txt")
+        let versions = try conflict.phone.unresolvedVersions(of: note)
+        let tablet = try #require(versions.first { $0.deviceName == "iPad" })
+        let union = try #require(try conflict.phone.contention(of: note).preview("union")?.content)
+        var asked: [String: Any] = ["document": "note.txt", "action": action]
+        if action == "keep" { asked["version"] = String(tablet.id.prefix(7)) }
+        if action == "policy" { asked["policy"] = "union" }
+        let answer = try server.post("/api/resolve", asked)
+        #expect(answer.status == 200, "\(answer.json)")
+        #expect(try conflict.phone.conflicts().isEmpty)
+        let content = try conflict.phone.content(of: note)
+        switch action {
+        case "keep": #expect(try content == conflict.phone.content(of: note, version: tablet.id))
+        case "policy": #expect(content == union)
+        default:
+            #expect(try content == conflict.phone.content(of: note, version: versions[0].id), "the current version stays")
+            #expect(try conflict.phone.documents().count == 3, "the two other versions saved beside")
+        }
+    }
+
+    @Test func badRequestsAreOneLineErrors() async throws {
+        let conflict = try await Conflict()
+        try conflict.phone.save(DocumentPath("calm.txt"), content: .file(Data("calm\n".utf8)))
+        let server = try UIServer(root: conflict.phone.root)
+        let calm = try server.get("/api/conflict?document=calm.txt")
+        #expect(calm.status == 404 && calm.json["error"] as? String == "'calm.txt' is not in conflict")
+        let unknown = try server.post("/api/resolve", ["document": "note.txt", "action": "policy", "policy": "nonsense"])
+        #expect(unknown.status == 400)
+        let notJSON = try server.request(
+            "POST", "/api/resolve",
+            headers: ["Cookie": server.cookie, "Origin": "http://127.0.0.1:\(server.port)", "X-Concord-CSRF": server.csrf, "Content-Type": "text/plain"],
+            body: Data("document=note.txt".utf8))
+        #expect(notJSON.status == 400)
+        #expect(try conflict.phone.conflicts().count == 1, "nothing was resolved")
+    }
+
+    @Test func requestsWithoutTheTokenFromAnotherHostOrAnotherOriginAreRefused() async throws {
+        let conflict = try await Conflict()
+        let server = try UIServer(root: conflict.phone.root)
+        #expect(try server.request("GET", "/api/documents").status == 403)
+        #expect(try server.request("GET", "/api/documents", headers: ["Cookie": "concord_ui_\(server.port)=\(String(repeating: "0", count: 64))"]).status == 403)
+        #expect(try server.request("GET", "/api/documents", headers: ["Cookie": server.cookie, "Host": "attacker.example:\(server.port)"]).status == 403)
+        #expect(try server.request("GET", "/api/documents", headers: ["Cookie": server.cookie, "Host": "localhost:\(server.port)"]).status == 200)
+        let redirect = try server.request("GET", "/?token=\(server.token)")
+        #expect(redirect.status == 303 && redirect.headers["location"] == "/")
+        #expect(redirect.headers["set-cookie"] == "\(server.cookie); Path=/; HttpOnly; SameSite=Strict")
+        let page = try server.get("/")
+        #expect(page.headers["content-security-policy"]?.contains("script-src 'self'") == true)
+        let body = try JSONSerialization.data(withJSONObject: ["document": "note.txt", "action": "latest"])
+        let json = ["Cookie": server.cookie, "Content-Type": "application/json"]
+        let crossOrigin = try server.request(
+            "POST", "/api/resolve", headers: json.merging(["Origin": "http://attacker.example", "X-Concord-CSRF": server.csrf]) { $1 }, body: body)
+        #expect(crossOrigin.status == 403)
+        let noCSRF = try server.request("POST", "/api/resolve", headers: json.merging(["Origin": "http://127.0.0.1:\(server.port)"]) { $1 }, body: body)
+        #expect(noCSRF.status == 403)
+        #expect(try conflict.phone.conflicts().count == 1, "nothing was resolved")
+    }
+}
