@@ -51,6 +51,9 @@ enum PageAssets {
         .line { padding: 0 .6rem; min-height: 1.2em; }
         .line.added { background: #e6ffec; }
         .line.removed { background: #ffebe9; text-decoration: line-through; color: #7d2a25; }
+        .line mark.word { background: transparent; font-weight: 700; text-decoration: underline; color: inherit; }
+        .line.added mark.word { background: #abf2bc; }
+        .line.removed mark.word { background: #ffc1bc; }
         .previews { border-collapse: collapse; margin: 1rem 0; }
         .previews td, .previews th { border-bottom: 1px solid #ddd; padding: .3rem .6rem; text-align: left; }
         .previews tr.selected { background: #fff8e1; }
@@ -134,20 +137,61 @@ enum PageAssets {
               keep.dataset.version = side.id;
               keep.addEventListener("click", () => resolve({ action: "keep", version: side.id }));
               head.appendChild(keep);
+              if (side.text !== null && side.text !== undefined) {
+                const edit = el("button", "edit", "Edit from this");
+                edit.addEventListener("click", () => { document.getElementById("result").value = side.text; });
+                head.appendChild(edit);
+              }
             }
             box.appendChild(head);
             const body = el("div", "lines");
             if (side.deleted) body.appendChild(el("div", "line hint", "deleted in this version"));
-            else if (side.binary) body.appendChild(el("div", "line hint", "binary content, " + side.size + " bytes"));
+            else if (side.binary) body.appendChild(el("div", "line hint", "binary content, " + side.size + " bytes, id " + side.contentID));
             else if (side.files) for (const file of side.files) body.appendChild(el("div", "line", file));
-            else if (side.lines) for (const line of side.lines) {
-              const row = el("div", "line " + line.kind, line.text);
+            else if (side.lines) side.lines.forEach((line, index) => {
+              const row = el("div", "line " + line.kind);
               row.dataset.kind = line.kind;
+              // A removed line followed by an added one: the words between their common start and end are marked.
+              const partner = line.kind === "removed" ? side.lines[index + 1] : line.kind === "added" ? side.lines[index - 1] : null;
+              const paired = partner && partner.kind === (line.kind === "removed" ? "added" : "removed");
+              fillLine(row, line.text, paired ? partner.text : null);
               body.appendChild(row);
-            }
+            });
             box.appendChild(body);
             return box;
           }
+
+          function fillLine(row, text, other) {
+            if (other === null) { row.textContent = text; return; }
+            let start = 0;
+            while (start < text.length && start < other.length && text[start] === other[start]) start++;
+            let end = 0;
+            while (end < text.length - start && end < other.length - start && text[text.length - 1 - end] === other[other.length - 1 - end]) end++;
+            row.appendChild(document.createTextNode(text.slice(0, start)));
+            row.appendChild(el("mark", "word", text.slice(start, text.length - end)));
+            row.appendChild(document.createTextNode(text.slice(text.length - end)));
+          }
+
+          function conflictPaths() { return documents.filter((item) => item.state === "inConflict").map((item) => item.path); }
+
+          // Keys: j and k, the next and previous conflict; 1 to 9, start the result from that version;
+          // Ctrl+Enter (in the result too), save the result.
+          document.addEventListener("keydown", (event) => {
+            if (event.key === "Enter" && event.ctrlKey && openDocument) { event.preventDefault(); document.getElementById("save-result").click(); return; }
+            const target = event.target;
+            if (target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT") || event.ctrlKey || event.metaKey || event.altKey) return;
+            const paths = conflictPaths();
+            if ((event.key === "j" || event.key === "k") && paths.length > 0) {
+              const here = paths.indexOf(openDocument);
+              const next = event.key === "j" ? (here + 1) % paths.length : (here <= 0 ? paths.length - 1 : here - 1);
+              openConflict(paths[next]);
+            } else if (/^[1-9]$/.test(event.key) && currentView) {
+              const version = currentView.versions[Number(event.key) - 1];
+              if (version && version.text !== null) document.getElementById("result").value = version.text;
+            }
+          });
+
+          let currentView = null;
 
           async function openConflict(path) {
             openDocument = path;
@@ -155,6 +199,7 @@ enum PageAssets {
             let view;
             try { view = await getJSON("/api/conflict?document=" + encodeURIComponent(path)); }
             catch (error) { say(error.message); return; }
+            currentView = view;
             const section = document.getElementById("view");
             section.replaceChildren();
             section.appendChild(el("h2", "document", view.document));
@@ -222,6 +267,7 @@ enum PageAssets {
               const section = document.getElementById("view");
               section.replaceChildren(el("p", "resolved", "Resolved " + done.document + "."));
               openDocument = null;
+              currentView = null;
               await loadList();
             } catch (error) { say(error.message); }
           }

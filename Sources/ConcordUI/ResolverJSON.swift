@@ -64,6 +64,10 @@ struct SideJSON: Encodable {
     var binary: Bool
     /// The files of a package.
     var files: [String]?
+    /// The git id of the content (a blob, or a package's tree); nil for a deletion.
+    var contentID: String?
+    /// The whole text; nil when there is none (deleted, binary, a package).
+    var text: String?
     /// The lines, marked against the ancestor (the ancestor's own: all context); nil when there is no text.
     var lines: [LineJSON]?
     var added: Int
@@ -79,6 +83,7 @@ struct SideJSON: Encodable {
         current = version.isCurrent
         deleted = version.isDeleted
         package = version.isPackage
+        contentID = version.contentID
         binary = false
         added = 0
         removed = 0
@@ -90,6 +95,7 @@ struct SideJSON: Encodable {
                 binary = true
                 return
             }
+            text = String(decoding: data, as: UTF8.self)
             let base = ancestor?.fileData.flatMap { TextMergePolicy.isText($0) ? $0 : nil } ?? Data()
             guard let diff = try? TextDiff(old: base, new: data, context: .max) else { return }
             if diff.isEmpty {

@@ -33,9 +33,13 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 BASE = "one\n-\n-\ntwo\n-\n-\nthree\n"
-EDITS = {"iPhone": ("one", "ONE"), "iPad": ("two", "TWO"), "MacBook": ("three", "THREE")}
-MERGED = "ONE\n-\n-\nTWO\n-\n-\nTHREE\n"
+EDITS = {"iPhone": ("one", "ONE"), "iPad": ("two", "TWO"), "MacBook": ("three", "three and four")}
+MERGED = "ONE\n-\n-\nTWO\n-\n-\nthree and four\n"
 SCRIPT_NAME = "<script>alert(1)</script>.txt"
+# A drawing two devices changed: an SVG carrying scripts, to be shown as text, never run.
+SVG_BASE = '<svg xmlns="http://www.w3.org/2000/svg">\n<circle r="1"/>\n</svg>\n'
+SVG_EDITS = {"iPhone": SVG_BASE.replace("<svg ", '<svg onload="alert(3)" '),
+             "iPad": SVG_BASE.replace("</svg>", "<script>alert(4)</script>\n</svg>")}
 
 failures: list[str] = []
 
@@ -65,16 +69,19 @@ def make_conflict(fx: Fixture):
     phone, tablet, laptop = fx.devices
     fx.must(fx.save(phone, "note.txt", BASE.encode()))
     fx.must(fx.save(phone, SCRIPT_NAME, b"<img src=x onerror=alert(2)>\n"))
+    fx.must(fx.save(phone, "drawing.svg", SVG_BASE.encode()))
     for device in fx.devices:
         fx.must(fx.sync(device))
     for device in fx.devices:
         old, new = EDITS[device.name]
         fx.must(fx.save(device, "note.txt", BASE.replace(old, new).encode()))
+        if device.name in SVG_EDITS:
+            fx.must(fx.save(device, "drawing.svg", SVG_EDITS[device.name].encode()))
     for _ in range(2):
         for device in fx.devices:
             fx.must(fx.sync(device))
-    conflicts = fx.conflicts(phone)
-    assert [c["document"] for c in conflicts] == ["note.txt"] and conflicts[0]["versions"] == 3, conflicts
+    conflicts = {c["document"]: c["versions"] for c in fx.conflicts(phone)}
+    assert conflicts == {"note.txt": 3, "drawing.svg": 2}, conflicts
 
 
 def start_server(fx: Fixture):
@@ -159,15 +166,16 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         driver.get(address)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-state=inConflict]"))
         check(driver.current_url == f"http://127.0.0.1:{port}/", f"the token left the address bar ({driver.current_url})")
-        check(driver.title.startswith("(1) "), f"the title counts the conflicts ({driver.title})")
+        check(driver.title.startswith("(2) "), f"the title counts the conflicts ({driver.title})")
         items = driver.find_elements(By.CSS_SELECTOR, "#list li")
-        check(items[0].get_attribute("data-path") == "note.txt", "the conflict is listed first")
+        first = [(item.get_attribute("data-path"), item.get_attribute("data-state")) for item in items[:2]]
+        check(first == [("drawing.svg", "inConflict"), ("note.txt", "inConflict")], f"the conflicts are listed first ({first})")
         names = [item.find_element(By.CSS_SELECTOR, ".path").text for item in items]
         check(SCRIPT_NAME in names, f"a document named like a script is listed as text ({names})")
         check(not driver.find_elements(By.CSS_SELECTOR, "#list script, #list img"), "its name made no element")
         check(no_alert(driver), "no script ran")
 
-        items[0].click()
+        items[1].click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".column.version"))
         ancestor = driver.find_element(By.CSS_SELECTOR, ".column.ancestor")
         ancestor_lines = [line.text for line in ancestor.find_elements(By.CSS_SELECTOR, ".line")]
@@ -182,6 +190,8 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
             old, new = EDITS[device]
             check(added == [new] and removed == [old], f"{device}'s change against the ancestor is marked ({removed} -> {added})")
             check(device in column.find_element(By.CSS_SELECTOR, "header").text, f"{device}'s column names its device")
+        marks = [mark.text for mark in driver.find_elements(By.CSS_SELECTOR, ".column[data-device=MacBook] .line.added mark.word")]
+        check([mark.strip() for mark in marks] == ["and four"], f"the words changed in a line are marked ({marks})")
         text_row = driver.find_element(By.CSS_SELECTOR, ".previews tr[data-policy=text]")
         check("merges" in text_row.text, f"the text policy's preview merges ({text_row.text})")
         chosen = driver.find_element(By.CSS_SELECTOR, ".chosen").text
@@ -192,18 +202,36 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
             driver.save_screenshot(screenshot)
             print(f"screenshot: {screenshot}")
 
+        second = driver.find_elements(By.CSS_SELECTOR, ".column.version")[1].get_attribute("data-device")
+        driver.find_element(By.TAG_NAME, "body").send_keys("2")
+        old, new = EDITS[second]
+        check(editor.get_attribute("value") == BASE.replace(old, new), f"key 2 starts the result from the second version ({second}'s)")
+
         editor.clear()
         editor.send_keys("<<<<<<< iPhone\nONE\n=======\none\n>>>>>>> iPad\n")
         driver.find_element(By.ID, "save-result").click()
         wait.until(lambda d: "conflict markers" in d.find_element(By.ID, "message").text)
-        check([c["document"] for c in fx.conflicts(fx.devices[0])] == ["note.txt"], "a result with conflict markers is refused")
+        check("note.txt" in [c["document"] for c in fx.conflicts(fx.devices[0])], "a result with conflict markers is refused")
 
         text_row.find_element(By.CSS_SELECTOR, "button.show").click()
         check(editor.get_attribute("value") == MERGED, "a policy's preview can be edited from")
         driver.find_element(By.ID, "save-result").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view .resolved"))
+        wait.until(lambda d: d.title.startswith("(1) "))
+        check(True, "the note is resolved on the page, one conflict left in the title")
+
+        driver.find_element(By.TAG_NAME, "body").send_keys("j")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view h2") and d.find_element(By.CSS_SELECTOR, "#view h2").text == "drawing.svg")
+        check(True, "key j opens the next conflict")
+        shown = [line.text for line in driver.find_elements(By.CSS_SELECTOR, ".column.version .line")]
+        check("<script>alert(4)</script>" in shown and any('onload="alert(3)"' in line for line in shown),
+              "an SVG carrying scripts is shown as its text")
+        check(not driver.find_elements(By.CSS_SELECTOR, "#view svg, #view script, #view circle") and no_alert(driver), "the SVG made no element and ran nothing")
+        driver.find_element(By.ID, "keep-both").click()
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#list li[data-state=inConflict]"))
         check(driver.title.startswith("Concord"), f"no conflict is left in the title ({driver.title})")
+        paths = [item.get_attribute("data-path") for item in driver.find_elements(By.CSS_SELECTOR, "#list li")]
+        check(any(re.fullmatch(r"drawing \((iPhone|iPad)\)\.svg", path or "") for path in paths), f"keep both saved the other drawing beside ({paths})")
 
         with open(os.path.join(fx.devices[0].path, "note.txt")) as file:
             check(file.read() == MERGED, "the file on disk holds the result")
