@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "GitFormat", "GitStore", "TestSupport"]),
         .testTarget(
             name: "ConcordCLITests",
-            dependencies: ["ConcordCLI", "ConcordTool"]
+            dependencies: ["ConcordCLI", "ConcordTool", "ConcordUITool"]
         ),
         // Runs the built concord-ui (ConcordUITool) on real containers, as ConcordCLITests runs concord.
         .testTarget(name: "ConcordUITests", dependencies: ["Concord", "ConcordMerge", "ConcordUITool"]),
