@@ -36,7 +36,8 @@ enum PageAssets {
         nav { border-right: 1px solid #ddd; overflow: auto; background: #fff; }
         #list { list-style: none; margin: 0; padding: 0; }
         #list li { padding: .35rem .75rem; border-bottom: 1px solid #eee; cursor: default; display: flex; justify-content: space-between; gap: .5rem; }
-        #list li.inConflict { cursor: pointer; font-weight: 600; }
+        #list li { cursor: pointer; }
+        #list li.inConflict { font-weight: 600; }
         #list li.inConflict .state { color: #b3261e; }
         #list li.selected { background: #e8f0fe; }
         #list .state { font-size: .8rem; color: #666; white-space: nowrap; }
@@ -63,6 +64,8 @@ enum PageAssets {
         #message { margin: 0; padding: .4rem 1rem; background: #1d1d1f; color: #fff; }
         #message:empty { display: none; }
         .hint { color: #666; }
+        .history-entry { background: #fff; border: 1px solid #ddd; border-radius: 6px; margin: .5rem 0; }
+        .history-entry header { display: block; padding: .4rem .6rem; border-bottom: 1px solid #eee; background: transparent; }
         """#
 
     static let script = #"""
@@ -119,7 +122,7 @@ enum PageAssets {
               li.appendChild(el("span", "path", item.path));
               li.appendChild(el("span", "state", item.state === "inConflict" ? item.versions + " versions" : item.state));
               if (item.path === openDocument) li.classList.add("selected");
-              if (item.state === "inConflict") li.addEventListener("click", () => openConflict(item.path));
+              li.addEventListener("click", () => (item.state === "inConflict" ? openConflict(item.path) : openHistory(item.path)));
               ul.appendChild(li);
             }
           }
@@ -203,6 +206,9 @@ enum PageAssets {
             const section = document.getElementById("view");
             section.replaceChildren();
             section.appendChild(el("h2", "document", view.document));
+            const historyButton = el("button", "history", "History");
+            historyButton.addEventListener("click", () => openHistory(path));
+            section.appendChild(historyButton);
             const columns = el("div", "columns");
             if (view.ancestor) columns.appendChild(column(view.ancestor, "Ancestor", "ancestor"));
             else columns.appendChild(el("div", "column ancestor hint", "No common ancestor: each device added the document."));
@@ -257,6 +263,49 @@ enum PageAssets {
             both.id = "keep-both";
             both.addEventListener("click", () => resolve({ action: "keepBoth" }));
             section.appendChild(both);
+          }
+
+          async function openHistory(path) {
+            openDocument = path;
+            currentView = null;
+            renderList();
+            let history;
+            try { history = await getJSON("/api/history?document=" + encodeURIComponent(path)); }
+            catch (error) { say(error.message); return; }
+            const section = document.getElementById("view");
+            section.replaceChildren();
+            section.appendChild(el("h2", "document", history.document));
+            section.appendChild(el("p", "hint", history.total + (history.total === 1 ? " version" : " versions") + ", newest first" + (history.total > history.versions.length ? " (the newest " + history.versions.length + " shown)" : "")));
+            for (const version of history.versions) {
+              const entry = el("div", "history-entry");
+              entry.dataset.version = version.short;
+              entry.dataset.device = version.device;
+              const head = el("header");
+              const flags = [version.current ? "current" : null, version.conflict ? "conflict" : null, version.deleted ? "deleted" : null,
+                version.resolves > 0 ? "resolves " + version.resolves : null].filter((flag) => flag);
+              head.appendChild(el("div", "role", version.device + (flags.length ? " — " + flags.join(", ") : "")));
+              head.appendChild(el("div", "meta", version.short + " · " + version.modified + " · clock " + version.clock + " · " + version.size + " bytes · +" + version.added + " −" + version.removed + " lines"));
+              if (!version.current && !version.deleted) {
+                const restore = el("button", "restore", "Restore this version");
+                restore.dataset.version = version.id;
+                restore.addEventListener("click", async () => {
+                  try {
+                    const done = await post("/api/restore", { document: path, version: version.id });
+                    say("Restored " + done.document + " as a new version" + (done.version ? " " + done.version.slice(0, 7) : ""));
+                    await loadList();
+                    await openHistory(path);
+                  } catch (error) { say(error.message); }
+                });
+                head.appendChild(restore);
+              }
+              entry.appendChild(head);
+              if (version.changes) {
+                const body = el("div", "lines");
+                for (const line of version.changes) body.appendChild(el("div", "line " + line.kind, line.text));
+                entry.appendChild(body);
+              }
+              section.appendChild(entry);
+            }
           }
 
           async function resolve(how) {

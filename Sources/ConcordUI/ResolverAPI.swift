@@ -96,6 +96,57 @@ struct ResolverAPI: Sendable {
         }
     }
 
+    /// A document's history, newest first: each version with the lines it changed against the
+    /// version it was made on top of (for the first, against nothing).
+    func history(_ request: Request) throws -> Response {
+        let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
+        let versions: [DocumentVersion]
+        do {
+            versions = try container.versions(of: document)
+        } catch let error as ConcordError {
+            return Self.failure(error.description, status: .notFound)
+        }
+        var contents: [String: DocumentContent?] = [:]
+        func content(_ version: DocumentVersion) -> DocumentContent? {
+            if let known = contents[version.id] { return known }
+            let read = (try? container.content(of: document, version: version.id)) ?? nil
+            contents[version.id] = read
+            return read
+        }
+        let byID = Dictionary(versions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let entries = versions.prefix(Self.historyLimit).enumerated().map { index, version in
+            // The one before: the version it was made on top of (its line of edits), else the next older.
+            let previous = version.replaces.first.flatMap { byID[$0] } ?? (index + 1 < versions.count ? versions[index + 1] : nil)
+            return HistoryEntryJSON(version, content: content(version), before: previous.flatMap(content))
+        }
+        return try Self.json(HistoryJSON(document: document.value, total: versions.count, versions: entries))
+    }
+
+    /// The most versions a history shows, newest first.
+    static let historyLimit = 100
+
+    /// Restores a version: saves its content as a new current version (nothing is lost: the
+    /// versions after it stay in the history).
+    func restore(_ request: Request) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 1 << 16)
+        guard request.headers[.contentType]?.hasPrefix("application/json") == true,
+            let asked = try? JSONDecoder().decode(RestoreRequestJSON.self, from: Data(body.readableBytesView))
+        else {
+            return Self.failure("send a JSON restore", status: .badRequest)
+        }
+        let document = try Self.document(asked.document)
+        do {
+            guard let content = try container.content(of: document, version: asked.version) else {
+                return Self.failure("that version is a deletion: there is nothing to restore", status: .conflict)
+            }
+            let saved = try container.save(document, content: content)
+            return try Self.json(RestoredJSON(document: document.value, version: saved.version))
+        } catch let error as ConcordError {
+            return Self.failure(error.description, status: .conflict)
+        }
+    }
+
     /// Server-sent events from the container's live query: one `change` event, naming the
     /// document, for each document added, changed, changing state or removed, by this page or by
     /// any other process. The page reloads what it shows.

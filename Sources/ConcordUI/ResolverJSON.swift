@@ -163,3 +163,65 @@ struct ConflictJSON: Encodable {
         start = selected.text ?? current
     }
 }
+
+/// `/api/history`: the newest versions, each with its changes against the one before.
+struct HistoryJSON: Encodable {
+    var document: String
+    /// How many versions the document has (the list holds the newest, up to a limit).
+    var total: Int
+    var versions: [HistoryEntryJSON]
+}
+
+/// One version of a history.
+struct HistoryEntryJSON: Encodable {
+    var id: String
+    var short: String
+    var device: String
+    var modified: Date
+    var clock: String
+    var size: Int
+    var current: Bool
+    var conflict: Bool
+    var deleted: Bool
+    var resolves: Int
+    /// The lines it changed against the version before it, with three lines of context; nil
+    /// when either is not text.
+    var changes: [LineJSON]?
+    var added: Int
+    var removed: Int
+
+    init(_ version: DocumentVersion, content: DocumentContent?, before: DocumentContent?) {
+        id = version.id
+        short = String(version.id.prefix(7))
+        device = version.deviceName
+        modified = version.modified
+        clock = version.clock.description
+        size = version.size
+        current = version.isCurrent
+        conflict = version.isConflict
+        deleted = version.isDeleted
+        resolves = version.resolves.count
+        added = 0
+        removed = 0
+        let new = content?.fileData ?? (content == nil ? Data() : nil)
+        let old = before?.fileData ?? (before == nil ? Data() : nil)
+        if let new, let old, let diff = try? TextDiff(old: old, new: new) {
+            changes = diff.hunks.flatMap(\.lines).map { LineJSON(kind: $0.kind.rawValue, text: $0.text) }
+            added = diff.addedCount
+            removed = diff.removedCount
+        }
+    }
+}
+
+/// `/api/restore`'s body.
+struct RestoreRequestJSON: Decodable {
+    var document: String
+    var version: String
+}
+
+/// `/api/restore`'s answer.
+struct RestoredJSON: Encodable {
+    var document: String
+    /// The new version; nil when the content was the current one already.
+    var version: String?
+}

@@ -50,6 +50,8 @@ public struct ResolverServer: Sendable {
         router.get("/api/documents") { _, _ in try api.documents() }
         router.get("/api/conflict") { request, _ in try api.conflict(request) }
         router.post("/api/resolve") { request, _ in try await api.resolve(request) }
+        router.get("/api/history") { request, _ in try api.history(request) }
+        router.post("/api/restore") { request, _ in try await api.restore(request) }
         router.get("/api/events") { _, _ in api.events() }
         return router
     }

@@ -103,6 +103,28 @@ import Testing
         }
     }
 
+    @Test func theHistoryShowsEachVersionsChangesAndAVersionCanBeRestored() async throws {
+        let conflict = try await Conflict()
+        let server = try UIServer(root: conflict.phone.root)
+        #expect(try server.post("/api/resolve", ["document": "note.txt", "action": "policy", "policy": "text"]).status == 200)
+        let history = try server.get("/api/history?document=note.txt").json
+        let versions = try #require(history["versions"] as? [[String: Any]])
+        #expect(history["total"] as? Int == 5 && versions.count == 5)
+        #expect(versions.first?["current"] as? Bool == true && versions.first?["resolves"] as? Int == 3)
+        for version in versions.dropFirst().dropLast() {
+            let (old, new) = try #require(Conflict.edits[version["device"] as? String ?? ""])
+            let changes = (version["changes"] as? [[String: Any]]) ?? []
+            #expect(changes.filter { $0["kind"] as? String == "added" }.compactMap { $0["text"] as? String } == [new], "against the base it was made on")
+            #expect(changes.filter { $0["kind"] as? String == "removed" }.compactMap { $0["text"] as? String } == [old])
+        }
+        let base = try #require(versions.last?["id"] as? String)
+        let restored = try server.post("/api/restore", ["document": "note.txt", "version": base])
+        #expect(restored.status == 200 && (restored.json["version"] as? String)?.count == 40, "\(restored.json)")
+        #expect(try conflict.phone.content(of: DocumentPath("note.txt")) == .file(Data(Conflict.base.utf8)))
+        #expect(try conflict.phone.versions(of: DocumentPath("note.txt")).count == 6, "nothing is lost: the restore is a new version")
+        #expect(try server.post("/api/restore", ["document": "note.txt", "version": "abcdef0"]).status == 409)
+    }
+
     @Test func badRequestsAreOneLineErrors() async throws {
         let conflict = try await Conflict()
         try conflict.phone.save(DocumentPath("calm.txt"), content: .file(Data("calm\n".utf8)))

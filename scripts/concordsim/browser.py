@@ -237,6 +237,18 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
             check(file.read() == MERGED, "the file on disk holds the result")
         check(fx.conflicts(fx.devices[0]) == [], "concord conflicts is empty")
 
+        driver.find_element(By.CSS_SELECTOR, "#list li[data-path='note.txt']").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".history-entry"))
+        entries = driver.find_elements(By.CSS_SELECTOR, ".history-entry")
+        devices = {entry.get_attribute("data-device") for entry in entries}
+        check(len(entries) == 5 and devices == set(EDITS) and "current" in entries[0].text and "resolves 3" in entries[0].text,
+              f"a normal document opens its history: five versions, the resolution first ({len(entries)}, {devices})")
+        entries[-1].find_element(By.CSS_SELECTOR, "button.restore").click()
+        wait.until(lambda d: d.find_element(By.ID, "message").text.startswith("Restored note.txt"))
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".history-entry")) == 6)
+        with open(os.path.join(fx.devices[0].path, "note.txt")) as file:
+            check(file.read() == BASE, "restoring the first version saves its content as a new version")
+
         fx.must(fx.save(fx.devices[0], "later.txt", b"saved by another process\n"))
         try:
             WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-path='later.txt']"))
