@@ -64,6 +64,8 @@ enum PageAssets {
         #message { margin: 0; padding: .4rem 1rem; background: #1d1d1f; color: #fff; }
         #message:empty { display: none; }
         .hint { color: #666; }
+        .hunk { background: #fff; border: 1px solid #ddd; border-radius: 6px; margin: .5rem 0; padding: .3rem .6rem; }
+        .hunk .choice { display: block; margin-top: .3rem; }
         .history-entry { background: #fff; border: 1px solid #ddd; border-radius: 6px; margin: .5rem 0; }
         .history-entry header { display: block; padding: .4rem .6rem; border-bottom: 1px solid #eee; background: transparent; }
         """#
@@ -239,6 +241,8 @@ enum PageAssets {
             }
             section.appendChild(table);
 
+            if (view.regions && view.regions.some((region) => region.changed)) section.appendChild(hunkPicker(view));
+
             section.appendChild(el("h3", null, "Result"));
             const editor = el("textarea");
             editor.id = "result";
@@ -263,6 +267,66 @@ enum PageAssets {
             both.id = "keep-both";
             both.addEventListener("click", () => resolve({ action: "keepBoth" }));
             section.appendChild(both);
+          }
+
+          // Hunk by hunk: for each changed region, the versions whose lines to take, in the order
+          // they were ticked (none: the ancestor's lines); then the result is built from the picks.
+          function hunkPicker(view) {
+            const box = el("div", "hunks");
+            box.appendChild(el("h3", null, "Pick by hunk"));
+            const picks = [];
+            let line = 1;
+            view.regions.forEach((region) => {
+              const first = line;
+              line += region.base.length;
+              if (!region.changed) return;
+              const index = picks.length;
+              picks.push(region.pick.slice());
+              const part = el("div", "hunk");
+              part.dataset.hunk = String(index);
+              const last = Math.max(first, line - 1);
+              const who = region.changedBy.map((i) => view.versions[i].device).join(", ");
+              part.appendChild(el("div", "meta", "Ancestor lines " + first + (last > first ? "–" + last : "") + ", changed by " + who + (region.pick.length === 0 ? ": pick" : "")));
+              const base = el("div", "lines ancestor-lines");
+              for (const text of region.base) base.appendChild(el("div", "line removed", text.replace(/\r?\n$/, "")));
+              if (region.base.length === 0) base.appendChild(el("div", "line hint", "(nothing in the ancestor)"));
+              part.appendChild(base);
+              region.versions.forEach((lines, version) => {
+                if (!region.changedBy.includes(version)) return;
+                const label = el("label", "choice");
+                const tick = el("input");
+                tick.type = "checkbox";
+                tick.dataset.version = String(version);
+                tick.dataset.device = view.versions[version].device;
+                tick.checked = picks[index].includes(version);
+                tick.addEventListener("change", () => {
+                  picks[index] = picks[index].filter((i) => i !== version);
+                  if (tick.checked) picks[index].push(version);
+                });
+                label.appendChild(tick);
+                label.appendChild(document.createTextNode(" take " + view.versions[version].device + "'s"));
+                part.appendChild(label);
+                const body = el("div", "lines");
+                for (const text of lines) body.appendChild(el("div", "line added", text.replace(/\r?\n$/, "")));
+                if (lines.length === 0) body.appendChild(el("div", "line hint", "(lines removed)"));
+                part.appendChild(body);
+              });
+              box.appendChild(part);
+            });
+            const build = el("button", null, "Build the result from these picks");
+            build.id = "build-from-picks";
+            build.addEventListener("click", () => {
+              let text = "";
+              let changed = 0;
+              for (const region of view.regions) {
+                if (!region.changed) { text += region.base.join(""); continue; }
+                const picked = picks[changed++];
+                text += picked.length === 0 ? region.base.join("") : picked.map((i) => region.versions[i].join("")).join("");
+              }
+              document.getElementById("result").value = text;
+            });
+            box.appendChild(build);
+            return box;
           }
 
           async function openHistory(path) {

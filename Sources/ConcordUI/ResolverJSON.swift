@@ -150,6 +150,9 @@ struct ConflictJSON: Encodable {
     /// What the editable result starts from: the selected policy's merge (or marked-up merge),
     /// else the current version's text.
     var start: String?
+    /// The text cut into regions to pick from hunk by hunk; nil unless the ancestor (or its
+    /// absence) and every version are text.
+    var regions: [RegionJSON]?
 
     init(_ contention: Contention) {
         document = contention.document.value
@@ -161,6 +164,11 @@ struct ConflictJSON: Encodable {
         rule = contention.selectingRule.map { "line \($0.line): \($0.text)" }
         let current = contention.versions.first?.content?.fileData.flatMap { TextMergePolicy.isText($0) ? String(decoding: $0, as: UTF8.self) : nil }
         start = selected.text ?? current
+        let texts = contention.versions.compactMap { $0.content?.fileData }
+        let baseData = base == nil ? Data() : base?.fileData
+        if texts.count == contention.versions.count, let baseData, let cut = try? TextRegions(base: baseData, versions: texts) {
+            regions = cut.regions.map(RegionJSON.init)
+        }
     }
 }
 
@@ -224,4 +232,24 @@ struct RestoredJSON: Encodable {
     var document: String
     /// The new version; nil when the content was the current one already.
     var version: String?
+}
+
+/// A region of the hunk picker: the ancestor's lines, each version's, which versions changed
+/// it, and the pick it starts with (the one version that changed it, or the ancestor when
+/// several changed it differently).
+struct RegionJSON: Encodable {
+    var base: [String]
+    var versions: [[String]]
+    var changed: Bool
+    var changedBy: [Int]
+    var pick: [Int]
+
+    init(_ region: TextRegions.Region) {
+        base = region.base
+        versions = region.versions
+        changed = region.isChanged
+        changedBy = region.changedBy
+        let distinct = Set(region.changedBy.map { region.versions[$0] })
+        pick = distinct.count == 1 ? [region.changedBy[0]] : []
+    }
 }

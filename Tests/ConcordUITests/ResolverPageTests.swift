@@ -59,11 +59,16 @@ import Testing
             #expect(lines.filter { $0["kind"] as? String == "removed" }.compactMap { $0["text"] as? String } == [old])
         }
         let previews = try #require(view["previews"] as? [[String: Any]])
-        #expect(previews.compactMap { $0["policy"] as? String } == MergePolicies.names)
+        // The server registers no policy of its own: the built-in ones (this test process may have registered more).
+        #expect(previews.compactMap { $0["policy"] as? String } == MergePolicies.builtIn.map(\.name))
         let text = try #require(previews.first { $0["policy"] as? String == "text" })
         #expect(text["merged"] as? Bool == true && text["text"] as? String == Conflict.merged)
         #expect((view["selected"] as? [String: Any])?["policy"] as? String == "text")
         #expect(view["start"] as? String == Conflict.merged)
+        let regions = try #require(view["regions"] as? [[String: Any]]).filter { $0["changed"] as? Bool == true }
+        let devices = versions.map { $0["device"] as? String ?? "" }
+        #expect(regions.map { ($0["changedBy"] as? [Int] ?? []).map { devices[$0] } } == [["iPhone"], ["iPad"], ["Mac"]])
+        #expect(regions.map { $0["pick"] as? [Int] ?? [] } == regions.map { $0["changedBy"] as? [Int] ?? [] }, "each starts picked from the one version that changed it")
     }
 
     @Test func aResultWithConflictMarkersIsRefusedUntilConfirmed() async throws {

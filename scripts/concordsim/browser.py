@@ -35,6 +35,8 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 BASE = "one\n-\n-\ntwo\n-\n-\nthree\n"
 EDITS = {"iPhone": ("one", "ONE"), "iPad": ("two", "TWO"), "MacBook": ("three", "three and four")}
 MERGED = "ONE\n-\n-\nTWO\n-\n-\nthree and four\n"
+# The merge with iPhone's hunk left out (the ancestor's line kept there), as the hunk picker builds it.
+PICKED = "one\n-\n-\nTWO\n-\n-\nthree and four\n"
 SCRIPT_NAME = "<script>alert(1)</script>.txt"
 # A drawing two devices changed: an SVG carrying scripts, to be shown as text, never run.
 SVG_BASE = '<svg xmlns="http://www.w3.org/2000/svg">\n<circle r="1"/>\n</svg>\n'
@@ -215,6 +217,12 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
 
         text_row.find_element(By.CSS_SELECTOR, "button.show").click()
         check(editor.get_attribute("value") == MERGED, "a policy's preview can be edited from")
+        hunks = driver.find_elements(By.CSS_SELECTOR, ".hunk")
+        ticked = [[tick.get_attribute("data-device") for tick in hunk.find_elements(By.CSS_SELECTOR, "input:checked")] for hunk in hunks]
+        check(ticked == [["iPhone"], ["iPad"], ["MacBook"]], f"each hunk starts picked from the version that changed it ({ticked})")
+        hunks[0].find_element(By.CSS_SELECTOR, "input[data-device=iPhone]").click()
+        driver.find_element(By.ID, "build-from-picks").click()
+        check(editor.get_attribute("value") == PICKED, "the result is built from the hunks picked (iPhone's left out)")
         driver.find_element(By.ID, "save-result").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view .resolved"))
         wait.until(lambda d: d.title.startswith("(1) "))
@@ -234,7 +242,7 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         check(any(re.fullmatch(r"drawing \((iPhone|iPad)\)\.svg", path or "") for path in paths), f"keep both saved the other drawing beside ({paths})")
 
         with open(os.path.join(fx.devices[0].path, "note.txt")) as file:
-            check(file.read() == MERGED, "the file on disk holds the result")
+            check(file.read() == PICKED, "the file on disk holds the result")
         check(fx.conflicts(fx.devices[0]) == [], "concord conflicts is empty")
 
         driver.find_element(By.CSS_SELECTOR, "#list li[data-path='note.txt']").click()
