@@ -40,6 +40,9 @@ PICKED = "one\n-\n-\nTWO\n-\n-\nthree and four\n"
 SCRIPT_NAME = "<script>alert(1)</script>.txt"
 # A drawing two devices changed: an SVG carrying scripts, to be shown as text, never run.
 SVG_BASE = '<svg xmlns="http://www.w3.org/2000/svg">\n<circle r="1"/>\n</svg>\n'
+# Settings two devices changed, each another member: the JSON policy merges them.
+JSON_BASE = '{\n  "theme": "light",\n  "size": 12\n}\n'
+JSON_EDITS = {"iPhone": JSON_BASE.replace("light", "dark"), "iPad": JSON_BASE.replace("12", "14")}
 SVG_EDITS = {"iPhone": SVG_BASE.replace("<svg ", '<svg onload="alert(3)" '),
              "iPad": SVG_BASE.replace("</svg>", "<script>alert(4)</script>\n</svg>")}
 
@@ -72,6 +75,7 @@ def make_conflict(fx: Fixture):
     fx.must(fx.save(phone, "note.txt", BASE.encode()))
     fx.must(fx.save(phone, SCRIPT_NAME, b"<img src=x onerror=alert(2)>\n"))
     fx.must(fx.save(phone, "drawing.svg", SVG_BASE.encode()))
+    fx.must(fx.save(phone, "settings.json", JSON_BASE.encode()))
     for device in fx.devices:
         fx.must(fx.sync(device))
     for device in fx.devices:
@@ -79,11 +83,12 @@ def make_conflict(fx: Fixture):
         fx.must(fx.save(device, "note.txt", BASE.replace(old, new).encode()))
         if device.name in SVG_EDITS:
             fx.must(fx.save(device, "drawing.svg", SVG_EDITS[device.name].encode()))
+            fx.must(fx.save(device, "settings.json", JSON_EDITS[device.name].encode()))
     for _ in range(2):
         for device in fx.devices:
             fx.must(fx.sync(device))
     conflicts = {c["document"]: c["versions"] for c in fx.conflicts(phone)}
-    assert conflicts == {"note.txt": 3, "drawing.svg": 2}, conflicts
+    assert conflicts == {"note.txt": 3, "drawing.svg": 2, "settings.json": 2}, conflicts
 
 
 def start_server(fx: Fixture):
@@ -168,10 +173,10 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         driver.get(address)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-state=inConflict]"))
         check(driver.current_url == f"http://127.0.0.1:{port}/", f"the token left the address bar ({driver.current_url})")
-        check(driver.title.startswith("(2) "), f"the title counts the conflicts ({driver.title})")
+        check(driver.title.startswith("(3) "), f"the title counts the conflicts ({driver.title})")
         items = driver.find_elements(By.CSS_SELECTOR, "#list li")
-        first = [(item.get_attribute("data-path"), item.get_attribute("data-state")) for item in items[:2]]
-        check(first == [("drawing.svg", "inConflict"), ("note.txt", "inConflict")], f"the conflicts are listed first ({first})")
+        first = [(item.get_attribute("data-path"), item.get_attribute("data-state")) for item in items[:3]]
+        check(first == [(path, "inConflict") for path in ("drawing.svg", "note.txt", "settings.json")], f"the conflicts are listed first ({first})")
         names = [item.find_element(By.CSS_SELECTOR, ".path").text for item in items]
         check(SCRIPT_NAME in names, f"a document named like a script is listed as text ({names})")
         check(not driver.find_elements(By.CSS_SELECTOR, "#list script, #list img"), "its name made no element")
@@ -225,8 +230,8 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         check(editor.get_attribute("value") == PICKED, "the result is built from the hunks picked (iPhone's left out)")
         driver.find_element(By.ID, "save-result").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view .resolved"))
-        wait.until(lambda d: d.title.startswith("(1) "))
-        check(True, "the note is resolved on the page, one conflict left in the title")
+        wait.until(lambda d: d.title.startswith("(2) "))
+        check(True, "the note is resolved on the page, two conflicts left in the title")
 
         driver.find_element(By.TAG_NAME, "body").send_keys("j")
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view h2") and d.find_element(By.CSS_SELECTOR, "#view h2").text == "drawing.svg")
@@ -236,7 +241,18 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
               "an SVG carrying scripts is shown as its text")
         check(not driver.find_elements(By.CSS_SELECTOR, "#view svg, #view script, #view circle") and no_alert(driver), "the SVG made no element and ran nothing")
         driver.find_element(By.ID, "keep-both").click()
+        wait.until(lambda d: d.title.startswith("(1) "))
+
+        driver.find_element(By.CSS_SELECTOR, "#list li[data-path='settings.json']").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view h2") and d.find_element(By.CSS_SELECTOR, "#view h2").text == "settings.json")
+        chosen = driver.find_element(By.CSS_SELECTOR, ".chosen").text
+        check("chooses json" in chosen, f"the JSON policy is the one chosen for settings ({chosen})")
+        json_row = driver.find_element(By.CSS_SELECTOR, ".previews tr[data-policy=json]")
+        check("merges" in json_row.text, f"its preview merges ({json_row.text})")
+        json_row.find_element(By.CSS_SELECTOR, "button.apply").click()
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#list li[data-state=inConflict]"))
+        with open(os.path.join(fx.devices[0].path, "settings.json")) as file:
+            check(json.load(file) == {"theme": "dark", "size": 14}, "the settings are resolved with the JSON policy's merge")
         check(driver.title.startswith("Concord"), f"no conflict is left in the title ({driver.title})")
         paths = [item.get_attribute("data-path") for item in driver.find_elements(By.CSS_SELECTOR, "#list li")]
         check(any(re.fullmatch(r"drawing \((iPhone|iPad)\)\.svg", path or "") for path in paths), f"keep both saved the other drawing beside ({paths})")
