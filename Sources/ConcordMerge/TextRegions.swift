@@ -22,8 +22,22 @@ public struct TextRegions: Sendable, Hashable {
         public var changedBy: [Int] { versions.indices.filter { versions[$0] != base } }
     }
 
+    /// One version's change: the ancestor's lines `start..<end` (indices from 0) replaced by `lines`.
+    public struct Change: Sendable, Hashable, Codable {
+        /// The first ancestor line replaced (an insertion: the line it goes before).
+        public var start: Int
+        /// The line after the last one replaced (`start` for an insertion).
+        public var end: Int
+        /// The lines put there, each with its line break.
+        public var lines: [String]
+    }
+
     /// The regions, in the text's order; unchanged and changed ones alternate.
     public var regions: [Region]
+    /// The ancestor's lines, each with its line break (the last one without, when the text does not end with one).
+    public var baseLines: [String]
+    /// Each version's changes against the ancestor, in order, in the order the versions were given.
+    public var changes: [[Change]]
 
     /// Cuts `versions` into regions against `base`.
     /// - Throws: ``TextDiff/NotText`` when one of them is not UTF-8 text.
@@ -37,6 +51,10 @@ public struct TextRegions: Sendable, Hashable {
                 let added = hunk.lines.filter { $0.kind == .added }.map { $0.text + ($0.endsWithNewline ? "\n" : "") }
                 changes.append((index, start, start + hunk.oldCount, added))
             }
+        }
+        self.baseLines = baseLines
+        self.changes = versions.indices.map { index in
+            changes.filter { $0.version == index }.map { Change(start: $0.start, end: $0.end, lines: $0.lines) }
         }
         changes.sort { ($0.start, $0.end) < ($1.start, $1.end) }
         // Changes that overlap or touch make one region.

@@ -129,43 +129,71 @@ enum PageAssets {
             }
           }
 
-          function column(side, role, className) {
+          function strip(line) { return line.replace(/\r?\n$/, ""); }
+
+          // A column's lines, built from the ancestor's and the version's changes against them
+          // (each removed line paired with the added line at its place, for the word marks).
+          function sideLines(view, side, isAncestor) {
+            if (!view.base || !side.changes) return null;
+            if (isAncestor) return view.base.map((text) => ({ kind: "context", text: text, partner: null }));
+            const lines = [];
+            let position = 0;
+            for (const change of side.changes) {
+              for (; position < change.start; position++) lines.push({ kind: "context", text: view.base[position], partner: null });
+              const removed = view.base.slice(change.start, change.end);
+              removed.forEach((text, i) => lines.push({ kind: "removed", text: text, partner: i < change.lines.length ? change.lines[i] : null }));
+              change.lines.forEach((text, i) => lines.push({ kind: "added", text: text, partner: i < removed.length ? removed[i] : null }));
+              position = change.end;
+            }
+            for (; position < view.base.length; position++) lines.push({ kind: "context", text: view.base[position], partner: null });
+            return lines;
+          }
+
+          // A version's whole text: its own when sent, else the ancestor's lines with its changes.
+          function versionText(view, side) {
+            if (side.text !== undefined && side.text !== null) return side.text;
+            const lines = sideLines(view, side, false);
+            return lines ? lines.filter((line) => line.kind !== "removed").map((line) => line.text).join("") : null;
+          }
+
+          function column(view, side, role, className) {
             const box = el("div", "column " + className);
             box.dataset.device = side.device;
             box.dataset.version = side.short;
             const head = el("header");
             head.appendChild(el("div", "role", role + " — " + side.device));
             head.appendChild(el("div", "meta", side.short + " · " + side.modified + " · clock " + side.clock + " · " + side.size + " bytes"));
+            const text = className === "ancestor" ? null : versionText(view, side);
             if (className !== "ancestor") {
               head.appendChild(el("div", "meta", "+" + side.added + " −" + side.removed + " lines against the ancestor"));
               const keep = el("button", "keep", "Keep this version");
               keep.dataset.version = side.id;
               keep.addEventListener("click", () => resolve({ action: "keep", version: side.id }));
               head.appendChild(keep);
-              if (side.text !== null && side.text !== undefined) {
+              if (text !== null) {
                 const edit = el("button", "edit", "Edit from this");
-                edit.addEventListener("click", () => { document.getElementById("result").value = side.text; });
+                edit.addEventListener("click", () => { document.getElementById("result").value = text; });
                 head.appendChild(edit);
               }
             }
             box.appendChild(head);
             const body = el("div", "lines");
+            const lines = sideLines(view, side, className === "ancestor");
             if (side.deleted) body.appendChild(el("div", "line hint", "deleted in this version"));
             else if (side.binary) body.appendChild(el("div", "line hint", "binary content, " + side.size + " bytes, id " + side.contentID));
             else if (side.files) for (const file of side.files) body.appendChild(el("div", "line", file));
-            else if (side.lines) side.lines.forEach((line, index) => {
+            else if (lines) for (const line of lines) {
               const row = el("div", "line " + line.kind);
               row.dataset.kind = line.kind;
-              // A removed line followed by an added one: the words between their common start and end are marked.
-              const partner = line.kind === "removed" ? side.lines[index + 1] : line.kind === "added" ? side.lines[index - 1] : null;
-              const paired = partner && partner.kind === (line.kind === "removed" ? "added" : "removed");
-              fillLine(row, line.text, paired ? partner.text : null);
+              fillLine(row, strip(line.text), line.partner === null ? null : strip(line.partner));
               body.appendChild(row);
-            });
+            }
+            else if (text !== null) for (const line of text.split("\n")) body.appendChild(el("div", "line", line));
             box.appendChild(body);
             return box;
           }
 
+          // The words between a changed line's common start and end with its partner are marked.
           function fillLine(row, text, other) {
             if (other === null) { row.textContent = text; return; }
             let start = 0;
@@ -192,7 +220,8 @@ enum PageAssets {
               openConflict(paths[next]);
             } else if (/^[1-9]$/.test(event.key) && currentView) {
               const version = currentView.versions[Number(event.key) - 1];
-              if (version && version.text !== null) document.getElementById("result").value = version.text;
+              const text = version ? versionText(currentView, version) : null;
+              if (text !== null) document.getElementById("result").value = text;
             }
           });
 
@@ -212,9 +241,9 @@ enum PageAssets {
             historyButton.addEventListener("click", () => openHistory(path));
             section.appendChild(historyButton);
             const columns = el("div", "columns");
-            if (view.ancestor) columns.appendChild(column(view.ancestor, "Ancestor", "ancestor"));
+            if (view.ancestor) columns.appendChild(column(view, view.ancestor, "Ancestor", "ancestor"));
             else columns.appendChild(el("div", "column ancestor hint", "No common ancestor: each device added the document."));
-            for (const version of view.versions) columns.appendChild(column(version, version.current ? "Current" : "Conflict", "version"));
+            for (const version of view.versions) columns.appendChild(column(view, version, version.current ? "Current" : "Conflict", "version"));
             section.appendChild(columns);
 
             section.appendChild(el("h3", null, "Merge policies"));
@@ -226,9 +255,14 @@ enum PageAssets {
               row.appendChild(el("td", null, preview.policy));
               row.appendChild(el("td", preview.merged ? "merges" : "needs", preview.merged ? (preview.deleted ? "merges: deleted" : "merges") : "needs a person: " + preview.reason));
               const actions = el("td");
-              if (preview.text !== null && preview.text !== undefined) {
+              if (preview.hasText) {
                 const show = el("button", "show", "Edit from this");
-                show.addEventListener("click", () => { document.getElementById("result").value = preview.text; });
+                show.addEventListener("click", async () => {
+                  try {
+                    const answer = await getJSON("/api/preview?document=" + encodeURIComponent(path) + "&policy=" + encodeURIComponent(preview.policy));
+                    document.getElementById("result").value = answer.text || "";
+                  } catch (error) { say(error.message); }
+                });
                 actions.appendChild(show);
               }
               if (preview.merged) {
@@ -241,7 +275,7 @@ enum PageAssets {
             }
             section.appendChild(table);
 
-            if (view.regions && view.regions.some((region) => region.changed)) section.appendChild(hunkPicker(view));
+            if (view.regions && view.regions.length > 0) section.appendChild(hunkPicker(view));
 
             section.appendChild(el("h3", null, "Result"));
             const editor = el("textarea");
@@ -270,26 +304,21 @@ enum PageAssets {
           }
 
           // Hunk by hunk: for each changed region, the versions whose lines to take, in the order
-          // they were ticked (none: the ancestor's lines); then the result is built from the picks.
+          // they were ticked (none: the ancestor's lines); then the result is built from the picks,
+          // the ancestor's lines between the regions.
           function hunkPicker(view) {
             const box = el("div", "hunks");
             box.appendChild(el("h3", null, "Pick by hunk"));
-            const picks = [];
-            let line = 1;
-            view.regions.forEach((region) => {
-              const first = line;
-              line += region.base.length;
-              if (!region.changed) return;
-              const index = picks.length;
-              picks.push(region.pick.slice());
+            const picks = view.regions.map((region) => region.pick.slice());
+            view.regions.forEach((region, index) => {
               const part = el("div", "hunk");
               part.dataset.hunk = String(index);
-              const last = Math.max(first, line - 1);
+              const first = region.start + 1, last = Math.max(first, region.end);
               const who = region.changedBy.map((i) => view.versions[i].device).join(", ");
               part.appendChild(el("div", "meta", "Ancestor lines " + first + (last > first ? "–" + last : "") + ", changed by " + who + (region.pick.length === 0 ? ": pick" : "")));
               const base = el("div", "lines ancestor-lines");
-              for (const text of region.base) base.appendChild(el("div", "line removed", text.replace(/\r?\n$/, "")));
-              if (region.base.length === 0) base.appendChild(el("div", "line hint", "(nothing in the ancestor)"));
+              for (const text of view.base.slice(region.start, region.end)) base.appendChild(el("div", "line removed", strip(text)));
+              if (region.end === region.start) base.appendChild(el("div", "line hint", "(nothing in the ancestor)"));
               part.appendChild(base);
               region.versions.forEach((lines, version) => {
                 if (!region.changedBy.includes(version)) return;
@@ -307,7 +336,7 @@ enum PageAssets {
                 label.appendChild(document.createTextNode(" take " + view.versions[version].device + "'s"));
                 part.appendChild(label);
                 const body = el("div", "lines");
-                for (const text of lines) body.appendChild(el("div", "line added", text.replace(/\r?\n$/, "")));
+                for (const text of lines) body.appendChild(el("div", "line added", strip(text)));
                 if (lines.length === 0) body.appendChild(el("div", "line hint", "(lines removed)"));
                 part.appendChild(body);
               });
@@ -317,12 +346,14 @@ enum PageAssets {
             build.id = "build-from-picks";
             build.addEventListener("click", () => {
               let text = "";
-              let changed = 0;
-              for (const region of view.regions) {
-                if (!region.changed) { text += region.base.join(""); continue; }
-                const picked = picks[changed++];
-                text += picked.length === 0 ? region.base.join("") : picked.map((i) => region.versions[i].join("")).join("");
-              }
+              let position = 0;
+              view.regions.forEach((region, index) => {
+                text += view.base.slice(position, region.start).join("");
+                const picked = picks[index];
+                text += picked.length === 0 ? view.base.slice(region.start, region.end).join("") : picked.map((i) => region.versions[i].join("")).join("");
+                position = region.end;
+              });
+              text += view.base.slice(position).join("");
               document.getElementById("result").value = text;
             });
             box.appendChild(build);

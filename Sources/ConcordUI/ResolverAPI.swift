@@ -51,6 +51,21 @@ struct ResolverAPI: Sendable {
         }
     }
 
+    /// One policy's preview text (the page asks for it when a person edits from it).
+    func preview(_ request: Request) throws -> Response {
+        let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
+        let name = request.uri.queryParameters["policy"].map(String.init) ?? ""
+        do {
+            let contention = try container.contention(of: document)
+            guard let preview = contention.selected.policy == name ? contention.selected : contention.preview(name) else {
+                return Self.failure("unknown policy", status: .notFound)
+            }
+            return try Self.json(PreviewTextJSON(policy: name, text: PreviewJSON.text(of: preview)))
+        } catch let error as ConcordError {
+            return Self.failure(error.description, status: .notFound)
+        }
+    }
+
     /// Resolves a document as the page asks: keep a version, the latest, both (the others saved
     /// beside, named after their devices), merge with a policy, or save the edited result
     /// (refused while it holds conflict markers, unless confirmed).

@@ -42,14 +42,16 @@ struct ResolvedJSON: Encodable {
     var version: String?
 }
 
-/// One line shown in a column: its text and what it is against the ancestor.
+/// One line shown in a history entry: its text and what it is against the version before.
 struct LineJSON: Encodable {
-    /// `context`, `added` or `removed` (a line of the ancestor this version does not have).
+    /// `context`, `added` or `removed`.
     var kind: String
     var text: String
 }
 
-/// A version (or the ancestor) as a column of the conflict view.
+/// A version (or the ancestor) as a column of the conflict view. A version's lines are not sent
+/// whole: its changes against the ancestor's lines are (`changes`), from which the page builds the
+/// column, so a view costs the ancestor's size once, not once per version.
 struct SideJSON: Encodable {
     var id: String
     var short: String
@@ -60,20 +62,20 @@ struct SideJSON: Encodable {
     var current: Bool
     var deleted: Bool
     var package: Bool
-    /// True when the content is not UTF-8 text (shown by size and hash only).
+    /// True when the content is not UTF-8 text (shown by size and id only).
     var binary: Bool
-    /// The files of a package.
-    var files: [String]?
     /// The git id of the content (a blob, or a package's tree); nil for a deletion.
     var contentID: String?
-    /// The whole text; nil when there is none (deleted, binary, a package).
+    /// The files of a package.
+    var files: [String]?
+    /// Its changes against the ancestor's lines; nil when there is no line comparison.
+    var changes: [TextRegions.Change]?
+    /// The whole text, only for a text that cannot be compared with the ancestor by line (a binary ancestor).
     var text: String?
-    /// The lines, marked against the ancestor (the ancestor's own: all context); nil when there is no text.
-    var lines: [LineJSON]?
     var added: Int
     var removed: Int
 
-    init(_ version: DocumentVersion, content: DocumentContent?, ancestor: DocumentContent?) {
+    init(_ version: DocumentVersion, content: DocumentContent?, changes: [TextRegions.Change]?) {
         id = version.id
         short = String(version.id.prefix(7))
         device = version.deviceName
@@ -85,47 +87,33 @@ struct SideJSON: Encodable {
         package = version.isPackage
         contentID = version.contentID
         binary = false
-        added = 0
-        removed = 0
+        self.changes = changes
+        added = changes?.reduce(0) { $0 + $1.lines.count } ?? 0
+        removed = changes?.reduce(0) { $0 + $1.end - $1.start } ?? 0
         switch content {
         case let .package(contents)?:
             files = contents.keys.sorted()
         case let .file(data)?:
-            guard TextMergePolicy.isText(data) else {
+            if !TextMergePolicy.isText(data) {
                 binary = true
-                return
-            }
-            text = String(decoding: data, as: UTF8.self)
-            let base = ancestor?.fileData.flatMap { TextMergePolicy.isText($0) ? $0 : nil } ?? Data()
-            guard let diff = try? TextDiff(old: base, new: data, context: .max) else { return }
-            if diff.isEmpty {
-                lines = Self.split(data).map { LineJSON(kind: "context", text: $0) }
-            } else {
-                lines = diff.hunks.flatMap(\.lines).map { LineJSON(kind: $0.kind.rawValue, text: $0.text) }
-                added = diff.addedCount
-                removed = diff.removedCount
+            } else if changes == nil {
+                text = String(decoding: data, as: UTF8.self)
             }
         case nil:
             break
         }
     }
-
-    static func split(_ data: Data) -> [String] {
-        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        if lines.last == "" { lines.removeLast() }
-        return lines
-    }
 }
 
-/// A policy's preview.
+/// A policy's outcome, without its content (the page asks `/api/preview` for that when needed).
 struct PreviewJSON: Encodable {
     var policy: String
     var merged: Bool
     /// Why a person is needed, when one is.
     var reason: String?
     var note: String?
-    /// The merged (or marked-up) text; nil for a deletion, binary content or a package.
-    var text: String?
+    /// True when the outcome has a text to edit from (a merge or a marked-up merge of text).
+    var hasText: Bool
     var deleted: Bool
 
     init(_ preview: Contention.Preview) {
@@ -134,7 +122,12 @@ struct PreviewJSON: Encodable {
         note = preview.note
         if case let .needsPerson(why, _) = preview.outcome { reason = why }
         deleted = preview.isMerged && preview.content == nil
-        text = preview.content?.fileData.flatMap { TextMergePolicy.isText($0) ? String(decoding: $0, as: UTF8.self) : nil }
+        hasText = Self.text(of: preview) != nil
+    }
+
+    /// The preview's text, when it has one.
+    static func text(of preview: Contention.Preview) -> String? {
+        preview.content?.fileData.flatMap { TextMergePolicy.isText($0) ? String(decoding: $0, as: UTF8.self) : nil }
     }
 }
 
@@ -142,6 +135,9 @@ struct PreviewJSON: Encodable {
 struct ConflictJSON: Encodable {
     var document: String
     var ancestor: SideJSON?
+    /// The ancestor's lines, each with its line break (empty when there is no ancestor); nil when
+    /// the versions cannot be compared by line (one is not text).
+    var base: [String]?
     var versions: [SideJSON]
     var previews: [PreviewJSON]
     var selected: PreviewJSON
@@ -150,26 +146,64 @@ struct ConflictJSON: Encodable {
     /// What the editable result starts from: the selected policy's merge (or marked-up merge),
     /// else the current version's text.
     var start: String?
-    /// The text cut into regions to pick from hunk by hunk; nil unless the ancestor (or its
-    /// absence) and every version are text.
+    /// The changed regions to pick from hunk by hunk (the lines between them are the ancestor's).
     var regions: [RegionJSON]?
 
     init(_ contention: Contention) {
         document = contention.document.value
         let base = contention.ancestor?.content
-        ancestor = contention.ancestor.map { SideJSON($0.version, content: $0.content, ancestor: $0.content) }
-        versions = contention.versions.map { SideJSON($0.version, content: $0.content, ancestor: base) }
+        let texts = contention.versions.compactMap { $0.content?.fileData }
+        let baseData = base == nil ? Data() : base?.fileData
+        var cut: TextRegions?
+        if texts.count == contention.versions.count, let baseData {
+            cut = try? TextRegions(base: baseData, versions: texts)
+        }
+        self.base = cut?.baseLines
+        ancestor = contention.ancestor.map { SideJSON($0.version, content: $0.content, changes: cut == nil ? nil : []) }
+        versions = contention.versions.enumerated().map { index, version in
+            SideJSON(version.version, content: version.content, changes: cut?.changes[index])
+        }
         previews = contention.previews.map(PreviewJSON.init)
         selected = PreviewJSON(contention.selected)
         rule = contention.selectingRule.map { "line \($0.line): \($0.text)" }
         let current = contention.versions.first?.content?.fileData.flatMap { TextMergePolicy.isText($0) ? String(decoding: $0, as: UTF8.self) : nil }
-        start = selected.text ?? current
-        let texts = contention.versions.compactMap { $0.content?.fileData }
-        let baseData = base == nil ? Data() : base?.fileData
-        if texts.count == contention.versions.count, let baseData, let cut = try? TextRegions(base: baseData, versions: texts) {
-            regions = cut.regions.map(RegionJSON.init)
+        start = PreviewJSON.text(of: contention.selected) ?? current
+        if let cut {
+            var line = 0
+            var changed: [RegionJSON] = []
+            for region in cut.regions {
+                if region.isChanged { changed.append(RegionJSON(region, start: line)) }
+                line += region.base.count
+            }
+            regions = changed
         }
     }
+}
+
+/// A changed region of the hunk picker: the ancestor's lines `start..<end` (from 0), each
+/// version's lines for it, which versions changed it, and the pick it starts with (the one
+/// version that changed it, or the ancestor when several changed it differently).
+struct RegionJSON: Encodable {
+    var start: Int
+    var end: Int
+    var versions: [[String]]
+    var changedBy: [Int]
+    var pick: [Int]
+
+    init(_ region: TextRegions.Region, start: Int) {
+        self.start = start
+        end = start + region.base.count
+        versions = region.versions
+        changedBy = region.changedBy
+        let distinct = Set(region.changedBy.map { region.versions[$0] })
+        pick = distinct.count == 1 ? [region.changedBy[0]] : []
+    }
+}
+
+/// `/api/preview`: one policy's text.
+struct PreviewTextJSON: Encodable {
+    var policy: String
+    var text: String?
 }
 
 /// `/api/history`: the newest versions, each with its changes against the one before.
@@ -232,24 +266,4 @@ struct RestoredJSON: Encodable {
     var document: String
     /// The new version; nil when the content was the current one already.
     var version: String?
-}
-
-/// A region of the hunk picker: the ancestor's lines, each version's, which versions changed
-/// it, and the pick it starts with (the one version that changed it, or the ancestor when
-/// several changed it differently).
-struct RegionJSON: Encodable {
-    var base: [String]
-    var versions: [[String]]
-    var changed: Bool
-    var changedBy: [Int]
-    var pick: [Int]
-
-    init(_ region: TextRegions.Region) {
-        base = region.base
-        versions = region.versions
-        changed = region.isChanged
-        changedBy = region.changedBy
-        let distinct = Set(region.changedBy.map { region.versions[$0] })
-        pick = distinct.count == 1 ? [region.changedBy[0]] : []
-    }
 }

@@ -49,6 +49,7 @@ public struct ResolverServer: Sendable {
         router.get("/api/session") { _, _ in try api.session() }
         router.get("/api/documents") { _, _ in try api.documents() }
         router.get("/api/conflict") { request, _ in try api.conflict(request) }
+        router.get("/api/preview") { request, _ in try api.preview(request) }
         router.post("/api/resolve") { request, _ in try await api.resolve(request) }
         router.get("/api/history") { request, _ in try api.history(request) }
         router.post("/api/restore") { request, _ in try await api.restore(request) }

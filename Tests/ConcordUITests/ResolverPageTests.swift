@@ -46,26 +46,29 @@ import Testing
         #expect(first?["path"] as? String == "note.txt" && first?["state"] as? String == "inConflict" && first?["versions"] as? Int == 3)
 
         let view = try server.get("/api/conflict?document=note.txt").json
-        let ancestor = try #require(view["ancestor"] as? [String: Any])
-        #expect((ancestor["lines"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == Conflict.base.split(separator: "\n").map(String.init))
-        #expect(ancestor["device"] as? String == "iPhone")
+        let base = try #require(view["base"] as? [String])
+        #expect(base.joined() == Conflict.base, "the ancestor's lines, each with its line break")
+        #expect((view["ancestor"] as? [String: Any])?["device"] as? String == "iPhone")
         let versions = try #require(view["versions"] as? [[String: Any]])
         #expect(Set(versions.compactMap { $0["device"] as? String }) == ["iPhone", "iPad", "Mac"])
         #expect(versions.first?["current"] as? Bool == true)
         for version in versions {
             let (old, new) = try #require(Conflict.edits[version["device"] as? String ?? ""])
-            let lines = (version["lines"] as? [[String: Any]]) ?? []
-            #expect(lines.filter { $0["kind"] as? String == "added" }.compactMap { $0["text"] as? String } == [new])
-            #expect(lines.filter { $0["kind"] as? String == "removed" }.compactMap { $0["text"] as? String } == [old])
+            let changes = (version["changes"] as? [[String: Any]]) ?? []
+            #expect(changes.count == 1, "one change against the ancestor")
+            let start = try #require(changes.first?["start"] as? Int), end = try #require(changes.first?["end"] as? Int)
+            #expect(Array(base[start..<end]) == ["\(old)\n"] && changes.first?["lines"] as? [String] == ["\(new)\n"])
+            #expect(version["added"] as? Int == 1 && version["removed"] as? Int == 1)
         }
         let previews = try #require(view["previews"] as? [[String: Any]])
         // The server registers no policy of its own: the built-in ones (this test process may have registered more).
         #expect(previews.compactMap { $0["policy"] as? String } == MergePolicies.builtIn.map(\.name))
         let text = try #require(previews.first { $0["policy"] as? String == "text" })
-        #expect(text["merged"] as? Bool == true && text["text"] as? String == Conflict.merged)
+        #expect(text["merged"] as? Bool == true && text["hasText"] as? Bool == true)
+        #expect(try server.get("/api/preview?document=note.txt&policy=text").json["text"] as? String == Conflict.merged)
         #expect((view["selected"] as? [String: Any])?["policy"] as? String == "text")
         #expect(view["start"] as? String == Conflict.merged)
-        let regions = try #require(view["regions"] as? [[String: Any]]).filter { $0["changed"] as? Bool == true }
+        let regions = try #require(view["regions"] as? [[String: Any]])
         let devices = versions.map { $0["device"] as? String ?? "" }
         #expect(regions.map { ($0["changedBy"] as? [Int] ?? []).map { devices[$0] } } == [["iPhone"], ["iPad"], ["Mac"]])
         #expect(regions.map { $0["pick"] as? [Int] ?? [] } == regions.map { $0["changedBy"] as? [Int] ?? [] }, "each starts picked from the one version that changed it")
