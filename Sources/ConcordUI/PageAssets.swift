@@ -64,6 +64,7 @@ enum PageAssets {
         #message { margin: 0; padding: .4rem 1rem; background: #1d1d1f; color: #fff; }
         #message:empty { display: none; }
         .hint { color: #666; }
+        img.picture { display: block; max-width: 100%; margin: .4rem .6rem; background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
         .hunk { background: #fff; border: 1px solid #ddd; border-radius: 6px; margin: .5rem 0; padding: .3rem .6rem; }
         .hunk .choice { display: block; margin-top: .3rem; }
         .history-entry { background: #fff; border: 1px solid #ddd; border-radius: 6px; margin: .5rem 0; }
@@ -180,7 +181,15 @@ enum PageAssets {
             const body = el("div", "lines");
             const lines = sideLines(view, side, className === "ancestor");
             if (side.deleted) body.appendChild(el("div", "line hint", "deleted in this version"));
-            else if (side.binary) body.appendChild(el("div", "line hint", "binary content, " + side.size + " bytes, id " + side.contentID));
+            else if (side.binary) {
+              body.appendChild(el("div", "line hint", "binary content, " + side.size + " bytes, id " + side.contentID));
+              if (side.image) {
+                const picture = el("img", "picture");
+                picture.alt = side.device + "'s version";
+                picture.src = "/api/image?document=" + encodeURIComponent(view.document) + "&version=" + encodeURIComponent(side.id);
+                body.appendChild(picture);
+              }
+            }
             else if (side.files) for (const file of side.files) body.appendChild(el("div", "line", file));
             else if (lines) for (const line of lines) {
               const row = el("div", "line " + line.kind);

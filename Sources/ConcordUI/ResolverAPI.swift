@@ -51,6 +51,25 @@ struct ResolverAPI: Sendable {
         }
     }
 
+    /// A version's bytes, only when they are an image the browser shows without running anything
+    /// (PNG, JPEG, GIF, WebP, told by their first bytes, never by the name): the page shows the
+    /// versions of an image side by side. Anything else, an SVG included, is refused.
+    func image(_ request: Request) throws -> Response {
+        let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
+        let version = request.uri.queryParameters["version"].map(String.init)
+        do {
+            guard case let .file(data)? = try container.content(of: document, version: version), let type = ImageType(data) else {
+                return Self.failure("not an image", status: .notFound)
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = type.rawValue
+            headers[.contentDisposition] = "inline"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        } catch let error as ConcordError {
+            return Self.failure(error.description, status: .notFound)
+        }
+    }
+
     /// One policy's preview text (the page asks for it when a person edits from it).
     func preview(_ request: Request) throws -> Response {
         let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
@@ -210,6 +229,29 @@ enum ConflictMarkers {
     static func contained(in text: String) -> Bool {
         text.split(separator: "\n", omittingEmptySubsequences: false).contains { line in
             line.hasPrefix("<<<<<<< ") || line.hasPrefix(">>>>>>> ") || line == "=======" || line == "<<<<<<<" || line == ">>>>>>>"
+        }
+    }
+}
+
+/// The image formats the page shows, told by their first bytes.
+enum ImageType: String {
+    case png = "image/png"
+    case jpeg = "image/jpeg"
+    case gif = "image/gif"
+    case webp = "image/webp"
+
+    init?(_ data: Data) {
+        let bytes = [UInt8](data.prefix(12))
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = .png
+        } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            self = .jpeg
+        } else if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) {
+            self = .gif
+        } else if bytes.count == 12, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
+            self = .webp
+        } else {
+            return nil
         }
     }
 }

@@ -62,8 +62,10 @@ struct SideJSON: Encodable {
     var current: Bool
     var deleted: Bool
     var package: Bool
-    /// True when the content is not UTF-8 text (shown by size and id only).
+    /// True when the content is not UTF-8 text (shown by size and id only, or as an image).
     var binary: Bool
+    /// True when it is an image the page can show (PNG, JPEG, GIF, WebP: `/api/image`).
+    var image: Bool
     /// The git id of the content (a blob, or a package's tree); nil for a deletion.
     var contentID: String?
     /// The files of a package.
@@ -87,6 +89,7 @@ struct SideJSON: Encodable {
         package = version.isPackage
         contentID = version.contentID
         binary = false
+        image = false
         self.changes = changes
         added = changes?.reduce(0) { $0 + $1.lines.count } ?? 0
         removed = changes?.reduce(0) { $0 + $1.end - $1.start } ?? 0
@@ -96,6 +99,7 @@ struct SideJSON: Encodable {
         case let .file(data)?:
             if !TextMergePolicy.isText(data) {
                 binary = true
+                image = ImageType(data) != nil
             } else if changes == nil {
                 text = String(decoding: data, as: UTF8.self)
             }

@@ -50,6 +50,7 @@ public struct ResolverServer: Sendable {
         router.get("/api/documents") { _, _ in try api.documents() }
         router.get("/api/conflict") { request, _ in try api.conflict(request) }
         router.get("/api/preview") { request, _ in try api.preview(request) }
+        router.get("/api/image") { request, _ in try api.image(request) }
         router.post("/api/resolve") { request, _ in try await api.resolve(request) }
         router.get("/api/history") { request, _ in try api.history(request) }
         router.post("/api/restore") { request, _ in try await api.restore(request) }

@@ -133,6 +133,31 @@ import Testing
         #expect(try server.post("/api/restore", ["document": "note.txt", "version": "abcdef0"]).status == 409)
     }
 
+    /// The versions of an image are served as images (told by their bytes); an SVG never is.
+    @Test func imagesAreShownAndNothingElseIsServedAsOne() async throws {
+        let conflict = try await Conflict()
+        let picture = try DocumentPath("picture.png"), drawing = try DocumentPath("drawing.svg")
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+        try conflict.phone.save(picture, content: .file(png + Data([1])))
+        try conflict.phone.save(drawing, content: .file(Data("<svg onload=\"alert(1)\"></svg>".utf8)))
+        for device in conflict.devices.prefix(2) { try await device.sync() }
+        try conflict.phone.save(picture, content: .file(png + Data([2])))
+        try conflict.devices[1].save(picture, content: .file(png + Data([3])))
+        for device in conflict.devices.prefix(2) + conflict.devices.prefix(1) { try await device.sync() }
+        let server = try UIServer(root: conflict.phone.root)
+        let view = try server.get("/api/conflict?document=picture.png").json
+        let versions = try #require(view["versions"] as? [[String: Any]])
+        #expect(versions.count == 2 && versions.allSatisfy { $0["binary"] as? Bool == true && $0["image"] as? Bool == true })
+        for version in versions {
+            let id = try #require(version["id"] as? String)
+            let answer = try server.get("/api/image?document=picture.png&version=\(id)")
+            #expect(answer.status == 200 && answer.headers["content-type"] == "image/png")
+            #expect(try .file(answer.body) == conflict.phone.content(of: picture, version: id))
+        }
+        #expect(try server.get("/api/image?document=drawing.svg").status == 404, "an SVG is never served as an image")
+        #expect(try server.get("/api/image?document=note.txt").status == 404)
+    }
+
     @Test func badRequestsAreOneLineErrors() async throws {
         let conflict = try await Conflict()
         try conflict.phone.save(DocumentPath("calm.txt"), content: .file(Data("calm\n".utf8)))
