@@ -19,7 +19,20 @@ enum PageAssets {
         </header>
         <p id="message" role="status"></p>
         <main>
-          <nav aria-label="Documents"><ul id="list"></ul></nav>
+          <nav aria-label="Documents">
+            <details id="bulk">
+              <summary>Resolve many</summary>
+              <input id="bulk-pattern" placeholder="Glob, e.g. *.log" aria-label="Documents to resolve">
+              <select id="bulk-action" aria-label="How">
+                <option value="latest">keep the latest</option>
+                <option value="chosen">each one's chosen policy</option>
+              </select>
+              <button id="bulk-preview">Preview</button>
+              <button id="bulk-resolve" disabled>Resolve these</button>
+              <ul id="bulk-report"></ul>
+            </details>
+            <ul id="list"></ul>
+          </nav>
           <section id="view" aria-live="polite"><p class="hint">Pick a document in conflict to compare its versions.</p></section>
         </main>
         </body>
@@ -64,6 +77,9 @@ enum PageAssets {
         #message { margin: 0; padding: .4rem 1rem; background: #1d1d1f; color: #fff; }
         #message:empty { display: none; }
         .hint { color: #666; }
+        #bulk { padding: .4rem .75rem; border-bottom: 1px solid #ddd; font-size: .9rem; }
+        #bulk input, #bulk select { width: 100%; margin: .2rem 0; box-sizing: border-box; }
+        #bulk-report { padding-left: 1rem; }
         img.picture { display: block; max-width: 100%; margin: .4rem .6rem; background: repeating-conic-gradient(#eee 0 25%, #fff 0 50%) 0 0 / 16px 16px; }
         .hunk { background: #fff; border: 1px solid #ddd; border-radius: 6px; margin: .5rem 0; padding: .3rem .6rem; }
         .hunk .choice { display: block; margin-top: .3rem; }
@@ -425,10 +441,50 @@ enum PageAssets {
             } catch (error) { say(error.message); }
           }
 
+          // Resolve many: a preview of what each matching conflict keeps and removes, then the same, for real.
+          function bulkAsked(dryRun) {
+            const choice = document.getElementById("bulk-action").value;
+            const asked = { pattern: document.getElementById("bulk-pattern").value, action: choice, dryRun: dryRun };
+            if (choice.startsWith("policy:")) { asked.action = "policy"; asked.policy = choice.slice(7); }
+            return asked;
+          }
+
+          async function bulk(dryRun) {
+            const report = document.getElementById("bulk-report");
+            const resolveButton = document.getElementById("bulk-resolve");
+            report.replaceChildren();
+            resolveButton.disabled = true;
+            try {
+              const reports = await post("/api/bulk", bulkAsked(dryRun));
+              for (const item of reports) {
+                const li = el("li", "bulk-item", item.document + ": " + item.explanation + (item.removed.length ? "; removes " + item.removed.join(", ") + "'s" : ""));
+                li.dataset.path = item.document;
+                report.appendChild(li);
+              }
+              if (dryRun) resolveButton.disabled = reports.length === 0;
+              else { say("Resolved " + reports.length + (reports.length === 1 ? " document" : " documents")); await loadList(); }
+            } catch (error) { say(error.message); }
+          }
+
+          function setUpBulk() {
+            const select = document.getElementById("bulk-action");
+            for (const name of ["text", "text-union", "union", "json", "json-latest", "current"]) {
+              const option = el("option", null, "merge with " + name);
+              option.value = "policy:" + name;
+              select.appendChild(option);
+            }
+            document.getElementById("bulk-preview").addEventListener("click", () => bulk(true));
+            document.getElementById("bulk-resolve").addEventListener("click", () => bulk(false));
+            for (const id of ["bulk-pattern", "bulk-action"]) {
+              document.getElementById(id).addEventListener("input", () => { document.getElementById("bulk-resolve").disabled = true; });
+            }
+          }
+
           async function start() {
             const session = await getJSON("/api/session");
             csrf = session.csrf;
             document.getElementById("filter").addEventListener("input", renderList);
+            setUpBulk();
             await loadList();
             const events = new EventSource("/api/events");
             events.addEventListener("change", async (event) => {

@@ -181,6 +181,40 @@ struct ResolverAPI: Sendable {
         }
     }
 
+    /// Resolves every document in conflict whose path matches a glob, the same way, in one
+    /// commit (all of them or none): with the latest version, each one's chosen policy
+    /// (`.concord/policies`), or a named policy. With `dryRun`, says what each would keep and
+    /// remove and changes nothing.
+    func bulk(_ request: Request) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 1 << 16)
+        guard request.headers[.contentType]?.hasPrefix("application/json") == true,
+            let asked = try? JSONDecoder().decode(BulkRequestJSON.self, from: Data(body.readableBytesView))
+        else {
+            return Self.failure("send a JSON bulk resolution", status: .badRequest)
+        }
+        let resolution: Resolution
+        switch asked.action {
+        case "latest": resolution = .latest
+        case "chosen": resolution = .mergeBySelection
+        case "policy":
+            guard let name = asked.policy, let policy = MergePolicies.named(name) else { return Self.failure("unknown policy", status: .badRequest) }
+            resolution = .merge(policy)
+        default: return Self.failure("unknown action", status: .badRequest)
+        }
+        let pattern = GlobPattern(asked.pattern.isEmpty ? "*" : asked.pattern)
+        do {
+            let documents = try container.conflicts().map(\.document).filter { pattern.matches($0.value) || pattern.matches($0.name) }
+            guard !documents.isEmpty else { return Self.failure("no document in conflict matches \(pattern)", status: .notFound) }
+            let reports = try container.resolve(documents, using: resolution, dryRun: asked.dryRun)
+            return try Self.json(reports.map(BulkReportJSON.init))
+        } catch let error as NeedsPersonError {
+            return Self.failure("\(error.description): nothing was resolved", status: .conflict)
+        } catch let error as ConcordError {
+            return Self.failure(error.description, status: .conflict)
+        }
+    }
+
     /// Server-sent events from the container's live query: one `change` event, naming the
     /// document, for each document added, changed, changing state or removed, by this page or by
     /// any other process. The page reloads what it shows.

@@ -271,3 +271,35 @@ struct RestoredJSON: Encodable {
     /// The new version; nil when the content was the current one already.
     var version: String?
 }
+
+/// `/api/bulk`'s body: which conflicts (a glob on the path or the name), how, and whether only to preview.
+struct BulkRequestJSON: Decodable {
+    var pattern: String
+    /// `latest`, `chosen` (each one's policy from `.concord/policies`) or `policy`.
+    var action: String
+    var policy: String?
+    var dryRun: Bool
+}
+
+/// What a bulk resolution does (or would do) to one document.
+struct BulkReportJSON: Encodable {
+    var document: String
+    var explanation: String
+    var policy: String?
+    /// The device whose version is kept, when one is.
+    var kept: String?
+    /// The devices whose versions are removed from the document's versions (they stay in its history).
+    var removed: [String]
+    var deleted: Bool
+    var version: String?
+
+    init(_ report: ResolveReport) {
+        document = report.document.value
+        explanation = report.explanation
+        policy = report.policy
+        kept = report.kept?.deviceName
+        removed = report.removed.map(\.deviceName)
+        deleted = report.isDeletion
+        version = report.version
+    }
+}

@@ -158,6 +158,22 @@ import Testing
         #expect(try server.get("/api/image?document=note.txt").status == 404)
     }
 
+    @Test func manyConflictsAreResolvedAfterAPreviewOfWhatEachKeepsAndRemoves() async throws {
+        let conflict = try await Conflict()
+        let server = try UIServer(root: conflict.phone.root)
+        let preview = try server.post("/api/bulk", ["pattern": "*.txt", "action": "latest", "dryRun": true])
+        let reports = try #require(try JSONSerialization.jsonObject(with: preview.body) as? [[String: Any]])
+        let latest = try #require(try conflict.phone.unresolvedVersions(of: DocumentPath("note.txt")).max { $0.rank < $1.rank })
+        #expect(reports.count == 1 && reports[0]["document"] as? String == "note.txt" && reports[0]["kept"] as? String == latest.deviceName)
+        #expect(Set(reports[0]["removed"] as? [String] ?? []) == Set(["iPhone", "iPad", "Mac"]).subtracting([latest.deviceName]))
+        #expect(try conflict.phone.conflicts().count == 1, "a preview changes nothing")
+        #expect(try server.post("/api/bulk", ["pattern": "*.md", "action": "latest", "dryRun": true]).status == 404)
+        let done = try server.post("/api/bulk", ["pattern": "*.txt", "action": "policy", "policy": "text", "dryRun": false])
+        #expect(done.status == 200, "\(done.body)")
+        #expect(try conflict.phone.conflicts().isEmpty)
+        #expect(try conflict.phone.content(of: DocumentPath("note.txt")) == .file(Data(Conflict.merged.utf8)))
+    }
+
     @Test func badRequestsAreOneLineErrors() async throws {
         let conflict = try await Conflict()
         try conflict.phone.save(DocumentPath("calm.txt"), content: .file(Data("calm\n".utf8)))
