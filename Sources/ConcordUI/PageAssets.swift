@@ -64,6 +64,7 @@ enum PageAssets {
         .lines { font-family: ui-monospace, monospace; font-size: .85rem; margin: 0; padding: .4rem 0; white-space: pre-wrap; }
         .line { padding: 0 .6rem; min-height: 1.2em; }
         .line.added { background: #e6ffec; }
+        .line.changed { background: #fff8c5; }
         .line.removed { background: #ffebe9; text-decoration: line-through; color: #7d2a25; }
         .line mark.word { background: transparent; font-weight: 700; text-decoration: underline; color: inherit; }
         .line.added mark.word { background: #abf2bc; }
@@ -206,7 +207,17 @@ enum PageAssets {
                 body.appendChild(picture);
               }
             }
-            else if (side.files) for (const file of side.files) body.appendChild(el("div", "line", file));
+            else if (side.files) {
+              const changed = new Map((side.fileChanges || []).map((change) => [change.path, change]));
+              for (const file of side.files) {
+                const change = changed.get(file);
+                const counts = change && change.added !== undefined && change.added !== null ? " (+" + change.added + " −" + change.removed + " lines)" : "";
+                const row = el("div", "line " + (change ? (change.change === "added" ? "added" : "changed") : "context"), file + (change ? " — " + change.change + counts : ""));
+                row.dataset.file = file;
+                body.appendChild(row);
+              }
+              for (const change of side.fileChanges || []) if (change.change === "removed") body.appendChild(el("div", "line removed", change.path + " — removed"));
+            }
             else if (lines) for (const line of lines) {
               const row = el("div", "line " + line.kind);
               row.dataset.kind = line.kind;

@@ -70,6 +70,8 @@ struct SideJSON: Encodable {
     var contentID: String?
     /// The files of a package.
     var files: [String]?
+    /// For a package version, each file that differs from the ancestor's package, and how.
+    var fileChanges: [FileChangeJSON]?
     /// Its changes against the ancestor's lines; nil when there is no line comparison.
     var changes: [TextRegions.Change]?
     /// The whole text, only for a text that cannot be compared with the ancestor by line (a binary ancestor).
@@ -77,7 +79,7 @@ struct SideJSON: Encodable {
     var added: Int
     var removed: Int
 
-    init(_ version: DocumentVersion, content: DocumentContent?, changes: [TextRegions.Change]?) {
+    init(_ version: DocumentVersion, content: DocumentContent?, changes: [TextRegions.Change]?, ancestor: DocumentContent? = nil) {
         id = version.id
         short = String(version.id.prefix(7))
         device = version.deviceName
@@ -96,6 +98,11 @@ struct SideJSON: Encodable {
         switch content {
         case let .package(contents)?:
             files = contents.keys.sorted()
+            if case let .package(before)? = ancestor {
+                fileChanges = FileChangeJSON.changes(from: before, to: contents)
+            } else if ancestor == nil || ancestor?.fileData != nil {
+                fileChanges = FileChangeJSON.changes(from: [:], to: contents)
+            }
         case let .file(data)?:
             if !TextMergePolicy.isText(data) {
                 binary = true
@@ -165,7 +172,7 @@ struct ConflictJSON: Encodable {
         self.base = cut?.baseLines
         ancestor = contention.ancestor.map { SideJSON($0.version, content: $0.content, changes: cut == nil ? nil : []) }
         versions = contention.versions.enumerated().map { index, version in
-            SideJSON(version.version, content: version.content, changes: cut?.changes[index])
+            SideJSON(version.version, content: version.content, changes: cut?.changes[index], ancestor: base)
         }
         previews = contention.previews.map(PreviewJSON.init)
         selected = PreviewJSON(contention.selected)
@@ -301,5 +308,28 @@ struct BulkReportJSON: Encodable {
         removed = report.removed.map(\.deviceName)
         deleted = report.isDeletion
         version = report.version
+    }
+}
+
+/// One file of a package version against the ancestor's package: added, removed or changed, with
+/// the lines it added and removed when both sides are text.
+struct FileChangeJSON: Encodable {
+    var path: String
+    /// `added`, `removed` or `changed`.
+    var change: String
+    var added: Int?
+    var removed: Int?
+
+    static func changes(from before: [String: Data], to after: [String: Data]) -> [FileChangeJSON] {
+        Set(before.keys).union(after.keys).sorted().compactMap { path in
+            switch (before[path], after[path]) {
+            case (nil, _?): return FileChangeJSON(path: path, change: "added")
+            case (_?, nil): return FileChangeJSON(path: path, change: "removed")
+            case let (old?, new?) where old != new:
+                let diff = try? TextDiff(old: old, new: new)
+                return FileChangeJSON(path: path, change: "changed", added: diff?.addedCount, removed: diff?.removedCount)
+            default: return nil
+            }
+        }
     }
 }

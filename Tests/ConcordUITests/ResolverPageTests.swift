@@ -158,6 +158,38 @@ import Testing
         #expect(try server.get("/api/image?document=note.txt").status == 404)
     }
 
+    @Test func aPackagesVersionsListTheirFilesWithWhatChangedAgainstTheAncestor() async throws {
+        let folder = NSTemporaryDirectory() + "concord-ui-tests-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let phone = try Container.create(at: "\(folder)/phone", deviceName: "iPhone", cloud: "\(folder)/cloud.git", packagePatterns: ["*.note"])
+        let tablet = try Container.clone(from: "\(folder)/cloud.git", to: "\(folder)/tablet", deviceName: "iPad")
+        let note = try DocumentPath("trip.note")
+        let base: [String: Data] = ["text.md": Data("day one\nday two\n".utf8), "meta.json": Data("{}\n".utf8)]
+        try phone.save(note, content: .package(base))
+        try await phone.sync()
+        try await tablet.sync()
+        var fromPhone = base
+        fromPhone["text.md"] = Data("day one\nday 2\n".utf8)
+        fromPhone["photo.txt"] = Data("a photo\n".utf8)
+        var fromTablet = base
+        fromTablet["meta.json"] = nil
+        try phone.save(note, content: .package(fromPhone))
+        try tablet.save(note, content: .package(fromTablet))
+        for device in [phone, tablet, phone] { try await device.sync() }
+        let server = try UIServer(root: phone.root)
+        let view = try server.get("/api/conflict?document=trip.note").json
+        let versions = try #require(view["versions"] as? [[String: Any]])
+        func changes(_ device: String) -> [String] {
+            let version = versions.first { $0["device"] as? String == device }
+            return ((version?["fileChanges"] as? [[String: Any]]) ?? []).map { change in
+                "\(change["path"] as? String ?? "") \(change["change"] as? String ?? "")" + ((change["added"] as? Int).map { " +\($0) -\(change["removed"] as? Int ?? 0)" } ?? "")
+            }
+        }
+        #expect(changes("iPhone") == ["photo.txt added", "text.md changed +1 -1"])
+        #expect(changes("iPad") == ["meta.json removed"])
+        #expect(versions.first { $0["device"] as? String == "iPad" }?["files"] as? [String] == ["text.md"])
+    }
+
     @Test func manyConflictsAreResolvedAfterAPreviewOfWhatEachKeepsAndRemoves() async throws {
         let conflict = try await Conflict()
         let server = try UIServer(root: conflict.phone.root)
