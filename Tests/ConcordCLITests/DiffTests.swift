@@ -102,6 +102,34 @@ import Testing
         #expect(output.contains("\u{1B}[31m-one\u{1B}[0m") && output.contains("\u{1B}[32m+ONE\u{1B}[0m"), "\(output)")
     }
 
+    /// A package is compared file by file; a deletion against the ancestor removes every line.
+    @Test func aPackageIsComparedFileByFileAndADeletionRemovesEveryLine() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "iPhone", "--remote", "cloud.git", "--package", "*.note"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "iPad"])
+        try cli.write("a/trip.note/body.txt", "Lisbon\n")
+        try cli.write("a/trip.note/list.txt", "passport\n")
+        try cli.ok(["-C", "a", "save", "trip.note"])
+        try cli.ok(["-C", "a", "save", "todo.txt"], input: "pack\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        try cli.write("a/trip.note/body.txt", "Lisbon and Porto\n")
+        try cli.ok(["-C", "a", "save", "trip.note"])
+        try cli.write("b/trip.note/list.txt", "passport\ntickets\n")
+        try cli.ok(["-C", "b", "save", "trip.note"])
+        try cli.ok(["-C", "a", "save", "todo.txt"], input: "pack\nleave\n")
+        try cli.ok(["-C", "b", "rm", "todo.txt"])
+        for device in ["a", "b", "a"] { try cli.ok(["-C", device, "sync"]) }
+        let package = try cli.ok(["-C", "a", "diff", "trip.note"])
+        #expect(package.contains("--- a/trip.note/body.txt\t") && package.contains("-Lisbon\n+Lisbon and Porto\n"), "\(package)")
+        #expect(package.contains("--- a/trip.note/list.txt\t") && package.contains(" passport\n+tickets\n"), "\(package)")
+        #expect(package.split(separator: "\n").filter { $0.hasPrefix("--- ") }.count == 2, "one changed file for each of the two versions: \(package)")
+        let deleted = try cli.ok(["-C", "a", "diff", "todo.txt"])
+        #expect(deleted.contains("+++ /dev/null\t") && deleted.contains("-pack\n"), "the deletion removes every line: \(deleted)")
+        #expect(deleted.contains("-pack\n+pack\n+leave\n") || deleted.contains(" pack\n+leave\n"), "the edit: \(deleted)")
+    }
+
     @Test func missingDocumentsUnknownVersionsBinaryContentAndCalmDocumentsAreOneLineErrors() throws {
         let cli = try CLI()
         defer { cli.remove() }
