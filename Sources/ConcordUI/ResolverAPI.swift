@@ -219,26 +219,48 @@ struct ResolverAPI: Sendable {
     /// document, for each document added, changed, changing state or removed, by this page or by
     /// any other process. The page reloads what it shows.
     func events() -> Response {
-        let stream = container.query()
+        let query = container.query()
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
-                try await writer.write(ByteBuffer(string: ": listening\n\n"))
-                for await event in stream.cancelOnGracefulShutdown() {
-                    let path: String
-                    switch event {
-                    case .gathered: continue
-                    case let .added(info), let .changed(info), let .stateChanged(info): path = info.path.value
-                    case let .removed(document): path = document.value
+                // The query's events and a comment every 15 s, in one stream: a page that went away
+                // is found at the next write (the comment at the latest), which ends the query.
+                let (messages, continuation) = AsyncStream.makeStream(of: String.self)
+                let forward = Task {
+                    for await event in query {
+                        let path: String
+                        switch event {
+                        case .gathered: continue
+                        case let .added(info), let .changed(info), let .stateChanged(info): path = info.path.value
+                        case let .removed(document): path = document.value
+                        }
+                        let data = (try? JSONEncoder().encode(["document": path])) ?? Data()
+                        continuation.yield("event: change\ndata: \(String(decoding: data, as: UTF8.self))\n\n")
                     }
-                    let data = try JSONEncoder().encode(["document": path])
-                    try await writer.write(ByteBuffer(string: "event: change\ndata: \(String(decoding: data, as: UTF8.self))\n\n"))
+                    continuation.finish()
+                }
+                let ping = Task {
+                    while !Task.isCancelled {
+                        try await Task.sleep(for: Self.eventsPing)
+                        continuation.yield(": ping\n\n")
+                    }
+                }
+                defer {
+                    forward.cancel()
+                    ping.cancel()
+                }
+                try await writer.write(ByteBuffer(string: ": listening\n\n"))
+                for await message in messages.cancelOnGracefulShutdown() {
+                    try await writer.write(ByteBuffer(string: message))
                 }
                 try await writer.finish(nil)
             })
     }
+
+    /// How often the event stream writes a comment, to find a page that went away.
+    static let eventsPing = Duration.seconds(15)
 
     static func document(_ text: String?) throws -> DocumentPath {
         guard let text, let document = try? DocumentPath(text) else { throw HTTPError(.badRequest, message: "a document path is needed") }
