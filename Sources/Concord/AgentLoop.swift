@@ -198,7 +198,7 @@ final class AgentLoop: Sendable {
         do {
             let container = container
             let result = try await background {
-                try container.notifying { try container.withCore { try $0.saveAll(scope: compared, holding: held) } }
+                try container.write(.saved) { try $0.saveAll(scope: compared, holding: held) }
             }
             plan.saveFailures = 0
             plan.waiting = nil

@@ -12,7 +12,7 @@ extension Container {
     ///   ``ConcordError/ignored(_:rule:)``, ``ConcordError/busy(_:)``.
     @discardableResult
     public func save(_ document: DocumentPath, force: Bool = false) throws -> SaveResult {
-        try notifying { try withCore { try $0.save(document, content: nil, force: force) } }
+        try write(.saved) { try $0.save(document, content: nil, force: force) }
     }
 
     /// Writes `content` to the work tree (atomically) and saves it as a version of `document`;
@@ -20,7 +20,7 @@ extension Container {
     /// - Throws: ``ConcordError/ignored(_:rule:)``, ``ConcordError/busy(_:)``.
     @discardableResult
     public func save(_ document: DocumentPath, content: DocumentContent, force: Bool = false) throws -> SaveResult {
-        try notifying { try withCore { try $0.save(document, content: content, force: force) } }
+        try write(.saved) { try $0.save(document, content: content, force: force) }
     }
 
     /// Saves the deletion of `document` as a version, and removes it from the work tree.
@@ -28,7 +28,7 @@ extension Container {
     ///   the work-tree file holds changes that were never saved.
     @discardableResult
     public func remove(_ document: DocumentPath) throws -> SaveResult {
-        try notifying { try withCore { try $0.remove(document) } }
+        try write(.saved) { try $0.remove(document) }
     }
 
     /// Renames `document` to `newName`, keeping its history: one commit that removes the old
@@ -47,7 +47,7 @@ extension Container {
     ///   changed then.
     @discardableResult
     public func move(_ document: DocumentPath, to newName: DocumentPath) throws -> SaveResult {
-        try notifying { try withCore { try $0.move(document, to: newName) } }
+        try write(.moved) { try $0.move(document, to: newName) }
     }
 
     /// The documents in the container (optionally those whose path or name matches a glob), with their states.
@@ -103,9 +103,13 @@ extension Container {
     @discardableResult
     public func sync() async throws -> SyncReport {
         let progress = options.progress
-        let report = try await offload { try $0.sync(progress: progress) }
+        syncsUnderWay.withLock { $0 += 1 }
         observer.check()
-        return report
+        defer {
+            syncsUnderWay.withLock { $0 -= 1 }
+            observer.check()
+        }
+        return try await offloadWrite(.synced, showsWaiting: false) { try $0.sync(progress: progress) }
     }
 }
 
@@ -116,15 +120,6 @@ extension Container {
     /// document keeps its versions (neither its edits nor its removal are saved).
     @discardableResult
     public func saveAll() throws -> SaveAllResult {
-        try notifying { try withCore { try $0.saveAll() } }
-    }
-}
-
-extension Container {
-    /// Runs a write, then tells open documents and queries that `main` may have moved.
-    func notifying<T>(_ body: () throws -> T) rethrows -> T {
-        let result = try body()
-        observer.check()
-        return result
+        try write(.saved) { try $0.saveAll() }
     }
 }

@@ -23,6 +23,6 @@ extension Container {
                 ".concord/policies line \(unknown.line): unknown policy \"\(unknown.policyName)\" (known: \(MergePolicies.names.joined(separator: ", ")); an app adds its own with MergePolicies.register)"
             )
         }
-        try notifying { try withCore { try $0.saveSettings(ContainerCore.policiesFile, text: text) } }
+        try write(.saved) { try $0.saveSettings(ContainerCore.policiesFile, text: text) }
     }
 }

@@ -26,7 +26,7 @@ extension Container {
         let glob = pattern.map(GlobPattern.init)
         let initial = ((try? documents(matching: pattern)) ?? []).map { info in
             var info = info
-            if info.state == .editingDisabled { info.state = .normal }
+            info.state.remove(.editingDisabled)
             return info
         }
         continuation.yield(.gathered(initial))

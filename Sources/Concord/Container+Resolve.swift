@@ -25,6 +25,6 @@ extension Container {
     ///   cannot be resolved; nothing is changed then.
     @discardableResult
     public func resolve(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool = false) throws -> [ResolveReport] {
-        try notifying { try withCore { try $0.resolve(documents, using: resolution, dryRun: dryRun) } }
+        try write(.resolved) { try $0.resolve(documents, using: resolution, dryRun: dryRun) }
     }
 }

@@ -53,6 +53,12 @@ public final class Container: Sendable {
     let observer: MainObserver
     /// The key-value store's change streams, told of account changes.
     let keyValueContinuations = Locked<[UUID: AsyncStream<KeyValueChange>.Continuation]>([:])
+    /// The commits this process's writes left `main` at, with their causes, the latest last (at
+    /// most 32): a move of `main` to one of them was made here.
+    private let ownWrites = Locked<[(head: String, cause: DocumentChange.Cause)]>([])
+    /// How many syncs of this container are under way in this process
+    /// (``DocumentState/progressAvailable``).
+    let syncsUnderWay = Locked(0)
 
     init(core: sending ContainerCore, options: Options) {
         root = core.workTree.root
@@ -72,7 +78,19 @@ public final class Container: Sendable {
         try core.withLock { core throws -> T in try body(core) }
     }
 
-    /// Runs `body` with the core on a global queue, so that the caller's executor never blocks on git or disk.
+    /// Runs a write with the core, one caller at a time, remembers the commit it left `main` at
+    /// as this process's (``DocumentChange/byAnotherProcess``), and tells open documents and
+    /// queries that `main` may have moved.
+    func write<T: Sendable>(_ cause: DocumentChange.Cause, _ body: (ContainerCore) throws -> T) throws -> T {
+        defer { observer.check() }
+        return try core.withLock { core throws -> T in
+            defer { remember(core, cause) }
+            return try body(core)
+        }
+    }
+
+    /// Runs `body` with the core on a global queue, so that the caller's executor never blocks
+    /// on git or disk.
     func offload<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
         let core = core
         return try await withCheckedThrowingContinuation { continuation in
@@ -82,24 +100,52 @@ public final class Container: Sendable {
         }
     }
 
-    /// ``offload(_:)`` for a write: while another caller holds the core (a sync under way in this
-    /// process), the write waits as one that readers see (``WaitingWrite``), like a write waiting
-    /// for another process.
-    func offloadWrite<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
+    /// ``write(_:_:)`` on a global queue. While another caller holds the core (a sync under way
+    /// in this process), the write waits as one that readers see (``WaitingWrite``), like a write
+    /// waiting for another process.
+    /// A sync (`showsWaiting` false) waits without being seen.
+    func offloadWrite<T: Sendable>(
+        _ cause: DocumentChange.Cause, showsWaiting: Bool = true, _ body: @escaping @Sendable (ContainerCore) throws -> T
+    ) async throws -> T {
+        defer { observer.check() }
         let core = core, gitDirectory = gitDirectory
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue.global().async { [self] in
                 continuation.resume(
                     with: Result {
-                        if let result = try core.withLockIfAvailable({ try body($0) }) { return result }
-                        var waiting = WaitingWrite(gitDirectory: gitDirectory)
+                        let run = { (core: ContainerCore) throws -> T in
+                            defer { self.remember(core, cause) }
+                            return try body(core)
+                        }
+                        if let result = try core.withLockIfAvailable({ try run($0) }) { return result }
+                        var waiting = showsWaiting ? WaitingWrite(gitDirectory: gitDirectory) : nil
                         return try core.withLock { core in
                             if waiting != nil { waiting = nil }
-                            return try body(core)
+                            return try run(core)
                         }
                     })
             }
         }
+    }
+
+    /// Records the commit `main` is at as one this process wrote, for `cause`.
+    private func remember(_ core: ContainerCore, _ cause: DocumentChange.Cause) {
+        guard let head = (try? core.history.head())??.hex else { return }
+        ownWrites.withLock { writes in
+            writes.removeAll { $0.head == head }
+            writes.append((head, cause))
+            if writes.count > 32 { writes.removeFirst(writes.count - 32) }
+        }
+    }
+
+    /// What made `main` move to `head`, and whether another process did.
+    func cause(ofMain head: String) -> (cause: DocumentChange.Cause, byAnotherProcess: Bool) {
+        // Under the core's lock: a write of this process that moved `main` has remembered it by then.
+        let found = try? withCore { core -> (DocumentChange.Cause, Bool) in
+            if let own = ownWrites.withLock({ writes in writes.last { $0.head == head }?.cause }) { return (own, false) }
+            return (try core.cause(ofMain: head), true)
+        }
+        return found ?? (.saved, true)
     }
 
     /// Opens a handle on one document, to follow its state and changes. The document need not

@@ -143,7 +143,7 @@ extension ContainerCore {
                 }
                 if let glob, !glob.matches(path) { continue }
                 let document = DocumentPath(unchecked: path)
-                let state: DocumentState = inConflict.contains(document) ? .inConflict : (busy ? .editingDisabled : .normal)
+                let state = DocumentState(inConflict: inConflict.contains(document), writeWaiting: busy)
                 result.append(DocumentInfo(path: document, isPackage: isPackage, state: state, contentID: entry.id.hex))
             }
         }

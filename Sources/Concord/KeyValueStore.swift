@@ -39,12 +39,12 @@ public final class KeyValueStore: Sendable {
 
     /// Sets several keys at once, in one commit (all or none).
     public func set(_ values: [String: Data]) throws {
-        try container.notifying { try container.withCore { try $0.setKeyValues(values.mapValues { Optional($0) }) } }
+        try container.write(.saved) { try $0.setKeyValues(values.mapValues { Optional($0) }) }
     }
 
     /// Removes `key` (nothing happens when it is not set).
     public func removeValue(forKey key: String) throws {
-        try container.notifying { try container.withCore { try $0.setKeyValues([key: nil]) } }
+        try container.write(.saved) { try $0.setKeyValues([key: nil]) }
     }
 
     /// Changes made by other devices (or that the store's limits were passed), from now on.

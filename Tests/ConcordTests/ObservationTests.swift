@@ -69,6 +69,48 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
         #expect(document.state == .closed)
     }
 
+    @Test func eachChangeSaysWhatCausedItAndWhetherAnotherProcessMadeIt() async throws {
+        let fixture = try Fixture(devices: 2)
+        try fixture[1].save(doc("note.txt"), content: text("base"))
+        try await fixture.syncAll(rounds: 1)
+        let document = try fixture[2].openDocument(doc("note.txt"))
+        let changes = document.changes()
+        func nextContentChange() async -> DocumentChange? {
+            await collect(changes) { $0.contains { $0.contentChanged } }.first { $0.contentChanged }
+        }
+
+        try await document.save(text("here"))
+        let first = await nextContentChange()
+        #expect(first.map { [$0.cause.rawValue, "\($0.byAnotherProcess)"] } == ["saved", "false"], "\(String(describing: first))")
+        let other = try Container.open(at: fixture[2].root)
+        try other.save(doc("note.txt"), content: text("another process"))
+        #expect(await nextContentChange().map { [$0.cause.rawValue, "\($0.byAnotherProcess)"] } == ["saved", "true"])
+
+        try fixture[1].save(doc("note.txt"), content: text("elsewhere"))
+        try await fixture[1].sync()
+        try await fixture[2].sync()
+        // The conflict comes during the sync, beside its progress flag, which goes when it ends.
+        let conflict = await collect(changes) { $0.last?.state == .inConflict }
+        #expect(conflict.first { $0.state.contains(.inConflict) }.map { [$0.cause.rawValue, "\($0.byAnotherProcess)"] } == ["synced", "false"])
+        #expect(conflict.first?.state == .progressAvailable && conflict.first?.cause == .syncProgress)
+        #expect(document.state == .inConflict)
+
+        try other.resolve(doc("note.txt"), using: .latest)
+        let resolved = await collect(changes) { $0.contains { !$0.state.contains(.inConflict) } }
+        #expect(resolved.last.map { [$0.cause.rawValue, "\($0.byAnotherProcess)"] } == ["resolved", "true"])
+        #expect(document.state == .normal && document.state.name == "normal")
+    }
+
+    @Test func stateFlagsHoldTogetherAndNameTheMostImportant() {
+        let state: DocumentState = [.inConflict, .editingDisabled]
+        #expect(state.name == "inConflict")
+        #expect(state.description == "inConflict+editingDisabled")
+        #expect(DocumentState.normal.names == ["normal"])
+        #expect(DocumentState([.savingError, .inConflict]).name == "savingError")
+        // UIDocument.State's bit values, so that a ported app's stored or logged values keep their meaning.
+        #expect([DocumentState.closed, .inConflict, .savingError, .editingDisabled, .progressAvailable].map(\.rawValue) == [1, 2, 4, 8, 16])
+    }
+
     @Test func aSaveInAnotherProcessReachesAnOpenDocument() async throws {
         let fixture = try Fixture(devices: 1)
         try fixture[1].save(doc("a.txt"), content: text("a"))
