@@ -128,6 +128,19 @@ public final class Container: Sendable {
         }
     }
 
+    /// Runs `body` (a blocking public call) on a global queue: the async forms of the calls that
+    /// are more than one read or write of the core.
+    func background<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Self.background(body)
+    }
+
+    /// Runs `body` on a global queue (``background(_:)``, for the static calls).
+    static func background<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     /// Records the commit `main` is at as one this process wrote, for `cause`.
     private func remember(_ core: ContainerCore, _ cause: DocumentChange.Cause) {
         guard let head = (try? core.history.head())??.hex else { return }
@@ -151,12 +164,20 @@ public final class Container: Sendable {
     /// Opens a handle on one document, to follow its state and changes. The document need not
     /// exist yet (as a UIDocument is made for a new file): its first save creates it.
     /// - Throws: ``ConcordError`` when the container cannot be read.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func openDocument(_ path: DocumentPath) throws -> Document {
         try Document(container: self, path: path)
     }
 
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func openDocument(_ path: DocumentPath) async throws -> Document {
+        try await background { try self.openDocument(path) }
+    }
+
     /// Opens the container whose work tree is exactly `path`.
     /// - Throws: ``ConcordError/notAContainer(_:)`` when `path` is not one.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public static func open(at path: String, options: Options = Options()) throws -> Container {
         let repository: Repository
         do {
@@ -166,6 +187,23 @@ public final class Container: Sendable {
         }
         let core = try ContainerCore(repository: repository, options: options)
         return Container(core: core, options: options)
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public static func open(at path: String, options: Options = Options()) async throws -> Container {
+        try await Self.background { try Self.open(at: path, options: options) }
+    }
+
+    /// The async form of the blocking `create`: the same work on a global queue, so that the
+    /// caller's executor never waits on disk or the cloud.
+    public static func create(
+        at path: String, deviceName: String? = nil, cloud: String? = nil, packagePatterns: [String] = [],
+        options: Options = Options()
+    ) async throws -> Container {
+        try await background {
+            try create(at: path, deviceName: deviceName, cloud: cloud, packagePatterns: packagePatterns, options: options)
+        }
     }
 
     /// Creates a container at `path` (made when absent) with a first commit holding its
@@ -180,6 +218,7 @@ public final class Container: Sendable {
     /// - Throws: ``ConcordError/alreadyAContainer(_:)``, ``ConcordError/cloudHasContainer(_:)``,
     ///   ``ConcordError/cloudRefused(_:)`` when it refused the credentials or this device refused
     ///   its host key or certificate. Nothing is left at `path` then.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public static func create(
         at path: String, deviceName: String? = nil, cloud: String? = nil, packagePatterns: [String] = [],
         options: Options = Options()
@@ -241,6 +280,7 @@ public final class Container: Sendable {
     ///   were refused, ``ConcordError/damagedFromCloud(url:reason:)`` and
     ///   ``ConcordError/refusedFromCloud(commit:path:reason:)`` when what it sent cannot be taken.
     ///   Nothing is left at `path` then.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) throws -> Container {
         let fileManager = FileManager.default
         if let contents = try? fileManager.contentsOfDirectory(atPath: path), !contents.isEmpty {
@@ -279,6 +319,12 @@ public final class Container: Sendable {
         }
     }
 
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) async throws -> Container {
+        try await Self.background { try Self.clone(from: url, to: path, deviceName: deviceName, options: options) }
+    }
+
     /// The cloud's URL (passwords replaced by `***`); nil when the container has none.
     public var cloudURL: String? {
         (try? withCore { try $0.repository.remoteURL("origin") }).flatMap { $0 }.map(CloudText.redacted)
@@ -290,6 +336,7 @@ public final class Container: Sendable {
     }
 
     /// Turns airplane mode on or off for this device.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func setAirplaneMode(_ on: Bool) throws {
         try withCore { core in
             try core.writer.write {
@@ -298,8 +345,21 @@ public final class Container: Sendable {
         }
     }
 
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func setAirplaneMode(_ on: Bool) async throws {
+        try await background { try self.setAirplaneMode(on) }
+    }
+
     /// How many versions saved here have not gone up to the cloud yet.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func waitingVersionCount() throws -> Int {
         try withCore { try $0.waitingVersionCount() }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func waitingVersionCount() async throws -> Int {
+        try await offload { try $0.waitingVersionCount() }
     }
 }

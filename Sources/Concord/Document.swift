@@ -102,7 +102,7 @@ public final class Document: Sendable {
         let path = path
         _ = try await container.offloadWrite(.moved) { try $0.move(path, to: newName) }
         close()
-        return try container.openDocument(newName)
+        return try await container.openDocument(newName)
     }
 
     /// Closes the handle: the state becomes `closed` and the change streams end.

@@ -44,12 +44,12 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
 @Suite struct ObservationTests {
     @Test func anOpenDocumentIsToldOfAConflictAndOfItsResolution() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("note.txt"), content: text("base"))
+        try await fixture[1].save(doc("note.txt"), content: text("base"))
         try await fixture.syncAll(rounds: 1)
-        let document = try fixture[2].openDocument(doc("note.txt"))
+        let document = try await fixture[2].openDocument(doc("note.txt"))
         #expect(document.state == .normal)
         let changes = document.changes()
-        try fixture[1].save(doc("note.txt"), content: text("one"))
+        try await fixture[1].save(doc("note.txt"), content: text("one"))
         try await fixture[1].sync()
         try await document.save(text("two"))
         try await fixture[2].sync()
@@ -59,7 +59,7 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
         #expect(try await document.versions().count == 2)
 
         try await fixture[1].sync()
-        try fixture[1].resolve(doc("note.txt"), using: .latest)
+        try await fixture[1].resolve(doc("note.txt"), using: .latest)
         try await fixture[1].sync()
         try await fixture[2].sync()
         let after = await collect(changes) { $0.contains { $0.state == .normal } }
@@ -71,9 +71,9 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
 
     @Test func eachChangeSaysWhatCausedItAndWhetherAnotherProcessMadeIt() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("note.txt"), content: text("base"))
+        try await fixture[1].save(doc("note.txt"), content: text("base"))
         try await fixture.syncAll(rounds: 1)
-        let document = try fixture[2].openDocument(doc("note.txt"))
+        let document = try await fixture[2].openDocument(doc("note.txt"))
         let changes = document.changes()
         func nextContentChange() async -> DocumentChange? {
             await collect(changes) { $0.contains { $0.contentChanged } }.first { $0.contentChanged }
@@ -82,11 +82,11 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
         try await document.save(text("here"))
         let first = await nextContentChange()
         #expect(first.map { [$0.cause.rawValue, "\($0.byAnotherProcess)"] } == ["saved", "false"], "\(String(describing: first))")
-        let other = try Container.open(at: fixture[2].root)
-        try other.save(doc("note.txt"), content: text("another process"))
+        let other = try await Container.open(at: fixture[2].root)
+        try await other.save(doc("note.txt"), content: text("another process"))
         #expect(await nextContentChange().map { [$0.cause.rawValue, "\($0.byAnotherProcess)"] } == ["saved", "true"])
 
-        try fixture[1].save(doc("note.txt"), content: text("elsewhere"))
+        try await fixture[1].save(doc("note.txt"), content: text("elsewhere"))
         try await fixture[1].sync()
         try await fixture[2].sync()
         // The conflict comes during the sync, beside its progress flag, which goes when it ends.
@@ -95,7 +95,7 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
         #expect(conflict.first?.state == .progressAvailable && conflict.first?.cause == .syncProgress)
         #expect(document.state == .inConflict)
 
-        try other.resolve(doc("note.txt"), using: .latest)
+        try await other.resolve(doc("note.txt"), using: .latest)
         let resolved = await collect(changes) { $0.contains { !$0.state.contains(.inConflict) } }
         #expect(resolved.last.map { [$0.cause.rawValue, "\($0.byAnotherProcess)"] } == ["resolved", "true"])
         #expect(document.state == .normal && document.state.name == "normal")
@@ -113,11 +113,11 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
 
     @Test func aSaveInAnotherProcessReachesAnOpenDocument() async throws {
         let fixture = try Fixture(devices: 1)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
-        let other = try Container.open(at: fixture[1].root)
-        let document = try fixture[1].openDocument(doc("a.txt"))
+        try await fixture[1].save(doc("a.txt"), content: text("a"))
+        let other = try await Container.open(at: fixture[1].root)
+        let document = try await fixture[1].openDocument(doc("a.txt"))
         let changes = document.changes()
-        try other.save(doc("a.txt"), content: text("changed elsewhere"))
+        try await other.save(doc("a.txt"), content: text("changed elsewhere"))
         // While the other writer holds the container the document says editingDisabled, then normal.
         let seen = await collect(changes) { $0.contains { $0.contentChanged } && $0.last?.state == .normal }
         #expect(seen.contains { $0.contentChanged })
@@ -127,27 +127,27 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
 
     @Test func aFailedSaveShowsSavingError() async throws {
         let fixture = try Fixture(devices: 1, packages: ["*.note"])
-        try fixture[1].save(doc("x.note"), content: .package(["a": Data("a".utf8)]))
-        let document = try fixture[1].openDocument(doc("x.note"))
+        try await fixture[1].save(doc("x.note"), content: .package(["a": Data("a".utf8)]))
+        let document = try await fixture[1].openDocument(doc("x.note"))
         await #expect(throws: ConcordError.self) { try await document.save(text("a file is not a package")) }
         #expect(document.state == .savingError)
     }
 
     @Test func aQueryGathersThenFollowsAddsChangesConflictsAndRemovals() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("notes/a.txt"), content: text("a"))
-        try fixture[1].save(doc("other.md"), content: text("m"))
+        try await fixture[1].save(doc("notes/a.txt"), content: text("a"))
+        try await fixture[1].save(doc("other.md"), content: text("m"))
         try await fixture.syncAll(rounds: 1)
         let events = fixture[2].query(matching: "*.txt")
         let gathered = await next(events)
-        #expect(gathered == .gathered(try fixture[2].documents(matching: "*.txt")))
-        try fixture[2].save(doc("notes/b.txt"), content: text("b"))
-        try fixture[2].save(doc("notes/a.txt"), content: text("a2"))
-        try fixture[2].save(doc("ignored.md"), content: text("not matched"))
-        try fixture[1].save(doc("notes/b.txt"), content: text("b from 1"))
+        await #expect(gathered == .gathered(try fixture[2].documents(matching: "*.txt")))
+        try await fixture[2].save(doc("notes/b.txt"), content: text("b"))
+        try await fixture[2].save(doc("notes/a.txt"), content: text("a2"))
+        try await fixture[2].save(doc("ignored.md"), content: text("not matched"))
+        try await fixture[1].save(doc("notes/b.txt"), content: text("b from 1"))
         try await fixture[1].sync()
         try await fixture[2].sync()
-        try fixture[2].remove(doc("notes/a.txt"))
+        try await fixture[2].remove(doc("notes/a.txt"))
         let seen = await collect(events) { $0.contains { if case .removed = $0 { true } else { false } } }
         #expect(seen.contains { if case let .added(info) = $0 { info.path == doc("notes/b.txt") } else { false } })
         #expect(seen.contains { if case let .changed(info) = $0 { info.path == doc("notes/a.txt") } else { false } })

@@ -72,7 +72,7 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         if watch { return try await watchChanges() }
         if ignored { return try listIgnored() }
-        let documents = try global.openContainer().documents(matching: pattern)
+        let documents = try await global.openContainer().documents(matching: pattern)
         if json {
             try Output.json(
                 documents.map {
