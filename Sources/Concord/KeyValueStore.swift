@@ -151,7 +151,10 @@ public struct KeyValueChange: Sendable, Hashable {
     public enum Reason: String, Sendable, Hashable {
         /// Another device changed keys, and a sync brought the change.
         case serverChange
-        /// The first sync that brought this device keys from other devices.
+        /// The first sync after this device joined another cloud (``Container/setCloud(_:)``,
+        /// Apple's account switch) brought keys: the cloud's values replace what this device held
+        /// (Apple's initial download). A clone starts with the cloud's store as it is, and the
+        /// device that made a store is its first: neither sees this reason.
         case initialSyncChange
         /// The store is over its limits (two devices' writes together passed them): remove keys.
         case quotaViolationChange
