@@ -225,9 +225,7 @@ public final class Container: Sendable {
     ) throws -> Container {
         let fileManager = FileManager.default
         if fileManager.fileExists(atPath: "\(path)/.git") { throw ConcordError.alreadyAContainer(path) }
-        for pattern in packagePatterns where pattern.isEmpty || pattern.contains("/") || pattern.contains("\n") {
-            throw ConcordError.failed("invalid package pattern '\(pattern)': give a file-name glob such as '*.note'")
-        }
+        try ContainerCore.checkPackagePatterns(packagePatterns)
         let address = cloud.map(CloudAddress.init)
         var createdCloud: String?
         if case let .local(local)? = address?.transport, !fileManager.fileExists(atPath: local) {
