@@ -2,7 +2,7 @@ public import Foundation
 internal import Git
 internal import GitFormat
 internal import GitStore
-public import Logging
+@_exported public import Logging
 internal import Synchronization
 
 /// A container: one git repository of documents, held by this device as a clone with a
