@@ -13,7 +13,7 @@ extension KeyValueStore {
         try set(Self.encoded(value, key), forKey: key)
     }
 
-    /// The async form of ``set(_:forKey:)-(Encodable,_)``.
+    /// The async form of the blocking `set(_:forKey:)` above.
     public func set(_ value: some Encodable, forKey key: String) async throws {
         try await set(Self.encoded(value, key), forKey: key)
     }
@@ -26,7 +26,7 @@ extension KeyValueStore {
         try value(forKey: key).map { try Self.decoded(type, $0, key) }
     }
 
-    /// The async form of ``value(_:forKey:)``.
+    /// The async form of the blocking `value(_:forKey:)` above.
     public func value<T: Decodable>(_ type: T.Type, forKey key: String) async throws -> T? {
         try await value(forKey: key).map { try Self.decoded(type, $0, key) }
     }

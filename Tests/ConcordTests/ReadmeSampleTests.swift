@@ -30,10 +30,10 @@ import Testing
         return samples
     }
 
-    /// The lines of `file` between `// README sample` and `// end of README sample`, de-indented.
-    static func sample(in file: String) throws -> [String] {
+    /// The lines of `file` between `// MARKER` and `// end of MARKER`, de-indented.
+    static func sample(in file: String, marker: String = "README sample") throws -> [String] {
         let text = try String(contentsOf: repository.appendingPathComponent(file), encoding: .utf8)
-        guard let start = text.range(of: "// README sample\n"), let end = text.range(of: "// end of README sample", range: start.upperBound..<text.endIndex) else { return [] }
+        guard let start = text.range(of: "// \(marker)\n"), let end = text.range(of: "// end of \(marker)", range: start.upperBound..<text.endIndex) else { return [] }
         let lines = text[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
         let indent = lines.first.map { $0.prefix { $0 == " " }.count } ?? 0
         return lines.map { String($0.dropFirst(indent)) }.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
