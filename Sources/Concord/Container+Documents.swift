@@ -85,39 +85,39 @@ extension Container {
     /// The documents in the container (optionally those whose path or name matches a glob), with their states.
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func documents(matching pattern: String? = nil) throws -> [DocumentInfo] {
-        try withCore { try $0.documents(matching: pattern) }
+        try read { try $0.documents(matching: pattern) }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func documents(matching pattern: String? = nil) async throws -> [DocumentInfo] {
-        try await offload { try $0.documents(matching: pattern) }
+        try await offloadRead { try $0.documents(matching: pattern) }
     }
 
     /// Every version `document` ever had, newest first, the current one and the unresolved
     /// ones flagged.
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func versions(of document: DocumentPath) throws -> [DocumentVersion] {
-        try withCore { try $0.history.versions(of: document) }
+        try read { try $0.history.versions(of: document) }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func versions(of document: DocumentPath) async throws -> [DocumentVersion] {
-        try await offload { try $0.history.versions(of: document) }
+        try await offloadRead { try $0.history.versions(of: document) }
     }
 
     /// The versions in contention: the current version first, then each unresolved conflict
     /// version (only the current one when the document is not in conflict).
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func unresolvedVersions(of document: DocumentPath) throws -> [DocumentVersion] {
-        try withCore { try $0.history.contestedVersions(of: document) }
+        try read { try $0.history.contestedVersions(of: document) }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func unresolvedVersions(of document: DocumentPath) async throws -> [DocumentVersion] {
-        try await offload { try $0.history.contestedVersions(of: document) }
+        try await offloadRead { try $0.history.contestedVersions(of: document) }
     }
 
     /// The content of `document` at a version (full or abbreviated id), or its current content.
@@ -125,13 +125,13 @@ extension Container {
     /// - Throws: ``ConcordError/unknownVersion(_:document:)``, ``ConcordError/noSuchDocument(_:)``.
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func content(of document: DocumentPath, version: String? = nil) throws -> DocumentContent? {
-        try withCore { try $0.history.content(of: document, version: version) }
+        try read { try $0.history.content(of: document, version: version) }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func content(of document: DocumentPath, version: String? = nil) async throws -> DocumentContent? {
-        try await offload { try $0.history.content(of: document, version: version) }
+        try await offloadRead { try $0.history.content(of: document, version: version) }
     }
 
     /// Calls `body` with the bytes of a file document's version (nil: the current one) without
@@ -142,7 +142,7 @@ extension Container {
     @available(*, noasync, message: "blocks on disk: from async code, use the async content(of:version:)")
     @discardableResult
     public func withFileContent(of document: DocumentPath, version: String? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
-        try withCore { core in
+        try read { core in
             guard let entry = try core.history.versionEntry(of: document, version: version), entry.kind == .blob else { return false }
             try ConcordError.wrap("cannot read object \(entry.id.short)") { try core.repository.withBlob(entry.id, body) }
             return true
@@ -153,13 +153,13 @@ extension Container {
     /// with the number of documents.
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func conflicts() throws -> [Conflict] {
-        try withCore { try $0.history.conflicts() }
+        try read { try $0.history.conflicts() }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func conflicts() async throws -> [Conflict] {
-        try await offload { try $0.history.conflicts() }
+        try await offloadRead { try $0.history.conflicts() }
     }
 
     /// Fetches the cloud's versions, integrates them with this device's (recording a conflict

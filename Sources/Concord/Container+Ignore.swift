@@ -6,13 +6,13 @@ extension Container {
     /// - Throws: ``ConcordError`` when the container cannot be read.
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func ignoredEntries() throws -> [IgnoredEntry] {
-        try withCore { try $0.ignoredEntries() }
+        try read { try $0.ignoredEntries() }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func ignoredEntries() async throws -> [IgnoredEntry] {
-        try await offload { try $0.ignoredEntries() }
+        try await offloadRead { try $0.ignoredEntries() }
     }
 
     /// The rule that leaves `document` out (a rule matching it, or a folder it is in); nil when
@@ -20,12 +20,12 @@ extension Container {
     /// - Throws: ``ConcordError`` when the container cannot be read.
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func ignoringRule(of document: DocumentPath) throws -> IgnoreRule? {
-        try withCore { try $0.ignoringRule(of: document) }
+        try read { try $0.ignoringRule(of: document) }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func ignoringRule(of document: DocumentPath) async throws -> IgnoreRule? {
-        try await offload { try $0.ignoringRule(of: document) }
+        try await offloadRead { try $0.ignoringRule(of: document) }
     }
 }

@@ -49,13 +49,17 @@ public final class Container: Sendable {
     /// The repository's git directory, ending in `/`.
     let gitDirectory: String
     private let core: Locked<ContainerCore>
+    /// The second core that reads use while a write holds ``core`` (see ``read(_:)``).
+    private let reader = Locked<ContainerCore?>(nil)
     /// Tells documents and queries when `main` moves.
     let observer: MainObserver
     /// The key-value store's change streams, told of account changes.
     let keyValueContinuations = Locked<[UUID: AsyncStream<KeyValueChange>.Continuation]>([:])
-    /// The commits this process's writes left `main` at, with their causes, the latest last (at
-    /// most 32): a move of `main` to one of them was made here.
-    private let ownWrites = Locked<[(head: String, cause: DocumentChange.Cause)]>([])
+    /// The commits `main` was seen at, with their causes and whether another process made them,
+    /// the latest last (at most 32); this process's writes record theirs under the core's lock.
+    private let knownHeads = Locked<[(head: String, cause: DocumentChange.Cause, byAnotherProcess: Bool)]>([])
+    /// How many writes of this process hold or wait for the core.
+    private let writesUnderWay = Locked(0)
     /// How many syncs of this container are under way in this process
     /// (``DocumentState/progressAvailable``).
     let syncsUnderWay = Locked(0)
@@ -69,7 +73,9 @@ public final class Container: Sendable {
         let locked = Locked(core)
         self.core = locked
         observer = MainObserver(gitDirectory: gitDirectory, interval: options.watchInterval) {
-            (try? locked.withLock { try $0.history.head()?.hex }) ?? nil
+            // While a write holds the core, `main` is read from its file: a sync never delays the news.
+            (try? locked.withLockIfAvailable { try $0.history.head()?.hex }).flatMap { $0 }
+                ?? (try? LocalCloud.reference(ContainerCore.branch, gitDirectory: gitDirectory))??.hex
         }
     }
 
@@ -78,25 +84,39 @@ public final class Container: Sendable {
         try core.withLock { core throws -> T in try body(core) }
     }
 
+    /// Runs a read with the core when no other caller holds it, else with a second core of its
+    /// own (opened on first need, one reader at a time), so that a read never waits behind a
+    /// write of this process — a sync waiting for the network, or for another process's lock.
+    /// Both see what is committed: a read meanwhile sees `main` before the write moves it, as
+    /// another process would.
+    func read<T: Sendable>(_ body: (ContainerCore) throws -> T) throws -> T {
+        if let result = try core.withLockIfAvailable({ try body($0) }) { return result }
+        return try reader.withLock { reader throws -> T in
+            if reader == nil {
+                let repository = try ConcordError.wrap("cannot open the container") { try Repository.open(at: root) }
+                reader = try ContainerCore(repository: repository, options: options)
+            }
+            return try body(reader!)
+        }
+    }
+
+    /// ``read(_:)`` on a global queue, so that the caller's executor never blocks on disk.
+    func offloadRead<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
+        try await background { try self.read(body) }
+    }
+
     /// Runs a write with the core, one caller at a time, remembers the commit it left `main` at
     /// as this process's (``DocumentChange/byAnotherProcess``), and tells open documents and
     /// queries that `main` may have moved.
     func write<T: Sendable>(_ cause: DocumentChange.Cause, _ body: (ContainerCore) throws -> T) throws -> T {
-        defer { observer.check() }
+        writesUnderWay.withLock { $0 += 1 }
+        defer {
+            writesUnderWay.withLock { $0 -= 1 }
+            observer.check()
+        }
         return try core.withLock { core throws -> T in
             defer { remember(core, cause) }
             return try body(core)
-        }
-    }
-
-    /// Runs `body` with the core on a global queue, so that the caller's executor never blocks
-    /// on git or disk.
-    func offload<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
-        let core = core
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try core.withLock { try body($0) } })
-            }
         }
     }
 
@@ -107,7 +127,11 @@ public final class Container: Sendable {
     func offloadWrite<T: Sendable>(
         _ cause: DocumentChange.Cause, showsWaiting: Bool = true, _ body: @escaping @Sendable (ContainerCore) throws -> T
     ) async throws -> T {
-        defer { observer.check() }
+        writesUnderWay.withLock { $0 += 1 }
+        defer {
+            writesUnderWay.withLock { $0 -= 1 }
+            observer.check()
+        }
         let core = core, gitDirectory = gitDirectory
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async { [self] in
@@ -144,21 +168,32 @@ public final class Container: Sendable {
     /// Records the commit `main` is at as one this process wrote, for `cause`.
     private func remember(_ core: ContainerCore, _ cause: DocumentChange.Cause) {
         guard let head = (try? core.history.head())??.hex else { return }
-        ownWrites.withLock { writes in
-            writes.removeAll { $0.head == head }
-            writes.append((head, cause))
-            if writes.count > 32 { writes.removeFirst(writes.count - 32) }
+        remember(head, cause, byAnotherProcess: false)
+    }
+
+    private func remember(_ head: String, _ cause: DocumentChange.Cause, byAnotherProcess: Bool) {
+        knownHeads.withLock { heads in
+            heads.removeAll { $0.head == head }
+            heads.append((head, cause, byAnotherProcess))
+            if heads.count > 32 { heads.removeFirst(heads.count - 32) }
         }
     }
 
-    /// What made `main` move to `head`, and whether another process did.
+    /// What made `main` move to `head`, and whether another process did. A head this process
+    /// has not seen yet is waited for only while a write of this process is under way (it may be
+    /// that write's, not remembered yet); else it is another process's, read from its commit.
     func cause(ofMain head: String) -> (cause: DocumentChange.Cause, byAnotherProcess: Bool) {
-        // Under the core's lock: a write of this process that moved `main` has remembered it by then.
-        let found = try? withCore { core -> (DocumentChange.Cause, Bool) in
-            if let own = ownWrites.withLock({ writes in writes.last { $0.head == head }?.cause }) { return (own, false) }
-            return (try core.cause(ofMain: head), true)
+        func known() -> (DocumentChange.Cause, Bool)? {
+            knownHeads.withLock { heads in heads.last { $0.head == head }.map { ($0.cause, $0.byAnotherProcess) } }
         }
-        return found ?? (.saved, true)
+        if let known = known() { return known }
+        if writesUnderWay.withLock({ $0 > 0 }) {
+            _ = try? withCore { _ in true }
+            if let known = known() { return known }
+        }
+        let cause = (try? read { try $0.cause(ofMain: head) }) ?? .saved
+        remember(head, cause, byAnotherProcess: true)
+        return (cause, true)
     }
 
     /// Opens a handle on one document, to follow its state and changes. The document need not
@@ -325,12 +360,12 @@ public final class Container: Sendable {
 
     /// The cloud's URL (passwords replaced by `***`); nil when the container has none.
     public var cloudURL: String? {
-        (try? withCore { try $0.repository.remoteURL("origin") }).flatMap { $0 }.map(CloudText.redacted)
+        (try? read { try $0.repository.remoteURL("origin") }).flatMap { $0 }.map(CloudText.redacted)
     }
 
     /// True while airplane mode is on: sync refuses the network, saving goes on.
     public var isAirplaneModeOn: Bool {
-        (try? withCore { try DeviceSettings(repository: $0.repository).isAirplaneModeOn() }) == true
+        (try? read { try DeviceSettings(repository: $0.repository).isAirplaneModeOn() }) == true
     }
 
     /// Turns airplane mode on or off for this device.
@@ -352,12 +387,12 @@ public final class Container: Sendable {
     /// How many versions saved here have not gone up to the cloud yet.
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func waitingVersionCount() throws -> Int {
-        try withCore { try $0.waitingVersionCount() }
+        try read { try $0.waitingVersionCount() }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func waitingVersionCount() async throws -> Int {
-        try await offload { try $0.waitingVersionCount() }
+        try await offloadRead { try $0.waitingVersionCount() }
     }
 }

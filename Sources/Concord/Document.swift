@@ -29,7 +29,7 @@ public final class Document: Sendable {
     init(container: Container, path: DocumentPath) throws {
         self.container = container
         self.path = path
-        let snapshot = try container.withCore { try $0.snapshot(of: path) }
+        let snapshot = try container.read { try $0.snapshot(of: path) }
         storage = Mutex(State(current: snapshot.inConflict ? .inConflict : .normal, contentID: snapshot.contentID))
         let id = container.observer.subscribe { [weak self] _ in self?.refresh() }
         storage.withLock { $0.subscription = id }
@@ -62,7 +62,7 @@ public final class Document: Sendable {
     /// The current content; nil when the current version is a deletion.
     public func read() async throws -> DocumentContent? {
         let path = path
-        return try await container.offload { try $0.history.content(of: path, version: nil) }
+        return try await container.offloadRead { try $0.history.content(of: path, version: nil) }
     }
 
     /// Saves `content` as a new version. On failure the state becomes `savingError` until a save succeeds.
@@ -84,7 +84,7 @@ public final class Document: Sendable {
     /// The versions in contention: the current one first, then each unresolved conflict version.
     public func versions() async throws -> [DocumentVersion] {
         let path = path
-        return try await container.offload { try $0.history.contestedVersions(of: path) }
+        return try await container.offloadRead { try $0.history.contestedVersions(of: path) }
     }
 
     /// Resolves the document's conflict (see ``Container/resolve(_:using:dryRun:)-(DocumentPath,_,_)``).
@@ -127,7 +127,7 @@ public final class Document: Sendable {
     /// `savingFailed`: a save through this handle just failed.
     func refresh(savingFailed: Bool = false) {
         let path = path
-        guard let (current, head) = try? container.withCore({ core in (try core.snapshot(of: path), try core.history.head()?.hex) }) else {
+        guard let (current, head) = try? container.read({ core in (try core.snapshot(of: path), try core.history.head()?.hex) }) else {
             return
         }
         let writeWaiting = container.observer.lock.isWriteWaiting()

@@ -12,6 +12,7 @@ public final class DocumentQuery: Sendable {
         var tracker: QueryTracker
         var pending: [QueryEvent] = []
         var flushScheduled = false
+        var updatesDisabled = false
         var continuations: [UUID: AsyncStream<QueryUpdate>.Continuation] = [:]
         var subscription: UUID?
         var stopped = false
@@ -64,6 +65,18 @@ public final class DocumentQuery: Sendable {
         if let subscription { container.observer.unsubscribe(subscription) }
     }
 
+    /// Holds the updates back (NSMetadataQuery's disableUpdates): changes are still applied to
+    /// ``results`` and gathered, and told as one update by ``enableUpdates()``.
+    public func disableUpdates() {
+        state.withLock { $0.updatesDisabled = true }
+    }
+
+    /// Tells what was gathered while updates were held back, as one update, and lets them go on.
+    public func enableUpdates() {
+        state.withLock { $0.updatesDisabled = false }
+        flush()
+    }
+
     /// Applies a move of `main` to the results at once, and schedules the update that tells it.
     private func record(_ move: MainObserver.Move) {
         let changes = container.queryChanges(move)
@@ -73,7 +86,7 @@ public final class DocumentQuery: Sendable {
             for (path, info) in changes {
                 if let event = state.tracker.update(path, to: info) { state.pending.append(event) }
             }
-            guard !state.pending.isEmpty, !state.flushScheduled else { return false }
+            guard !state.pending.isEmpty, !state.flushScheduled, !state.updatesDisabled else { return false }
             state.flushScheduled = true
             return true
         }
@@ -86,9 +99,10 @@ public final class DocumentQuery: Sendable {
     /// Tells every stream of the changes gathered since the last update.
     private func flush() {
         let (update, continuations) = state.withLock { state -> (QueryUpdate, [AsyncStream<QueryUpdate>.Continuation]) in
+            state.flushScheduled = false
+            guard !state.updatesDisabled else { return (QueryUpdate(isGathering: false, changes: [], results: []), []) }
             let update = QueryUpdate(isGathering: false, changes: state.pending, results: state.tracker.results)
             state.pending = []
-            state.flushScheduled = false
             return (update, Array(state.continuations.values))
         }
         guard !update.changes.isEmpty else { return }

@@ -22,7 +22,7 @@ public final class KeyValueStore: Sendable {
     /// The JSON value of `key`; nil when the key is not set.
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func value(forKey key: String) throws -> Data? {
-        try container.withCore { try $0.keyValues()[key] }
+        try container.read { try $0.keyValues()[key] }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
@@ -34,7 +34,7 @@ public final class KeyValueStore: Sendable {
     /// Every key and its JSON value.
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func dictionary() throws -> [String: Data] {
-        try container.withCore { try $0.keyValues() }
+        try container.read { try $0.keyValues() }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's

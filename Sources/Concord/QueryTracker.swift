@@ -33,13 +33,13 @@ extension Container {
     /// The listing entries of every document, or of those `pattern` matches, without the
     /// moment's `editingDisabled` (a query tells of lasting states).
     func queryEntries(matching pattern: String?) -> [DocumentInfo] {
-        ((try? withCore { try $0.documents(matching: pattern) }) ?? []).map(Self.lasting)
+        ((try? read { try $0.documents(matching: pattern) }) ?? []).map(Self.lasting)
     }
 
     /// The listing entry of each document changed by a move of `main`, as a query sees it.
     func queryChanges(_ move: MainObserver.Move) -> [(DocumentPath, DocumentInfo?)] {
-        guard move.moved, let changed = try? withCore({ try $0.changedDocuments(from: move.old, to: move.new) }) else { return [] }
-        return changed.sorted().map { path in (path, ((try? withCore { try $0.info(of: path, lockState: false) }) ?? nil).map(Self.lasting)) }
+        guard move.moved, let changed = try? read({ try $0.changedDocuments(from: move.old, to: move.new) }) else { return [] }
+        return changed.sorted().map { path in (path, ((try? read { try $0.info(of: path, lockState: false) }) ?? nil).map(Self.lasting)) }
     }
 
     private static func lasting(_ info: DocumentInfo) -> DocumentInfo {

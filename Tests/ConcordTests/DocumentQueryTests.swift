@@ -31,14 +31,19 @@ import Testing
 
     @Test func aBurstOfChangesIsOneUpdate() async throws {
         let fixture = try Fixture(devices: 1)
-        let query = fixture[1].query(.path(matching: "*.txt"), batchingInterval: .seconds(2))
+        let query = fixture[1].query(.path(matching: "*.txt"))
         let updates = query.updates()
         var iterator = updates.makeAsyncIterator()
         _ = await iterator.next()
-        // Another process's five saves, one commit each, within the batching interval.
+        // Another process's five saves, one commit each, while the app holds updates back
+        // (NSMetadataQuery's disableUpdates); the results follow them meanwhile.
+        query.disableUpdates()
         let other = try await Container.open(at: fixture[1].root)
         for index in 1...5 { try await other.save(doc("n\(index).txt"), content: text("\(index)")) }
         try await other.save(doc("skipped.md"), content: text("not selected"))
+        for _ in 0..<600 where query.results.count < 5 { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(query.results.count == 5)
+        query.enableUpdates()
         let update = try #require(await iterator.next())
         #expect(update.changes.count == 5)
         #expect(update.results.map(\.path.value) == ["n1.txt", "n2.txt", "n3.txt", "n4.txt", "n5.txt"])

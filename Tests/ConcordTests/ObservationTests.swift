@@ -1,6 +1,7 @@
 import Concord
 import ConcordMerge
 import Foundation
+import Synchronization
 import Testing
 
 /// Waits for the next element of a stream, at most `seconds`.
@@ -154,5 +155,60 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
         #expect(seen.contains { if case let .stateChanged(info) = $0 { info.path == doc("notes/b.txt") && info.state == .inConflict } else { false } })
         #expect(seen.contains(.removed(doc("notes/a.txt"))))
         #expect(!seen.contains { if case let .added(info) = $0 { info.path == doc("ignored.md") } else { false } })
+    }
+}
+
+/// Reads never wait behind a write of the same process: here a sync that waits for another
+/// process's lock (util-linux flock standing in for it) while the app lists, reads and follows.
+@Suite struct ReadersDuringASyncTests {
+    @Test func listingReadingAndObservingGoOnWhileASyncWaits() async throws {
+        let fixture = try Fixture(devices: 2)
+        try await fixture[2].save(doc("a.txt"), content: text("a"))
+        try await fixture.diverge("b.txt", base: "base\n", "one\n", "two\n")
+        let container = try await Container.open(at: fixture[1].root, options: Container.Options(lockTimeout: 20))
+        let lock = "\(fixture[1].root)/.git/concord/lock"
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = ["-o", lock, "cat"]
+        let input = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = FileHandle.nullDevice
+        try holder.run()
+        defer { if holder.isRunning { holder.terminate() } }
+        var held = false
+        for _ in 0..<600 where !held {
+            let probe = Process()
+            probe.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+            probe.arguments = ["-n", "-s", lock, "true"]
+            try probe.run()
+            probe.waitUntilExit()
+            held = probe.terminationStatus != 0
+            if !held { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(held)
+        let ended = Mutex(false)
+        let syncing = Task {
+            defer { ended.withLock { $0 = true } }
+            return try await container.sync()
+        }
+        // The sync holds this process's handle and waits for the lock (up to 20 s); every read
+        // answers while it waits.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await container.conflicts().map(\.document) == [doc("b.txt")])
+        #expect(try await container.documents().map(\.path.value) == ["a.txt", "b.txt"])
+        #expect(try await string(container.content(of: doc("a.txt"))) == "a")
+        #expect(try await container.unresolvedVersions(of: doc("b.txt")).count == 2)
+        let document = try await container.openDocument(doc("b.txt"))
+        #expect(document.state.contains(.inConflict))
+        #expect(try await string(document.read()) != nil)
+        let query = container.query(.inConflict)
+        #expect(query.results.map(\.path) == [doc("b.txt")])
+        #expect(!ended.withLock { $0 }, "the reads waited for the sync to end")
+        let waitingSync = syncing
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        _ = try await waitingSync.value
+        query.stop()
+        document.close()
     }
 }
