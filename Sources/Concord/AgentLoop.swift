@@ -352,8 +352,12 @@ final class AgentLoop: Sendable {
         return one.union(other)
     }
 
+    /// The wait before trying again after `failures` failures in a row: doubling up to the sync
+    /// interval, with "equal jitter" (between half and all of it), so that devices that failed
+    /// together (a cloud back online) do not all try again at the same moment.
     private func backoff(_ failures: Int) -> Duration {
-        min(.seconds(1 << min(max(failures - 1, 0), 16)), options.interval)
+        let full = min(.seconds(1 << min(max(failures - 1, 0), 16)), options.interval)
+        return full / 2 + full / 2 * Double.random(in: 0...1)
     }
 
     private func goOffline(_ error: ConcordError, plan: inout Plan) {
