@@ -328,7 +328,8 @@ public final class Container: Sendable {
             guard let remoteMain = cloudMain else {
                 throw ConcordError.failed("the cloud \(CloudText.redacted(address.url)) holds no container (no main branch)")
             }
-            try ArrivalCheck(limits: .current(in: nil)).check(repository, from: [remoteMain], hiding: [])
+            try ArrivalCheck(limits: .current(in: nil, containerFileSize: ContainerLimits.fileSize(at: remoteMain, in: repository)))
+                .check(repository, from: [remoteMain], hiding: [])
             // The first checkout goes through the journal: a clone killed after main is set is
             // finished by the next writer, never a container whose work tree lacks documents.
             try ConcordError.wrap("cannot set up the clone") {

@@ -62,3 +62,10 @@ extension ContainerCore {
         try saveSettings(Self.packagesFile, text: patterns.map { "\($0)\n" }.joined())
     }
 }
+
+extension ContainerCore {
+    /// This device's limits, with the container's file size as `main` names it (``ContainerLimits``).
+    func limits() throws -> ArrivalCheck.Limits {
+        try ArrivalCheck.Limits.current(in: repository, containerFileSize: ContainerLimits.fileSize(inMainOf: repository))
+    }
+}
