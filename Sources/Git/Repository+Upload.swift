@@ -62,16 +62,19 @@ extension Repository {
                 guard let stream else { throw GitError(message: "libgit2 opened no stream to \(address)", function: "git_smart_subtransport action") }
                 // A stateless (http) stream is this caller's; a stateful one stays the transport's.
                 defer { if kind == .http { stream.pointee.free(stream) } }
-                let zero = String(repeating: "0", count: 40)
-                var request = PacketLine.encode("\(expected?.hex ?? zero) \(target.hex) \(reference)\0report-status agent=concord\n")
-                request += PacketLine.flush
+                let request: [UInt8]
+                do {
+                    request = try ReceivePack.updateRequest(reference: reference, from: expected, to: target, capabilities: ["report-status", "agent=concord"])
+                } catch {
+                    throw GitError(errorClass: .reference, message: "cannot ask to move \(reference): \(error)", function: "receive-pack")
+                }
                 try write(request, to: stream)
                 try pack.withUnsafeBytes { bytes in
                     try check(
                         "git_smart_subtransport_stream write",
                         stream.pointee.write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count))
                 }
-                let outcome = try checkReport(PacketLine.readUntilFlush(from: stream), for: reference)
+                let outcome = try checkReport(readReport(from: stream), for: reference)
                 return (outcome, callbacks.lastOffered)
             }
         }
@@ -97,24 +100,52 @@ extension Repository {
         }
     }
 
-    /// Reads receive-pack's report (`unpack ok`, then `ok REF` or `ng REF REASON`).
+    /// Reads receive-pack's report from `stream`: its packets up to the flush that ends it.
+    /// - Throws: ``GitError`` when the remote sent a malformed report or closed the connection
+    ///   before its end.
+    private func readReport(from stream: UnsafeMutablePointer<git_smart_subtransport_stream>) throws -> PushReport {
+        var reader = PacketLineReader()
+        var packets: [PacketLine] = []
+        var chunk = [CChar](repeating: 0, count: 65536)
+        while true {
+            while let packet = try readingReport({ try reader.next() }) {
+                if packet == .flush { return try readingReport { try PushReport(packets) } }
+                packets.append(packet)
+            }
+            var read = 0
+            try check("git_smart_subtransport_stream read", stream.pointee.read(stream, &chunk, chunk.count, &read))
+            guard read > 0 else {
+                throw GitError(message: "the remote closed the connection before its report", function: "receive-pack")
+            }
+            reader.append(chunk[0..<read].lazy.map { UInt8(bitPattern: $0) })
+        }
+    }
+
+    /// What receive-pack's `report` says of `reference`.
     /// - Returns: ``PushOutcome/cloudMoved`` when the remote refused the update because the
     ///   reference had moved (or was being moved), else ``PushOutcome/pushed``.
     /// - Throws: ``GitError`` for any other refusal.
-    private func checkReport(_ lines: [String], for reference: String) throws -> PushOutcome {
-        guard let unpack = lines.first, unpack.hasPrefix("unpack ") else {
-            throw GitError(message: "the remote sent no report: \(lines.joined(separator: "; "))", function: "receive-pack")
+    private func checkReport(_ report: PushReport, for reference: String) throws -> PushOutcome {
+        if let failure = report.unpackFailure {
+            throw GitError(message: "the remote could not store the pack: \(failure)", function: "receive-pack")
         }
-        guard unpack == "unpack ok" else {
-            throw GitError(message: "the remote could not store the pack: \(unpack.dropFirst("unpack ".count))", function: "receive-pack")
-        }
-        if lines.contains("ok \(reference)") { return .pushed }
-        let refusal = lines.first { $0.hasPrefix("ng \(reference) ") }.map { String($0.dropFirst("ng \(reference) ".count)) }
-        let status = refusal ?? "no status for the reference"
-        if ["fetch first", "non-fast-forward", "stale", "failed to update ref", "failed to lock"].contains(where: { status.contains($0) }) {
+        let status = report.statuses.first { $0.reference == reference }
+        if let status, status.refusal == nil { return .pushed }
+        let refusal = status?.refusal ?? "no status for the reference"
+        if ["fetch first", "non-fast-forward", "stale", "failed to update ref", "failed to lock"].contains(where: { refusal.contains($0) }) {
             return .cloudMoved
         }
-        throw GitError(errorClass: .reference, message: "the remote refused \(reference): \(status)", function: "receive-pack")
+        throw GitError(errorClass: .reference, message: "the remote refused \(reference): \(refusal)", function: "receive-pack")
+    }
+}
+
+/// Runs `body`, reporting a ``FormatError`` in what receive-pack said or is told as a
+/// ``GitError`` of the push.
+private func readingReport<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as FormatError {
+        throw GitError(message: "the remote's answer is malformed: \(error)", function: "receive-pack")
     }
 }
 
@@ -158,43 +189,4 @@ private let subtransportCallback: git_smart_subtransport_cb = { out, owner, para
         }
     if result == 0 { capture.subtransport = out.pointee }
     return result
-}
-
-/// git's pkt-line framing: four hexadecimal digits of length (their own four included), then
-/// the data; `0000` is a flush.
-enum PacketLine {
-    static let flush = Array("0000".utf8)
-
-    static func encode(_ text: String) -> [UInt8] {
-        let data = Array(text.utf8)
-        let length = String(data.count + 4, radix: 16)
-        return Array((String(repeating: "0", count: 4 - length.count) + length).utf8) + data
-    }
-
-    /// Reads packets until a flush; returns their texts without the trailing newline.
-    static func readUntilFlush(from stream: UnsafeMutablePointer<git_smart_subtransport_stream>) throws -> [String] {
-        var pending: [UInt8] = []
-        var lines: [String] = []
-        var chunk = [CChar](repeating: 0, count: 65536)
-        while true {
-            while pending.count >= 4 {
-                guard let length = Int(String(decoding: pending[0..<4], as: UTF8.self), radix: 16) else {
-                    throw GitError(message: "the remote sent a malformed packet", function: "receive-pack")
-                }
-                if length == 0 { return lines }
-                guard length >= 4 else { throw GitError(message: "the remote sent a malformed packet", function: "receive-pack") }
-                guard pending.count >= length else { break }
-                var line = String(decoding: pending[4..<length], as: UTF8.self)
-                if line.hasSuffix("\n") { line.removeLast() }
-                lines.append(line)
-                pending.removeFirst(length)
-            }
-            var read = 0
-            try check("git_smart_subtransport_stream read", stream.pointee.read(stream, &chunk, chunk.count, &read))
-            guard read > 0 else {
-                throw GitError(message: "the remote closed the connection before its report", function: "receive-pack")
-            }
-            pending += chunk[0..<read].map { UInt8(bitPattern: $0) }
-        }
-    }
 }

@@ -1,0 +1,162 @@
+internal import GitFormat
+
+extension FuzzTarget {
+    /// Bytes a server sends in pkt-lines. Input: one byte giving the size of the pieces they
+    /// arrive in (1 to 256), then the bytes.
+    ///
+    /// ``PacketLineReader`` must read, whole and piece by piece alike, exactly the packets a
+    /// plain reading of the framing finds, and stop where it stops: at the first length that is
+    /// not four hexadecimal digits, is 3 or is over 65520 (an error), or at the end of the bytes
+    /// (waiting for more, with the same bytes unread). Each packet written back
+    /// (``PacketLine/encoded()``) must be the bytes it was read from, its digits in lowercase.
+    /// The packets before the first flush, read as receive-pack's report (``PushReport``), must
+    /// be accepted exactly when the report's grammar accepts them, with the same statuses, and
+    /// the report written back must read the same.
+    static func packetLine(_ raw: UnsafeRawBufferPointer) throws(FuzzFailure) {
+        var input = FuzzInput(raw)
+        let piece = input.number(bytes: 1) + 1
+        let bytes = input.rest()
+        let expected = framingModel(bytes)
+
+        let whole = read(bytes, pieces: bytes.count)
+        try expect(whole.packets == expected.packets, "read \(whole.packets.count) packets where the framing holds \(expected.packets.count)")
+        try expect(whole.end == expected.end, "stopped with \(whole.end) where the framing stops with \(expected.end)")
+        let pieces = read(bytes, pieces: piece)
+        try expect(pieces.packets == whole.packets && pieces.end == whole.end, "read in pieces of \(piece) bytes differently from whole")
+
+        var at = 0
+        for packet in whole.packets {
+            let written: [UInt8]
+            do {
+                written = try packet.encoded()
+            } catch {
+                throw FuzzFailure("a packet read cannot be written back: \(error)")
+            }
+            let original = bytes[at..<(at + 4)].map(lowercased) + bytes[(at + 4)..<(at + written.count)]
+            try expect(written == original, "a packet written back differs from its bytes at \(at)")
+            at += written.count
+        }
+
+        guard let flush = whole.packets.firstIndex(of: .flush) else { return }
+        let packets = Array(whole.packets[..<flush])
+        let report = Result { () throws(FormatError) in try PushReport(packets) }
+        let model = reportModel(packets)
+        switch (report, model) {
+        case (.success(let report), .some(let expected)):
+            try expect(report.unpackFailure == expected.unpackFailure && report.statuses == expected.statuses, "a report read other statuses than its lines give")
+            let rewritten = [PacketLine.text("unpack \(report.unpackFailure ?? "ok")\n")] + report.statuses.map { PacketLine.text(line($0) + "\n") }
+            let reread = Result { () throws(FormatError) in try PushReport(rewritten) }
+            try expect((try? reread.get()) == report, "a report written back reads differently")
+        case (.failure, nil):
+            break
+        case (.success, nil):
+            throw FuzzFailure("accepted a report its grammar refuses")
+        case (.failure(let error), .some):
+            throw FuzzFailure("refused a report of the grammar: \(error)")
+        }
+    }
+
+    /// Where a reading stopped: at an error, or waiting for more with some bytes unread.
+    enum FramingEnd: Equatable, CustomStringConvertible {
+        case error
+        case waiting(unread: Int)
+
+        var description: String {
+            switch self {
+            case .error: "an error"
+            case .waiting(let unread): "\(unread) bytes unread"
+            }
+        }
+    }
+
+    /// The packets `bytes` hold, received in pieces of `pieces` bytes, read by ``PacketLineReader``.
+    private static func read(_ bytes: [UInt8], pieces: Int) -> (packets: [PacketLine], end: FramingEnd) {
+        var reader = PacketLineReader()
+        var packets: [PacketLine] = []
+        var start = 0
+        repeat {
+            let end = min(start + max(pieces, 1), bytes.count)
+            reader.append(bytes[start..<end])
+            start = end
+            do {
+                while let packet = try reader.next() { packets.append(packet) }
+            } catch {
+                return (packets, .error)
+            }
+        } while start < bytes.count
+        return (packets, .waiting(unread: reader.unread))
+    }
+
+    /// The packets of `bytes` by a plain reading of git's framing, and where it stops.
+    private static func framingModel(_ bytes: [UInt8]) -> (packets: [PacketLine], end: FramingEnd) {
+        var packets: [PacketLine] = []
+        var at = 0
+        while bytes.count - at >= 4 {
+            let digits = String(decoding: bytes[at..<(at + 4)], as: UTF8.self)
+            guard digits.allSatisfy({ "0123456789abcdefABCDEF".contains($0) }), let length = Int(digits, radix: 16) else { return (packets, .error) }
+            if length < 3 {
+                packets.append([PacketLine.flush, .delimiter, .responseEnd][length])
+                at += 4
+                continue
+            }
+            guard length != 3, length <= 65520 else { return (packets, .error) }
+            guard at + length <= bytes.count else { break }
+            packets.append(.data(Array(bytes[(at + 4)..<(at + length)])))
+            at += length
+        }
+        return (packets, .waiting(unread: bytes.count - at))
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte) ? byte + 0x20 : byte
+    }
+
+    /// A report's status as one line.
+    private static func line(_ status: PushReport.Status) -> String {
+        status.refusal.map { "ng \(status.reference) \($0)" } ?? "ok \(status.reference)"
+    }
+
+    /// What report-status's grammar makes of `packets`: the unpack failure and the statuses; nil
+    /// when it refuses them.
+    private static func reportModel(_ packets: [PacketLine]) -> (unpackFailure: String?, statuses: [PushReport.Status])? {
+        var lines: [[UInt8]] = []
+        for packet in packets {
+            guard case .data(var data) = packet else { return nil }
+            if data.last == 0x0A { data.removeLast() }
+            lines.append(data)
+        }
+        func text(_ bytes: some Sequence<UInt8>) -> String { String(decoding: Array(bytes), as: UTF8.self) }
+        guard let first = lines.first, first.count > 7, text(first.prefix(7)) == "unpack ", lines.count > 1 else { return nil }
+        let unpack = text(first.dropFirst(7))
+        var statuses: [PushReport.Status] = []
+        for line in lines.dropFirst() {
+            guard line.count >= 3 else { return nil }
+            let words = line.split(separator: 0x20, maxSplits: 2, omittingEmptySubsequences: false)
+            guard words.count >= 2 else { return nil }
+            switch text(words[0]) {
+            case "ok":
+                guard words.count == 2, validName(Array(words[1])) else { return nil }
+                statuses.append(.init(reference: text(words[1]), refusal: nil))
+            case "ng":
+                guard validName(Array(words[1])) else { return nil }
+                statuses.append(.init(reference: text(words[1]), refusal: words.count > 2 ? text(words[2]) : ""))
+            default:
+                return nil
+            }
+        }
+        return (unpack == "ok" ? nil : unpack, statuses)
+    }
+
+    /// git's `check_refname_format` for a full name, its rules checked one at a time on the
+    /// bytes.
+    private static func validName(_ name: [UInt8]) -> Bool {
+        func has(_ part: String) -> Bool {
+            let part = Array(part.utf8)
+            return name.count >= part.count && (0...(name.count - part.count)).contains { Array(name[$0..<($0 + part.count)]) == part }
+        }
+        if name.isEmpty || name == [UInt8(ascii: "@")] || name.last == UInt8(ascii: ".") || has("..") || has("@{") || has("//") { return false }
+        if name.contains(where: { $0 < 0x20 || $0 == 0x7F || Array(" ~^:?*[\\".utf8).contains($0) }) { return false }
+        if !has("/") || name.first == UInt8(ascii: "/") || name.last == UInt8(ascii: "/") || has("/.") || name.first == UInt8(ascii: ".") { return false }
+        return !has(".lock/") && !(name.count >= 5 && Array(name.suffix(5)) == Array(".lock".utf8))
+    }
+}
