@@ -14,8 +14,8 @@ extension Repository {
     /// A compare-and-swap: the remote must still hold `expected` (nil: no such reference), both
     /// when it advertises its references and when it updates. libgit2's transports do the
     /// connecting, with `access` (credentials, host key check), `url` and `limits` as in
-    /// ``fetch(remote:refspecs:url:access:limits:progress:)``; this side speaks receive-pack
-    /// over them. The pack is built before connecting: the connection never waits on this
+    /// ``fetch(remote:refspecs:url:access:limits:progress:)``; this side reads the advertisement
+    /// libgit2 received (``ReferenceAdvertisement``) and speaks receive-pack over them. The pack is built before connecting: the connection never waits on this
     /// side's work.
     /// - Returns: ``PushOutcome/cloudMoved`` when the remote's reference was not `expected`
     ///   (advertised, or found when it updated), and the credential the remote accepted (nil
@@ -32,7 +32,7 @@ extension Repository {
             throw GitError(message: "an upload needs an ssh, https, http or git:// remote", function: "git_transport_smart")
         }
         let pack = try readingStore { try store.packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes }
-        let capture = Subtransport(kind)
+        let capture = Subtransport(kind, recordingAtMost: limits.answerLimit)
         let operation = NetworkOperation(limits: limits)
         let callbacks = RemoteCallbacks(access: access, operation: operation)
         return try withExtendedLifetime((capture, callbacks)) {
@@ -53,7 +53,7 @@ extension Repository {
                 options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
                 callbacks.install(in: &options.callbacks)
                 try check("git_transport connect", transport.pointee.connect(transport, address, Int32(GIT_DIRECTION_PUSH.rawValue), &options))
-                let current = try advertised(reference, by: transport)
+                let current = try capture.advertisement().id(of: reference)
                 guard current == expected else { return (.cloudMoved, callbacks.lastOffered) }
                 var stream: UnsafeMutablePointer<git_smart_subtransport_stream>?
                 try check(
@@ -78,18 +78,6 @@ extension Repository {
                 return (outcome, callbacks.lastOffered)
             }
         }
-    }
-
-    /// What the connected remote advertises for `reference`; nil when it has no such reference.
-    private func advertised(_ reference: String, by transport: UnsafeMutablePointer<git_transport>) throws -> OID? {
-        var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
-        var count = 0
-        try check("git_transport ls", transport.pointee.ls(&heads, &count, transport))
-        for index in 0..<count {
-            guard let head = heads?[index] else { continue }
-            if String(cString: head.pointee.name) == reference { return OID(head.pointee.oid) }
-        }
-        return nil
     }
 
     private func write(_ bytes: [UInt8], to stream: UnsafeMutablePointer<git_smart_subtransport_stream>) throws {
@@ -149,8 +137,9 @@ private func readingReport<T>(_ body: () throws -> T) throws -> T {
     }
 }
 
-/// The subtransport libgit2 makes for a smart transport, kept so that a push can use its
-/// stream directly.
+/// The subtransport libgit2 makes for a smart transport, inside one that records the
+/// advertisement libgit2 reads as it connects (`concord_recording_subtransport` in the C shim),
+/// kept so that a push can read that advertisement and use its stream directly.
 private final class Subtransport {
     enum Kind: Equatable {
         case ssh, http, git
@@ -173,20 +162,52 @@ private final class Subtransport {
     }
 
     let kind: Kind
+    /// The most bytes of an advertisement kept.
+    let limit: Int
+    /// libgit2's subtransport inside a recording one (`concord_recording_subtransport_new`).
     var subtransport: UnsafeMutablePointer<git_smart_subtransport>?
 
-    init(_ kind: Kind) { self.kind = kind }
+    init(_ kind: Kind, recordingAtMost limit: Int) {
+        self.kind = kind
+        self.limit = limit
+    }
+
+    /// The references the remote advertised when the transport connected, read from the bytes
+    /// libgit2 received, with GitFormat's checks.
+    /// - Throws: ``GitError`` when they are malformed, or were not kept (over the limit).
+    func advertisement() throws -> ReferenceAdvertisement {
+        guard let subtransport else { throw GitError(message: "libgit2 made no subtransport", function: "git_transport_smart") }
+        var length = 0
+        var failed: Int32 = 0
+        let start = concord_recorded_advertisement(subtransport, &length, &failed)
+        guard failed == 0 else {
+            throw GitError(code: .oversizedAnswer, errorClass: .net, message: "the remote's advertisement is over \(limit) bytes", function: "receive-pack")
+        }
+        let bytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+        do {
+            return try ReferenceAdvertisement(bytes, service: kind == .http ? "git-receive-pack" : nil)
+        } catch {
+            throw GitError(message: "the remote's answer is malformed: \(error)", function: "receive-pack")
+        }
+    }
 }
 
 private let subtransportCallback: git_smart_subtransport_cb = { out, owner, param in
     guard let out, let param else { return -1 }
     let capture = Unmanaged<Subtransport>.fromOpaque(param).takeUnretainedValue()
+    var inner: UnsafeMutablePointer<git_smart_subtransport>?
     let result =
         switch capture.kind {
-        case .ssh: git_smart_subtransport_ssh(out, owner, nil)
-        case .http: git_smart_subtransport_http(out, owner, nil)
-        case .git: git_smart_subtransport_git(out, owner, nil)
+        case .ssh: git_smart_subtransport_ssh(&inner, owner, nil)
+        case .http: git_smart_subtransport_http(&inner, owner, nil)
+        case .git: git_smart_subtransport_git(&inner, owner, nil)
         }
-    if result == 0 { capture.subtransport = out.pointee }
-    return result
+    guard result == 0, let inner else { return result < 0 ? result : -1 }
+    guard let recording = concord_recording_subtransport_new(inner, capture.limit) else {
+        inner.pointee.free(inner)
+        return -1
+    }
+    capture.subtransport = recording
+    out.pointee = recording
+    return 0
 }

@@ -2,7 +2,8 @@ internal import GitFormat
 
 extension FuzzTarget {
     /// Bytes a server sends in pkt-lines. Input: one byte giving the size of the pieces they
-    /// arrive in (1 to 256), then the bytes.
+    /// arrive in (1 to 256, less one), whose high bit says they come over smart http, then the
+    /// bytes.
     ///
     /// ``PacketLineReader`` must read, whole and piece by piece alike, exactly the packets a
     /// plain reading of the framing finds, and stop where it stops: at the first length that is
@@ -11,12 +12,30 @@ extension FuzzTarget {
     /// (``PacketLine/encoded()``) must be the bytes it was read from, its digits in lowercase.
     /// The packets before the first flush, read as receive-pack's report (``PushReport``), must
     /// be accepted exactly when the report's grammar accepts them, with the same statuses, and
-    /// the report written back must read the same.
+    /// the report written back must read the same. The bytes read as an advertisement
+    /// (``ReferenceAdvertisement``, with smart http's `# service=git-receive-pack` first when
+    /// the high bit says so) must be accepted exactly when its grammar accepts them, with the
+    /// same references and capabilities.
     static func packetLine(_ raw: UnsafeRawBufferPointer) throws(FuzzFailure) {
         var input = FuzzInput(raw)
-        let piece = input.number(bytes: 1) + 1
+        let steering = input.number(bytes: 1)
+        let piece = steering + 1
         let bytes = input.rest()
         let expected = framingModel(bytes)
+
+        let service = steering & 0x80 != 0 ? "git-receive-pack" : nil
+        let advertisement = Result { () throws(FormatError) in try ReferenceAdvertisement(bytes, service: service) }
+        switch (advertisement, advertisementModel(expected.packets, end: expected.end, service: service)) {
+        case (.success(let advertisement), .some(let model)):
+            try expect(advertisement.references == model.references, "read other references than the advertisement's lines give")
+            try expect(advertisement.capabilities == model.capabilities, "read other capabilities than the first line gives")
+        case (.failure, nil):
+            break
+        case (.success, nil):
+            throw FuzzFailure("accepted an advertisement its grammar refuses")
+        case (.failure(let error), .some):
+            throw FuzzFailure("refused an advertisement of the grammar: \(error)")
+        }
 
         let whole = read(bytes, pieces: bytes.count)
         try expect(whole.packets == expected.packets, "read \(whole.packets.count) packets where the framing holds \(expected.packets.count)")
@@ -145,6 +164,61 @@ extension FuzzTarget {
             }
         }
         return (unpack == "ok" ? nil : unpack, statuses)
+    }
+
+    /// What the advertisement's grammar makes of `packets` (the framing's reading of the bytes,
+    /// which ended with `end`): its references and capabilities; nil when it refuses them.
+    private static func advertisementModel(_ packets: [PacketLine], end: FramingEnd, service: String?) -> (
+        references: [ReferenceAdvertisement.Reference], capabilities: [String]
+    )? {
+        var body = packets[...]
+        if let service {
+            guard body.count >= 2, body.first?.line.map(Array.init) == Array("# service=\(service)".utf8), body.dropFirst().first == .flush else { return nil }
+            body = body.dropFirst(2)
+        }
+        guard end == .waiting(unread: 0), body.last == .flush, body.firstIndex(of: .flush) == body.endIndex - 1 else { return nil }
+        var lines: [[UInt8]] = []
+        for packet in body.dropLast() {
+            guard let line = packet.line else { return nil }
+            lines.append(Array(line))
+        }
+        if lines.first == Array("version 1".utf8) { lines.removeFirst() }
+        var references: [ReferenceAdvertisement.Reference] = []
+        var capabilities: [String]?
+        for var line in lines {
+            if capabilities != nil, line.count == 48, line.starts(with: Array("shallow ".utf8)), hexID(line[8...]) != nil { continue }
+            if capabilities != nil, line.starts(with: Array("shallow ".utf8)) { return nil }
+            let first = capabilities == nil
+            if first {
+                let parts = line.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2 else { return nil }
+                capabilities = parts[1].split(separator: 0x20).map { String(decoding: $0, as: UTF8.self) }
+                line = Array(parts[0])
+            } else if line.contains(0) {
+                return nil
+            }
+            guard line.count > 41, line[40] == 0x20, let id = hexID(line[0..<40]) else { return nil }
+            var name = Array(line[41...])
+            if first, name == Array("capabilities^{}".utf8), id.bytes == [UInt8](repeating: 0, count: 20) { continue }
+            if name == Array(".have".utf8) { continue }
+            let peeled = name.count >= 3 && Array(name.suffix(3)) == Array("^{}".utf8)
+            if peeled { name.removeLast(3) }
+            guard name == Array("HEAD".utf8) || validName(name) else { return nil }
+            references.append(.init(name: String(decoding: name, as: UTF8.self), id: id, peeled: peeled))
+        }
+        return (references, capabilities ?? [])
+    }
+
+    /// The id 40 hexadecimal digits (either case) spell; nil for anything else.
+    private static func hexID(_ digits: ArraySlice<UInt8>) -> OID? {
+        guard digits.count == 40 else { return nil }
+        let values = digits.map { digit -> UInt8? in
+            let text = String(decoding: [digit], as: UTF8.self)
+            return UInt8(text, radix: 16)
+        }
+        guard values.allSatisfy({ $0 != nil }) else { return nil }
+        let nibbles = values.map { $0 ?? 0 }
+        return OID(bytes: stride(from: 0, to: 40, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] })
     }
 
     /// git's `check_refname_format` for a full name, its rules checked one at a time on the

@@ -122,3 +122,71 @@ import Testing
 extension String {
     fileprivate func leftPadded() -> String { String(repeating: "0", count: max(0, 4 - count)) + self }
 }
+
+/// A reference advertisement is read as git's pack protocol writes it, over ssh, `git://` and
+/// smart http, and refused whole when any line is not of its shape.
+@Suite struct ReferenceAdvertisementTests {
+    let main = String(repeating: "1", count: 40)
+    let tag = String(repeating: "2", count: 40)
+    let target = String(repeating: "3", count: 40)
+
+    /// `lines` as pkt-lines and a flush.
+    func framed(_ lines: [String], flush: Bool = true) throws -> [UInt8] {
+        try lines.flatMap { try PacketLine.text($0).encoded() } + (flush ? PacketLine.flush.encoded() : [])
+    }
+
+    @Test func anAdvertisementGivesItsReferencesAndCapabilities() throws {
+        let bytes = try framed([
+            "\(main) HEAD\0multi_ack side-band-64k symref=HEAD:refs/heads/main\n", "\(main) refs/heads/main\n", "\(tag) refs/tags/v1\n", "\(target) refs/tags/v1^{}\n",
+            "\(tag) .have\n", "shallow \(tag)\n",
+        ])
+        let advertisement = try ReferenceAdvertisement(bytes)
+        #expect(advertisement.capabilities == ["multi_ack", "side-band-64k", "symref=HEAD:refs/heads/main"])
+        #expect(advertisement.references.map(\.name) == ["HEAD", "refs/heads/main", "refs/tags/v1", "refs/tags/v1"])
+        #expect(advertisement.id(of: "refs/heads/main")?.hex == main)
+        #expect(advertisement.id(of: "refs/tags/v1")?.hex == tag)
+        #expect(advertisement.id(of: "refs/heads/other") == nil)
+    }
+
+    @Test func anEmptyRepositoryAdvertisesOnlyItsCapabilities() throws {
+        let advertisement = try ReferenceAdvertisement(framed(["\(String(repeating: "0", count: 40)) capabilities^{}\0report-status delete-refs\n"]))
+        #expect(advertisement.references.isEmpty && advertisement.capabilities == ["report-status", "delete-refs"])
+        #expect(try ReferenceAdvertisement(PacketLine.flush.encoded()).references.isEmpty)
+    }
+
+    @Test func smartHTTPSendsItsServiceFirst() throws {
+        let lines = try framed(["\(main) refs/heads/main\0report-status\n"])
+        let http = try framed(["# service=git-receive-pack\n"]) + lines
+        #expect(try ReferenceAdvertisement(http, service: "git-receive-pack").id(of: "refs/heads/main")?.hex == main)
+        #expect(throws: FormatError.self) { try ReferenceAdvertisement(lines, service: "git-receive-pack") }
+        #expect(throws: FormatError.self) { try ReferenceAdvertisement(http, service: "git-upload-pack") }
+        #expect(throws: FormatError.self) { try ReferenceAdvertisement(http) }
+    }
+
+    @Test func aFirstLineWithoutItsNULIsRefused() throws {
+        let error = try #require(throws: FormatError.self) { try ReferenceAdvertisement(framed(["\(main) refs/heads/main report-status\n"])) }
+        #expect(error.format == .advertisement && error.message.contains("no NUL"), "\(error)")
+        #expect(throws: FormatError.self) { try ReferenceAdvertisement(framed(["\(main) refs/heads/main\0report-status\n", "\(tag) refs/tags/v1\0x\n"])) }
+    }
+
+    @Test func aBadReferenceNameOrIdIsRefused() throws {
+        for name in ["refs/heads/a..b", "main", "refs/heads/x.lock", "refs/heads/a b", "refs/heads/", ".have^{}", "HEAD^{}x"] {
+            let error = try #require(throws: FormatError.self, "\(name)") { try ReferenceAdvertisement(framed(["\(main) \(name)\0caps\n"])) }
+            #expect(error.message.contains("names no valid reference"), "\(name): \(error)")
+        }
+        for line in ["\(main.dropLast()) refs/heads/main\0\n", "\(main)\trefs/heads/main\0\n", "\(main.dropLast())g refs/heads/main\0\n", "\(main) \0\n"] {
+            #expect(throws: FormatError.self, "\(line)") { try ReferenceAdvertisement(framed([line])) }
+        }
+    }
+
+    @Test func anAdvertisementCutShortOrFollowedByBytesIsRefused() throws {
+        let whole = try framed(["\(main) refs/heads/main\0report-status\n"])
+        for cut in [whole.count - 4, whole.count - 10, 3] {
+            let error = try #require(throws: FormatError.self) { try ReferenceAdvertisement(Array(whole.prefix(cut))) }
+            #expect(error.message.contains("ends before its closing flush"), "\(error)")
+        }
+        let error = try #require(throws: FormatError.self) { try ReferenceAdvertisement(whole + Array("0000".utf8)) }
+        #expect(error.message.contains("4 bytes follow"), "\(error)")
+        #expect(throws: FormatError.self) { try ReferenceAdvertisement(Array("00zz".utf8)) }
+    }
+}

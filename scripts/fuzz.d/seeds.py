@@ -193,9 +193,9 @@ def receive_pack_exchanges(repo: str, work: str) -> list[tuple[str, bytes]]:
     advertisement = subprocess.run(["git", "receive-pack", "--advertise-refs", bare], env=dict(os.environ, **ENV), check=True,
                                    capture_output=True).stdout
     upload = subprocess.run(["git", "upload-pack", "--advertise-refs", bare], env=dict(os.environ, **ENV), check=True, capture_output=True).stdout
-    exchanges = [("receive-pack-advertisement", bytes([255]) + advertisement),
+    exchanges = [("receive-pack-advertisement", bytes([127]) + advertisement),
                  ("upload-pack-advertisement", bytes([6]) + upload),
-                 ("smart-http-advertisement", bytes([0]) + pkt_line(b"# service=git-receive-pack\n") + b"0000" + advertisement),
+                 ("smart-http-advertisement", bytes([0x87]) + pkt_line(b"# service=git-receive-pack\n") + b"0000" + advertisement),
                  ("push-request", bytes([31]) + pkt_line(f"{old} {new} refs/heads/main\0report-status agent=concord\n".encode()) + b"0000" + pack),
                  ("report-stale", bytes([2]) + push("1" * 40, pack))]
     hook = f"{bare}/hooks/pre-receive"
