@@ -27,7 +27,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case references
     /// ``CommitObject`` and ``MessageTrailers``: a commit's headers and its message's trailers (``commit(_:)``).
     case commit
-    /// ``PacketLineReader`` and ``PushReport``: pkt-lines received in pieces, and receive-pack's report (``packetLine(_:)``).
+    /// ``PacketLineReader``, ``ReferenceAdvertisement`` and ``PushReport``: pkt-lines received in pieces, an advertisement and
+    /// receive-pack's report (``packetLine(_:)``).
     case packetLine = "pkt-line"
 
     /// Runs one input through the target.
