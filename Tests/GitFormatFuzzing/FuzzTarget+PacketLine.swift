@@ -2,8 +2,9 @@ internal import GitFormat
 
 extension FuzzTarget {
     /// Bytes a server sends in pkt-lines. Input: one byte giving the size of the pieces they
-    /// arrive in (1 to 256, less one), whose high bit says they come over smart http, then the
-    /// bytes.
+    /// arrive in (1 to 256, less one), whose high bit says they come over smart http and whose
+    /// next bit says the rest is text lines to frame here (each line a packet, then a flush, so
+    /// that an edit of a line keeps the framing whole), then the bytes.
     ///
     /// ``PacketLineReader`` must read, whole and piece by piece alike, exactly the packets a
     /// plain reading of the framing finds, and stop where it stops: at the first length that is
@@ -20,7 +21,7 @@ extension FuzzTarget {
         var input = FuzzInput(raw)
         let steering = input.number(bytes: 1)
         let piece = steering + 1
-        let bytes = input.rest()
+        let bytes = steering & 0x40 == 0 ? input.rest() : framedLines(input.rest())
         let expected = framingModel(bytes)
 
         let service = steering & 0x80 != 0 ? "git-receive-pack" : nil
@@ -73,6 +74,16 @@ extension FuzzTarget {
         case (.failure(let error), .some):
             throw FuzzFailure("refused a report of the grammar: \(error)")
         }
+    }
+
+    /// `text` split at its newlines, each line (with its newline) a data packet, then a flush.
+    private static func framedLines(_ text: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for line in text.split(separator: 0x0A) {
+            let data = Array(line.prefix(PacketLine.maximumLength - 5)) + [0x0A]
+            bytes += (try? PacketLine.data(data).encoded()) ?? []
+        }
+        return bytes + Array("0000".utf8)
     }
 
     /// Where a reading stopped: at an error, or waiting for more with some bytes unread.

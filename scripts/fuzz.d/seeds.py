@@ -177,8 +177,12 @@ def pkt_line(text: bytes) -> bytes:
 def receive_pack_exchanges(repo: str, work: str) -> list[tuple[str, bytes]]:
     """What git's receive-pack and upload-pack say, each input led by the size of its pieces:
     their advertisements (plain, and as smart http sends one), and the reports of real pushes
-    to a bare clone: accepted, refused as stale, declined by a hook, and the pack refused."""
+    to a bare clone: accepted, refused as stale, declined by a hook, and the pack refused; then
+    the advertisements and reports again as text lines for the target to frame."""
     bare = f"{work}/bare.git"
+    # Names git accepts that a byte or two away are names it refuses (ending in .lock, holding ..).
+    git(repo, "branch", "release/v1.0.locked")
+    git(repo, "branch", "fix/a.b.c")
     subprocess.run(["git", "clone", "-q", "--bare", repo, bare], env=dict(os.environ, **ENV), check=True)
     old = git(repo, "rev-parse", "main").decode().strip()
     git(repo, "commit", "-q", "--allow-empty", "-m", "pushed", date=1_700_100_000)
@@ -193,7 +197,7 @@ def receive_pack_exchanges(repo: str, work: str) -> list[tuple[str, bytes]]:
     advertisement = subprocess.run(["git", "receive-pack", "--advertise-refs", bare], env=dict(os.environ, **ENV), check=True,
                                    capture_output=True).stdout
     upload = subprocess.run(["git", "upload-pack", "--advertise-refs", bare], env=dict(os.environ, **ENV), check=True, capture_output=True).stdout
-    exchanges = [("receive-pack-advertisement", bytes([127]) + advertisement),
+    exchanges = [("receive-pack-advertisement", bytes([63]) + advertisement),
                  ("upload-pack-advertisement", bytes([6]) + upload),
                  ("smart-http-advertisement", bytes([0x87]) + pkt_line(b"# service=git-receive-pack\n") + b"0000" + advertisement),
                  ("push-request", bytes([31]) + pkt_line(f"{old} {new} refs/heads/main\0report-status agent=concord\n".encode()) + b"0000" + pack),
@@ -204,7 +208,16 @@ def receive_pack_exchanges(repo: str, work: str) -> list[tuple[str, bytes]]:
     exchanges.append(("report-hook-declined", bytes([9]) + push(old, pack)))
     os.remove(hook)
     exchanges.append(("report-bad-pack", bytes([3]) + push(old, pack[:-20] + bytes(20))))
-    exchanges.append(("report-ok", bytes([255]) + push(old, pack)))
+    exchanges.append(("report-ok", bytes([63]) + push(old, pack)))
+    # The same texts as lines the target frames itself (the steering byte's 0x40).
+    for name, data in list(exchanges):
+        if name.startswith("report-") or name in ("receive-pack-advertisement", "upload-pack-advertisement"):
+            lines, at = b"", 1
+            while data[at:at + 4] != b"0000":
+                length = int(data[at:at + 4], 16)
+                lines += data[at + 4:at + length]
+                at += length
+            exchanges.append((f"{name}-lines", bytes([0x40 | (data[0] & 0x3F)]) + lines))
     return exchanges
 
 
