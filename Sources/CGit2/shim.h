@@ -112,6 +112,128 @@ static inline void concord_odb_backend_free(git_odb_backend *backend) {
     free(backend);
 }
 
+/*
+ * A smart subtransport around one of libgit2's (ssh, http, git://) that keeps the bytes of the
+ * reference advertisement as they are read. libgit2 reads the advertisement inside its smart
+ * transport's connect, the only call that installs a connection's credential and certificate
+ * callbacks (set_connect_opts refuses a transport not connected); Concord then reads the same
+ * bytes itself, with its own checks (Sources/Git/Repository+Upload.swift). Only the streams of
+ * the advertisement actions (*_LS) are recorded, at most `limit` bytes: past it, or when memory
+ * runs out, `failed` is set and nothing more is kept.
+ */
+typedef struct {
+    git_smart_subtransport parent;
+    git_smart_subtransport *inner;
+    char *recorded;
+    size_t length;
+    size_t capacity;
+    size_t limit;
+    int failed;
+} concord_recording_subtransport;
+
+typedef struct {
+    git_smart_subtransport_stream parent;
+    git_smart_subtransport_stream *inner;
+    concord_recording_subtransport *owner;
+} concord_recording_stream;
+
+static int concord_recording_read(git_smart_subtransport_stream *stream, char *buffer, size_t size, size_t *bytes_read) {
+    concord_recording_stream *recording = (concord_recording_stream *)stream;
+    int error = recording->inner->read(recording->inner, buffer, size, bytes_read);
+    concord_recording_subtransport *owner = recording->owner;
+    if (error < 0 || *bytes_read == 0 || owner->failed) return error;
+    if (*bytes_read > owner->limit - owner->length) {
+        owner->failed = 1;
+        return error;
+    }
+    if (*bytes_read > owner->capacity - owner->length) {
+        size_t capacity = owner->capacity ? owner->capacity : 4096;
+        while (capacity - owner->length < *bytes_read) capacity *= 2;
+        char *grown = realloc(owner->recorded, capacity);
+        if (!grown) {
+            owner->failed = 1;
+            return error;
+        }
+        owner->recorded = grown;
+        owner->capacity = capacity;
+    }
+    memcpy(owner->recorded + owner->length, buffer, *bytes_read);
+    owner->length += *bytes_read;
+    return error;
+}
+
+static int concord_recording_write(git_smart_subtransport_stream *stream, const char *buffer, size_t length) {
+    concord_recording_stream *recording = (concord_recording_stream *)stream;
+    return recording->inner->write(recording->inner, buffer, length);
+}
+
+static void concord_recording_stream_free(git_smart_subtransport_stream *stream) {
+    concord_recording_stream *recording = (concord_recording_stream *)stream;
+    recording->inner->free(recording->inner);
+    free(recording);
+}
+
+static int concord_recording_action(
+    git_smart_subtransport_stream **out, git_smart_subtransport *transport, const char *url, git_smart_service_t action) {
+    concord_recording_subtransport *owner = (concord_recording_subtransport *)transport;
+    git_smart_subtransport_stream *inner = NULL;
+    int error = owner->inner->action(&inner, owner->inner, url, action);
+    if (error < 0) return error;
+    if (action != GIT_SERVICE_UPLOADPACK_LS && action != GIT_SERVICE_RECEIVEPACK_LS) {
+        *out = inner;
+        return 0;
+    }
+    concord_recording_stream *recording = calloc(1, sizeof *recording);
+    if (!recording) {
+        inner->free(inner);
+        return -1;
+    }
+    recording->parent.subtransport = transport;
+    recording->parent.read = concord_recording_read;
+    recording->parent.write = concord_recording_write;
+    recording->parent.free = concord_recording_stream_free;
+    recording->inner = inner;
+    recording->owner = owner;
+    owner->length = 0;
+    owner->failed = 0;
+    *out = &recording->parent;
+    return 0;
+}
+
+static int concord_recording_close(git_smart_subtransport *transport) {
+    concord_recording_subtransport *owner = (concord_recording_subtransport *)transport;
+    return owner->inner->close(owner->inner);
+}
+
+static void concord_recording_free(git_smart_subtransport *transport) {
+    concord_recording_subtransport *owner = (concord_recording_subtransport *)transport;
+    owner->inner->free(owner->inner);
+    free(owner->recorded);
+    free(owner);
+}
+
+/* `inner` wrapped, keeping at most `limit` bytes of an advertisement; NULL when memory runs out
+ * (`inner` is then still the caller's). */
+static inline git_smart_subtransport *concord_recording_subtransport_new(git_smart_subtransport *inner, size_t limit) {
+    concord_recording_subtransport *owner = calloc(1, sizeof *owner);
+    if (!owner) return NULL;
+    owner->parent.action = concord_recording_action;
+    owner->parent.close = concord_recording_close;
+    owner->parent.free = concord_recording_free;
+    owner->inner = inner;
+    owner->limit = limit;
+    return &owner->parent;
+}
+
+/* The bytes of the last advertisement `transport` (made by concord_recording_subtransport_new)
+ * read, their count in `length`; NULL with a length of 0 when it recorded nothing or failed. */
+static inline const char *concord_recorded_advertisement(git_smart_subtransport *transport, size_t *length, int *failed) {
+    concord_recording_subtransport *owner = (concord_recording_subtransport *)transport;
+    *failed = owner->failed;
+    *length = owner->failed ? 0 : owner->length;
+    return owner->failed ? NULL : owner->recorded;
+}
+
 #include <errno.h>
 #include <git2/sys/stream.h>
 #include <netinet/in.h>

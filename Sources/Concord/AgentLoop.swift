@@ -88,7 +88,7 @@ final class AgentLoop: Sendable {
     }
 
     func run() async {
-        let cloud = try? container.withCore { $0.localCloudFolder() }
+        let cloud = try? container.read { $0.localCloudFolder() }
         var workTree: WorkTreeWatch?
         do {
             workTree = try WorkTreeWatch(root: container.root) { [weak self] in self?.noteEdit($0) }
@@ -184,7 +184,7 @@ final class AgentLoop: Sendable {
         plan.scope = []
         plan.unsettled = held
         plan.unsettledDeadline = unsettled.values.min().map { $0 + options.longestWrite }
-        let ignoring = try? container.withCore { core -> (rules: [IgnoreRule], all: Bool) in
+        let ignoring = try? container.read { core -> (rules: [IgnoreRule], all: Bool) in
             let rules = core.ignoreRules()
             return (rules.rules, scope.map { core.allIgnored($0.paths, rules: rules) } ?? false)
         }
@@ -198,7 +198,7 @@ final class AgentLoop: Sendable {
         do {
             let container = container
             let result = try await background {
-                try container.notifying { try container.withCore { try $0.saveAll(scope: compared, holding: held) } }
+                try container.write(.saved) { try $0.saveAll(scope: compared, holding: held) }
             }
             plan.saveFailures = 0
             plan.waiting = nil
@@ -252,7 +252,7 @@ final class AgentLoop: Sendable {
             if report.pushedCommits > 0 {
                 let sent =
                     before.flatMap { before in
-                        try? container.withCore { try $0.changedDocuments(from: before.origin, to: before.main) }
+                        try? container.read { try $0.changedDocuments(from: before.origin, to: before.main) }
                     } ?? []
                 self.report(.sent, sent.sorted())
             }
@@ -327,7 +327,7 @@ final class AgentLoop: Sendable {
     /// The versions of a document in contention, in words (`A's version of DATE (current), B's
     /// of DATE`); nil when they cannot be read.
     private func describeConflict(_ document: DocumentPath) async -> String? {
-        guard let versions = try? await container.offload({ try $0.history.contestedVersions(of: document) }), versions.count > 1 else {
+        guard let versions = try? await container.offloadRead({ try $0.history.contestedVersions(of: document) }), versions.count > 1 else {
             return nil
         }
         let described = versions.map { version in
@@ -341,7 +341,7 @@ final class AgentLoop: Sendable {
     // MARK: Helpers
 
     private func view(cloud: String?) async -> AgentView? {
-        try? await container.offload { try $0.agentView(cloud: cloud) }
+        try? await container.offloadRead { try $0.agentView(cloud: cloud) }
     }
 
     private func waitingCount() -> Int { (try? container.waitingVersionCount()) ?? 0 }
@@ -352,8 +352,12 @@ final class AgentLoop: Sendable {
         return one.union(other)
     }
 
+    /// The wait before trying again after `failures` failures in a row: doubling up to the sync
+    /// interval, with "equal jitter" (between half and all of it), so that devices that failed
+    /// together (a cloud back online) do not all try again at the same moment.
     private func backoff(_ failures: Int) -> Duration {
-        min(.seconds(1 << min(max(failures - 1, 0), 16)), options.interval)
+        let full = min(.seconds(1 << min(max(failures - 1, 0), 16)), options.interval)
+        return full / 2 + full / 2 * Double.random(in: 0...1)
     }
 
     private func goOffline(_ error: ConcordError, plan: inout Plan) {

@@ -21,6 +21,8 @@ struct ArrivalCheck {
         /// The most bytes of new file content one sync or clone may write, inflated: each path a
         /// file arrives under counts.
         var totalSize: Int
+        /// True when the device's own setting fixed ``objectSize``, not the container's.
+        var fixedByDevice = false
 
         static let defaultObjectSize = 100 << 20
         static let defaultTotalSize = 2 << 30
@@ -36,9 +38,11 @@ struct ArrivalCheck {
         static let commitSize = 16 << 20
 
         /// The limits from the environment (`CONCORD_MAX_OBJECT_SIZE`, `CONCORD_MAX_ARRIVAL_SIZE`),
-        /// else the container's configuration (`concord.maxObjectSize`, `concord.maxArrivalSize`),
-        /// else the defaults (100 MB and 2 GB). Sizes take a `k`, `m` or `g` suffix.
-        static func current(in repository: Repository?) throws -> Limits {
+        /// else the device's configuration (`concord.maxObjectSize`, `concord.maxArrivalSize`),
+        /// else the container's file size (`containerFileSize`, from ``ContainerLimits``) up to
+        /// ``ContainerLimits/ceiling``, else the defaults (100 MB and 2 GB). Sizes take a `k`, `m`
+        /// or `g` suffix.
+        static func current(in repository: Repository?, containerFileSize: Int? = nil) throws -> Limits {
             func value(_ variable: String, _ key: String, _ fallback: Int) throws -> Int {
                 let text = ProcessInfo.processInfo.environment[variable] ?? (try? repository?.config(key)) ?? nil
                 guard let text else { return fallback }
@@ -47,9 +51,23 @@ struct ArrivalCheck {
                 }
                 return size
             }
+            let containers = min(containerFileSize ?? defaultObjectSize, ContainerLimits.ceiling)
             return Limits(
-                objectSize: try value("CONCORD_MAX_OBJECT_SIZE", DeviceSettings.maxObjectSizeKey, defaultObjectSize),
-                totalSize: try value("CONCORD_MAX_ARRIVAL_SIZE", DeviceSettings.maxArrivalSizeKey, defaultTotalSize))
+                objectSize: try value("CONCORD_MAX_OBJECT_SIZE", DeviceSettings.maxObjectSizeKey, containers),
+                totalSize: try value("CONCORD_MAX_ARRIVAL_SIZE", DeviceSettings.maxArrivalSizeKey, defaultTotalSize),
+                fixedByDevice: deviceFixesObjectSize(in: repository))
+        }
+
+        /// True when this device's own setting (environment or configuration) fixes the file
+        /// size, whatever the container says.
+        static func deviceFixesObjectSize(in repository: Repository?) -> Bool {
+            ProcessInfo.processInfo.environment["CONCORD_MAX_OBJECT_SIZE"] != nil || ((try? repository?.config(DeviceSettings.maxObjectSizeKey)) ?? nil) != nil
+        }
+
+        /// `300m`, `2g`, `1500k` or bytes: the shortest exact form ``parseSize(_:)`` reads back.
+        static func sizeText(_ size: Int) -> String {
+            for (shift, suffix) in [(30, "g"), (20, "m"), (10, "k")] where size % (1 << shift) == 0 { return "\(size >> shift)\(suffix)" }
+            return "\(size)"
         }
 
         /// Parses `1024`, `64k`, `100m`, `2g` (powers of 1024); nil when malformed or absurd.
@@ -74,12 +92,22 @@ struct ArrivalCheck {
         /// - Throws: ``ConcordError/io(_:reason:)`` naming the limit and the settings that raise it.
         func checkSize(_ size: Int, of path: String) throws {
             if size > objectSize {
-                throw ConcordError.io(
-                    path,
-                    reason:
-                        "\(ArrivalCheck.format(size)) is over the limit of \(ArrivalCheck.format(objectSize)) for one file that devices accept (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it, on every device)"
-                )
+                throw ConcordError.io(path, reason: "\(ArrivalCheck.format(size)) is \(overTheLimit(size))")
             }
+        }
+
+        /// "over the container's limit of 100 MB for one file (…raises it for every device)":
+        /// which limit, and the command or setting that raises it.
+        func overTheLimit(_ size: Int) -> String {
+            let limit = ArrivalCheck.format(objectSize)
+            if fixedByDevice {
+                return "over this device's limit of \(limit) for one file (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize set it on this device)"
+            }
+            if objectSize >= ContainerLimits.ceiling {
+                return "over the limit of \(limit) for one file that a device accepts on the container's word (this device's concord.maxObjectSize goes past it)"
+            }
+            let raised = ArrivalCheck.Limits.sizeText(((size >> 20) + 1) << 20)
+            return "over the container's limit of \(limit) for one file ('concord limits --file-size \(raised)' raises it for every device)"
         }
     }
 
@@ -113,10 +141,7 @@ struct ArrivalCheck {
                 sizes[arriving.entry.id] = size
                 total += size
                 if size > limits.objectSize {
-                    throw ConcordError.refusedFromCloud(
-                        commit: arriving.commit.short, path: arriving.path,
-                        reason: "\(Self.format(size)), over the limit of \(Self.format(limits.objectSize)) for one file (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it)"
-                    )
+                    throw ConcordError.refusedFromCloud(commit: arriving.commit.short, path: arriving.path, reason: "\(Self.format(size)), \(limits.overTheLimit(size))")
                 }
                 if total > limits.totalSize {
                     throw ConcordError.refusedFromCloud(

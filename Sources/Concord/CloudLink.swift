@@ -80,7 +80,9 @@ final class CloudLink {
         self.address = address
         if case let .local(path) = address.transport {
             do {
-                transport = .local(try LocalCloud(at: path, largestObject: try ArrivalCheck.Limits.current(in: repository).objectSize))
+                transport = .local(
+                    try LocalCloud(
+                        at: path, largestObject: try ArrivalCheck.Limits.current(in: repository, containerFileSize: ContainerLimits.fileSize(inMainOf: repository)).objectSize))
             } catch let error as GitError {
                 transport = .missing(error)
             }
@@ -115,7 +117,8 @@ final class CloudLink {
         transport = .network(
             NetworkCloud(
                 remote: "origin", url: secrets?.query.map { "\(address.url)?\($0)" }, access: access, limits: try NetworkLimits.current(in: repository),
-                largestObject: try ArrivalCheck.Limits.current(in: repository).objectSize, incoming: ContainerCore.incomingBranch))
+                largestObject: try ArrivalCheck.Limits.current(in: repository, containerFileSize: ContainerLimits.fileSize(inMainOf: repository)).objectSize,
+                incoming: ContainerCore.incomingBranch))
         if address.transport == .http, let file = environment.certificateFile {
             do {
                 try CertificateAuthorities.add(file: file)
@@ -140,7 +143,27 @@ final class CloudLink {
         do {
             let cloud = try transport.cloud()
             let known = try [ContainerCore.branch, ContainerCore.remoteBranch].compactMap(repository.resolve)
-            let tip = try cloud.fetch(ContainerCore.branch, into: repository, known: known, progress: progress.map(SyncProgress.forward))
+            let containerDecides = !ArrivalCheck.Limits.deviceFixesObjectSize(in: repository)
+            if case let .local(local) = transport, containerDecides {
+                // The largest file the cloud's own limit allows, read from its main with
+                // Concord's checked reader before anything is copied (up to the ceiling); the
+                // arrival check then holds every commit to it.
+                let theirs = ContainerLimits.fileSize(at: try? local.reference(ContainerCore.branch), in: local.repository)
+                let ours = ContainerLimits.fileSize(inMainOf: repository)
+                local.repository.largestObject = min(
+                    ContainerLimits.ceiling, max(theirs ?? ContainerLimits.defaultFileSize, ours ?? ContainerLimits.defaultFileSize))
+            }
+            let tip: OID?
+            do {
+                tip = try cloud.fetch(ContainerCore.branch, into: repository, known: known, progress: progress.map(SyncProgress.forward))
+            } catch let error as GitError where error.isOverLimit && containerDecides {
+                // Over the network, the limit the arriving commits name is known only once they
+                // arrived: a file over this device's limit is taken up to the ceiling, and the
+                // arrival check then refuses it unless the container raised its limit.
+                guard case let .network(network) = transport, network.largestObject < ContainerLimits.ceiling else { throw error }
+                network.largestObject = ContainerLimits.ceiling
+                tip = try network.fetch(ContainerCore.branch, into: repository, known: known, progress: progress.map(SyncProgress.forward))
+            }
             try keep(cloud.acceptedCredential)
             return tip
         } catch let error as GitError {
@@ -250,9 +273,13 @@ final class CloudLink {
                     detail: "\(message); if a private authority signed it, name its certificate with SSL_CERT_FILE=FILE"))
         }
         if error.isOverLimit {
+            let advice =
+                ArrivalCheck.Limits.deviceFixesObjectSize(in: repository)
+                ? "this device's own limit: CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize set it"
+                : "the container's limit, up to 512 MB on its word alone: 'concord limits --file-size SIZE' raises it for every device, "
+                    + "concord.maxObjectSize takes a device past 512 MB"
             return .failed(
-                "refused what the cloud \(url) sent: \(message); nothing of it was taken, and this device keeps its own versions "
-                    + "(CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise the limit, on every device)")
+                "refused what the cloud \(url) sent: \(message); nothing of it was taken, and this device keeps its own versions (\(advice))")
         }
         if error.isBadObject || error.isOversizedAnswer {
             // The cloud answered: what it holds or sent cannot be read (or is far too large to

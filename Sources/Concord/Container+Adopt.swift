@@ -11,6 +11,7 @@ extension Container {
     /// - Throws: ``ConcordError/io(_:reason:)`` when `source` is missing or inside the container;
     ///   ``ConcordError/failed(_:)`` when `document` already exists with other content;
     ///   ``ConcordError/ignored(_:rule:)`` when the ignore rules leave `document` out.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     @discardableResult
     public func adopt(fileAt source: String, as document: DocumentPath) throws -> SaveResult {
         let source = URL(fileURLWithPath: source).standardizedFileURL.path
@@ -28,8 +29,16 @@ extension Container {
         return result
     }
 
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    @discardableResult
+    public func adopt(fileAt source: String, as document: DocumentPath) async throws -> SaveResult {
+        try await background { try self.adopt(fileAt: source, as: document) }
+    }
+
     /// Moves `document` out of the container to `destination`, a local-only path that must not exist yet;
     /// the container records the deletion as a version.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     @discardableResult
     public func evict(_ document: DocumentPath, to destination: String) throws -> SaveResult {
         let destination = URL(fileURLWithPath: destination).standardizedFileURL.path
@@ -53,6 +62,13 @@ extension Container {
             throw ConcordError.io(destination, reason: "cannot move the copy into place")
         }
         return try remove(document)
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    @discardableResult
+    public func evict(_ document: DocumentPath, to destination: String) async throws -> SaveResult {
+        try await background { try self.evict(document, to: destination) }
     }
 
     private func refuseInside(_ path: String) throws {

@@ -6,6 +6,7 @@ internal import Synchronization
 extension Container {
     /// Points the container at another cloud (another account): the key-value store's
     /// observers are told with ``KeyValueChange/Reason/accountChange``.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func setCloud(_ url: String) throws {
         try withCore { core in
             try core.writer.write {
@@ -19,5 +20,11 @@ extension Container {
         for continuation in keyValueContinuations.withLock({ Array($0.values) }) {
             continuation.yield(KeyValueChange(reason: .accountChange, keys: keys))
         }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func setCloud(_ url: String) async throws {
+        try await background { try self.setCloud(url) }
     }
 }

@@ -10,25 +10,49 @@ extension Container {
     /// - Returns: the new version, or no version when the content was already current.
     /// - Throws: ``ConcordError/missingInput(_:)`` when the work tree lacks it,
     ///   ``ConcordError/ignored(_:rule:)``, ``ConcordError/busy(_:)``.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     @discardableResult
     public func save(_ document: DocumentPath, force: Bool = false) throws -> SaveResult {
-        try notifying { try withCore { try $0.save(document, content: nil, force: force) } }
+        try write(.saved) { try $0.save(document, content: nil, force: force) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    @discardableResult
+    public func save(_ document: DocumentPath, force: Bool = false) async throws -> SaveResult {
+        try await offloadWrite(.saved) { try $0.save(document, content: nil, force: force) }
     }
 
     /// Writes `content` to the work tree (atomically) and saves it as a version of `document`;
     /// a path the ignore rules leave out is refused unless `force`, before anything is written.
     /// - Throws: ``ConcordError/ignored(_:rule:)``, ``ConcordError/busy(_:)``.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     @discardableResult
     public func save(_ document: DocumentPath, content: DocumentContent, force: Bool = false) throws -> SaveResult {
-        try notifying { try withCore { try $0.save(document, content: content, force: force) } }
+        try write(.saved) { try $0.save(document, content: content, force: force) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    @discardableResult
+    public func save(_ document: DocumentPath, content: DocumentContent, force: Bool = false) async throws -> SaveResult {
+        try await offloadWrite(.saved) { try $0.save(document, content: content, force: force) }
     }
 
     /// Saves the deletion of `document` as a version, and removes it from the work tree.
     /// - Throws: ``ConcordError/noSuchDocument(_:)``; ``ConcordError/unsavedChanges(_:)`` when
     ///   the work-tree file holds changes that were never saved.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     @discardableResult
     public func remove(_ document: DocumentPath) throws -> SaveResult {
-        try notifying { try withCore { try $0.remove(document) } }
+        try write(.saved) { try $0.remove(document) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    @discardableResult
+    public func remove(_ document: DocumentPath) async throws -> SaveResult {
+        try await offloadWrite(.saved) { try $0.remove(document) }
     }
 
     /// Renames `document` to `newName`, keeping its history: one commit that removes the old
@@ -45,41 +69,80 @@ extension Container {
     ///   ``ConcordError/unsavedChanges(_:)`` when the work tree holds edits of it not saved;
     ///   ``ConcordError/failed(_:)`` when it is in conflict; ``ConcordError/busy(_:)``. Nothing is
     ///   changed then.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     @discardableResult
     public func move(_ document: DocumentPath, to newName: DocumentPath) throws -> SaveResult {
-        try notifying { try withCore { try $0.move(document, to: newName) } }
+        try write(.moved) { try $0.move(document, to: newName) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    @discardableResult
+    public func move(_ document: DocumentPath, to newName: DocumentPath) async throws -> SaveResult {
+        try await offloadWrite(.moved) { try $0.move(document, to: newName) }
     }
 
     /// The documents in the container (optionally those whose path or name matches a glob), with their states.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func documents(matching pattern: String? = nil) throws -> [DocumentInfo] {
-        try withCore { try $0.documents(matching: pattern) }
+        try read { try $0.documents(matching: pattern) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func documents(matching pattern: String? = nil) async throws -> [DocumentInfo] {
+        try await offloadRead { try $0.documents(matching: pattern) }
     }
 
     /// Every version `document` ever had, newest first, the current one and the unresolved
     /// ones flagged.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func versions(of document: DocumentPath) throws -> [DocumentVersion] {
-        try withCore { try $0.history.versions(of: document) }
+        try read { try $0.history.versions(of: document) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func versions(of document: DocumentPath) async throws -> [DocumentVersion] {
+        try await offloadRead { try $0.history.versions(of: document) }
     }
 
     /// The versions in contention: the current version first, then each unresolved conflict
     /// version (only the current one when the document is not in conflict).
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func unresolvedVersions(of document: DocumentPath) throws -> [DocumentVersion] {
-        try withCore { try $0.history.contestedVersions(of: document) }
+        try read { try $0.history.contestedVersions(of: document) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func unresolvedVersions(of document: DocumentPath) async throws -> [DocumentVersion] {
+        try await offloadRead { try $0.history.contestedVersions(of: document) }
     }
 
     /// The content of `document` at a version (full or abbreviated id), or its current content.
     /// - Returns: nil when that version deleted the document.
     /// - Throws: ``ConcordError/unknownVersion(_:document:)``, ``ConcordError/noSuchDocument(_:)``.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func content(of document: DocumentPath, version: String? = nil) throws -> DocumentContent? {
-        try withCore { try $0.history.content(of: document, version: version) }
+        try read { try $0.history.content(of: document, version: version) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func content(of document: DocumentPath, version: String? = nil) async throws -> DocumentContent? {
+        try await offloadRead { try $0.history.content(of: document, version: version) }
     }
 
     /// Calls `body` with the bytes of a file document's version (nil: the current one) without
     /// copying them, so that printing a large document costs its size in memory once.
     /// - Returns: false when that version is a deletion or a package (nothing was passed to `body`).
+    /// Blocking: a streaming read for command-line code and the like (an app reads a document
+    /// with the async ``content(of:version:)``).
+    @available(*, noasync, message: "blocks on disk: from async code, use the async content(of:version:)")
     @discardableResult
     public func withFileContent(of document: DocumentPath, version: String? = nil, _ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
-        try withCore { core in
+        try read { core in
             guard let entry = try core.history.versionEntry(of: document, version: version), entry.kind == .blob else { return false }
             try ConcordError.wrap("cannot read object \(entry.id.short)") { try core.repository.withBlob(entry.id, body) }
             return true
@@ -88,8 +151,15 @@ extension Container {
 
     /// The documents in conflict. Reads the conflict records only: the cost does not grow
     /// with the number of documents.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func conflicts() throws -> [Conflict] {
-        try withCore { try $0.history.conflicts() }
+        try read { try $0.history.conflicts() }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func conflicts() async throws -> [Conflict] {
+        try await offloadRead { try $0.history.conflicts() }
     }
 
     /// Fetches the cloud's versions, integrates them with this device's (recording a conflict
@@ -103,9 +173,13 @@ extension Container {
     @discardableResult
     public func sync() async throws -> SyncReport {
         let progress = options.progress
-        let report = try await offload { try $0.sync(progress: progress) }
+        syncsUnderWay.withLock { $0 += 1 }
         observer.check()
-        return report
+        defer {
+            syncsUnderWay.withLock { $0 -= 1 }
+            observer.check()
+        }
+        return try await offloadWrite(.synced, showsWaiting: false) { try $0.sync(progress: progress) }
     }
 }
 
@@ -114,17 +188,16 @@ extension Container {
     /// `SaveAllResult`). Symbolic links and invalid names are skipped and reported, never
     /// followed; what the ignore rules leave out is passed over without a word, and an ignored
     /// document keeps its versions (neither its edits nor its removal are saved).
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     @discardableResult
     public func saveAll() throws -> SaveAllResult {
-        try notifying { try withCore { try $0.saveAll() } }
+        try write(.saved) { try $0.saveAll() }
     }
-}
 
-extension Container {
-    /// Runs a write, then tells open documents and queries that `main` may have moved.
-    func notifying<T>(_ body: () throws -> T) rethrows -> T {
-        let result = try body()
-        observer.check()
-        return result
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    @discardableResult
+    public func saveAll() async throws -> SaveAllResult {
+        try await offloadWrite(.saved) { try $0.saveAll() }
     }
 }

@@ -23,6 +23,7 @@ extension Container {
     /// small on its own after each write (a geometric roll-up); this does the whole job at once.
     /// - Throws: ``ConcordError`` when an object cannot be read or the pack cannot be written;
     ///   nothing is removed then.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func compact() throws -> Compaction {
         try withCore { core in
             try core.writer.write {
@@ -36,6 +37,12 @@ extension Container {
                     bytesBefore: beforeBytes, bytesAfter: core.objectBytes())
             }
         }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func compact() async throws -> Compaction {
+        try await background { try self.compact() }
     }
 }
 

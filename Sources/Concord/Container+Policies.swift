@@ -2,8 +2,15 @@ internal import ConcordMerge
 
 extension Container {
     /// The merge-policy rules of `.concord/policies` (empty text when there are none).
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func policiesText() throws -> String {
-        try withCore { try $0.settingsText(ContainerCore.policiesFile) }
+        try read { try $0.settingsText(ContainerCore.policiesFile) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func policiesText() async throws -> String {
+        try await offloadRead { try $0.settingsText(ContainerCore.policiesFile) }
     }
 
     /// Replaces `.concord/policies` (lines `PATTERN POLICY-NAME [id=KEY,…] [auto]`, first match
@@ -11,6 +18,7 @@ extension Container {
     /// every policy named must be known to this process (built in, or registered with
     /// ``MergePolicies/register(_:)``), which catches a mistyped name.
     /// - Throws: ``ConcordError/failed(_:)`` naming the first bad line; nothing changes then.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func setPolicies(_ text: String) throws {
         let rules: PolicyRules
         do {
@@ -23,6 +31,12 @@ extension Container {
                 ".concord/policies line \(unknown.line): unknown policy \"\(unknown.policyName)\" (known: \(MergePolicies.names.joined(separator: ", ")); an app adds its own with MergePolicies.register)"
             )
         }
-        try notifying { try withCore { try $0.saveSettings(ContainerCore.policiesFile, text: text) } }
+        try write(.saved) { try $0.saveSettings(ContainerCore.policiesFile, text: text) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func setPolicies(_ text: String) async throws {
+        try await background { try self.setPolicies(text) }
     }
 }

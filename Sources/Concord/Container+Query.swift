@@ -19,38 +19,30 @@ extension Container {
     /// A live query (the NSMetadataQuery role): the documents whose path or name matches `pattern`
     /// (every document when nil), first gathered, then each addition, change, state change and
     /// removal, whether a command in this process or another process made it. The stream ends
-    /// when its consumer stops iterating. States here are `normal` and `inConflict`: whether
-    /// another process holds the container is a moment's fact, told by ``Document/state``.
+    /// when its consumer stops iterating. States here are lasting ones (`inConflict` or none):
+    /// whether another process holds the container is a moment's fact, told by
+    /// ``Document/state``. For a predicate over states, a results snapshot and batched updates,
+    /// see ``query(_:batchingInterval:)``.
     public func query(matching pattern: String? = nil) -> AsyncStream<QueryEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: QueryEvent.self, bufferingPolicy: .unbounded)
-        let glob = pattern.map(GlobPattern.init)
-        let initial = ((try? documents(matching: pattern)) ?? []).map { info in
-            var info = info
-            if info.state == .editingDisabled { info.state = .normal }
-            return info
-        }
-        continuation.yield(.gathered(initial))
-        let known = Locked(Dictionary(initial.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a }))
+        let predicate = pattern.map { DocumentPredicate.path(matching: $0) } ?? .all
+        let tracker = Locked(QueryTracker(predicate: predicate, gathered: queryEntries(matching: pattern)))
+        continuation.yield(.gathered(tracker.withLock { $0.results }))
         let id = observer.subscribe { [weak self] move in
-            guard let self, move.moved else { return }
-            guard let changed = try? self.withCore({ try $0.changedDocuments(from: move.old, to: move.new) }) else { return }
-            for path in changed.sorted() where glob?.matches(path.value) ?? true {
-                let info = (try? self.withCore { try $0.info(of: path, lockState: false) }) ?? nil
-                let previous = known.withLock { known -> DocumentInfo? in
-                    let old = known[path]
-                    known[path] = info
-                    return old
-                }
-                switch (previous, info) {
-                case (nil, let info?): continuation.yield(.added(info))
-                case (_?, nil): continuation.yield(.removed(path))
-                case let (old?, info?) where old.state != info.state: continuation.yield(.stateChanged(info))
-                case let (old?, info?) where old.contentID != info.contentID: continuation.yield(.changed(info))
-                default: break
-                }
+            guard let self else { return }
+            for (path, info) in queryChanges(move) {
+                if let event = tracker.withLock({ $0.update(path, to: info) }) { continuation.yield(event) }
             }
         }
         continuation.onTermination = { [weak self] _ in self?.observer.unsubscribe(id) }
         return stream
+    }
+
+    /// A live query over a predicate (the NSMetadataQuery role, with its predicate, its results
+    /// and its batched notifications): ``DocumentQuery/results`` is kept current, and
+    /// ``DocumentQuery/updates()`` tells of the changes, a burst gathered into one update per
+    /// `batchingInterval` (NSMetadataQuery's notificationBatchingInterval).
+    public func query(_ predicate: DocumentPredicate, batchingInterval: Duration = .milliseconds(100)) -> DocumentQuery {
+        DocumentQuery(container: self, predicate: predicate, batchingInterval: batchingInterval)
     }
 }

@@ -4,8 +4,15 @@ extension Container {
     /// entries that are not saved and why, how the last sync ended, whether a sync agent runs.
     /// A reader: it never waits for the container's lock.
     /// - Throws: ``ConcordError`` when the container cannot be read.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func status() throws -> ContainerStatus {
-        try withCore { try $0.status() }
+        try read { try $0.status() }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func status() async throws -> ContainerStatus {
+        try await offloadRead { try $0.status() }
     }
 
     /// How the last sync of this device ended (``LastSync``); nil when it never synced.

@@ -2,7 +2,7 @@ public import Foundation
 internal import Git
 internal import GitFormat
 internal import GitStore
-public import Logging
+@_exported public import Logging
 internal import Synchronization
 
 /// A container: one git repository of documents, held by this device as a clone with a
@@ -49,10 +49,20 @@ public final class Container: Sendable {
     /// The repository's git directory, ending in `/`.
     let gitDirectory: String
     private let core: Locked<ContainerCore>
+    /// The second core that reads use while a write holds ``core`` (see ``read(_:)``).
+    private let reader = Locked<ContainerCore?>(nil)
     /// Tells documents and queries when `main` moves.
     let observer: MainObserver
     /// The key-value store's change streams, told of account changes.
     let keyValueContinuations = Locked<[UUID: AsyncStream<KeyValueChange>.Continuation]>([:])
+    /// The commits `main` was seen at, with their causes and whether another process made them,
+    /// the latest last (at most 32); this process's writes record theirs under the core's lock.
+    private let knownHeads = Locked<[(head: String, cause: DocumentChange.Cause, byAnotherProcess: Bool)]>([])
+    /// How many writes of this process hold or wait for the core.
+    private let writesUnderWay = Locked(0)
+    /// How many syncs of this container are under way in this process
+    /// (``DocumentState/progressAvailable``).
+    let syncsUnderWay = Locked(0)
 
     init(core: sending ContainerCore, options: Options) {
         root = core.workTree.root
@@ -63,7 +73,9 @@ public final class Container: Sendable {
         let locked = Locked(core)
         self.core = locked
         observer = MainObserver(gitDirectory: gitDirectory, interval: options.watchInterval) {
-            (try? locked.withLock { try $0.history.head()?.hex }) ?? nil
+            // While a write holds the core, `main` is read from its file: a sync never delays the news.
+            (try? locked.withLockIfAvailable { try $0.history.head()?.hex }).flatMap { $0 }
+                ?? (try? LocalCloud.reference(ContainerCore.branch, gitDirectory: gitDirectory))??.hex
         }
     }
 
@@ -72,45 +84,135 @@ public final class Container: Sendable {
         try core.withLock { core throws -> T in try body(core) }
     }
 
-    /// Runs `body` with the core on a global queue, so that the caller's executor never blocks on git or disk.
-    func offload<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
-        let core = core
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try core.withLock { try body($0) } })
+    /// Runs a read with the core when no other caller holds it, else with a second core of its
+    /// own (opened on first need, one reader at a time), so that a read never waits behind a
+    /// write of this process — a sync waiting for the network, or for another process's lock.
+    /// Both see what is committed: a read meanwhile sees `main` before the write moves it, as
+    /// another process would.
+    func read<T: Sendable>(_ body: (ContainerCore) throws -> T) throws -> T {
+        if let result = try core.withLockIfAvailable({ try body($0) }) { return result }
+        return try reader.withLock { reader throws -> T in
+            if reader == nil {
+                let repository = try ConcordError.wrap("cannot open the container") { try Repository.open(at: root) }
+                reader = try ContainerCore(repository: repository, options: options)
             }
+            return try body(reader!)
         }
     }
 
-    /// ``offload(_:)`` for a write: while another caller holds the core (a sync under way in this
-    /// process), the write waits as one that readers see (``WaitingWrite``), like a write waiting
-    /// for another process.
-    func offloadWrite<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
+    /// ``read(_:)`` on a global queue, so that the caller's executor never blocks on disk.
+    func offloadRead<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
+        try await background { try self.read(body) }
+    }
+
+    /// Runs a write with the core, one caller at a time, remembers the commit it left `main` at
+    /// as this process's (``DocumentChange/byAnotherProcess``), and tells open documents and
+    /// queries that `main` may have moved.
+    func write<T: Sendable>(_ cause: DocumentChange.Cause, _ body: (ContainerCore) throws -> T) throws -> T {
+        writesUnderWay.withLock { $0 += 1 }
+        defer {
+            writesUnderWay.withLock { $0 -= 1 }
+            observer.check()
+        }
+        return try core.withLock { core throws -> T in
+            defer { remember(core, cause) }
+            return try body(core)
+        }
+    }
+
+    /// ``write(_:_:)`` on a global queue. While another caller holds the core (a sync under way
+    /// in this process), the write waits as one that readers see (``WaitingWrite``), like a write
+    /// waiting for another process.
+    /// A sync (`showsWaiting` false) waits without being seen.
+    func offloadWrite<T: Sendable>(
+        _ cause: DocumentChange.Cause, showsWaiting: Bool = true, _ body: @escaping @Sendable (ContainerCore) throws -> T
+    ) async throws -> T {
+        writesUnderWay.withLock { $0 += 1 }
+        defer {
+            writesUnderWay.withLock { $0 -= 1 }
+            observer.check()
+        }
         let core = core, gitDirectory = gitDirectory
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
+            DispatchQueue.global().async { [self] in
                 continuation.resume(
                     with: Result {
-                        if let result = try core.withLockIfAvailable({ try body($0) }) { return result }
-                        var waiting = WaitingWrite(gitDirectory: gitDirectory)
+                        let run = { (core: ContainerCore) throws -> T in
+                            defer { self.remember(core, cause) }
+                            return try body(core)
+                        }
+                        if let result = try core.withLockIfAvailable({ try run($0) }) { return result }
+                        var waiting = showsWaiting ? WaitingWrite(gitDirectory: gitDirectory) : nil
                         return try core.withLock { core in
                             if waiting != nil { waiting = nil }
-                            return try body(core)
+                            return try run(core)
                         }
                     })
             }
         }
     }
 
+    /// Runs `body` (a blocking public call) on a global queue: the async forms of the calls that
+    /// are more than one read or write of the core.
+    func background<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await Self.background(body)
+    }
+
+    /// Runs `body` on a global queue (``background(_:)``, for the static calls).
+    static func background<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// Records the commit `main` is at as one this process wrote, for `cause`.
+    private func remember(_ core: ContainerCore, _ cause: DocumentChange.Cause) {
+        guard let head = (try? core.history.head())??.hex else { return }
+        remember(head, cause, byAnotherProcess: false)
+    }
+
+    private func remember(_ head: String, _ cause: DocumentChange.Cause, byAnotherProcess: Bool) {
+        knownHeads.withLock { heads in
+            heads.removeAll { $0.head == head }
+            heads.append((head, cause, byAnotherProcess))
+            if heads.count > 32 { heads.removeFirst(heads.count - 32) }
+        }
+    }
+
+    /// What made `main` move to `head`, and whether another process did. A head this process
+    /// has not seen yet is waited for only while a write of this process is under way (it may be
+    /// that write's, not remembered yet); else it is another process's, read from its commit.
+    func cause(ofMain head: String) -> (cause: DocumentChange.Cause, byAnotherProcess: Bool) {
+        func known() -> (DocumentChange.Cause, Bool)? {
+            knownHeads.withLock { heads in heads.last { $0.head == head }.map { ($0.cause, $0.byAnotherProcess) } }
+        }
+        if let known = known() { return known }
+        if writesUnderWay.withLock({ $0 > 0 }) {
+            _ = try? withCore { _ in true }
+            if let known = known() { return known }
+        }
+        let cause = (try? read { try $0.cause(ofMain: head) }) ?? .saved
+        remember(head, cause, byAnotherProcess: true)
+        return (cause, true)
+    }
+
     /// Opens a handle on one document, to follow its state and changes. The document need not
     /// exist yet (as a UIDocument is made for a new file): its first save creates it.
     /// - Throws: ``ConcordError`` when the container cannot be read.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func openDocument(_ path: DocumentPath) throws -> Document {
         try Document(container: self, path: path)
     }
 
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func openDocument(_ path: DocumentPath) async throws -> Document {
+        try await background { try self.openDocument(path) }
+    }
+
     /// Opens the container whose work tree is exactly `path`.
     /// - Throws: ``ConcordError/notAContainer(_:)`` when `path` is not one.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public static func open(at path: String, options: Options = Options()) throws -> Container {
         let repository: Repository
         do {
@@ -120,6 +222,23 @@ public final class Container: Sendable {
         }
         let core = try ContainerCore(repository: repository, options: options)
         return Container(core: core, options: options)
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public static func open(at path: String, options: Options = Options()) async throws -> Container {
+        try await Self.background { try Self.open(at: path, options: options) }
+    }
+
+    /// The async form of the blocking `create`: the same work on a global queue, so that the
+    /// caller's executor never waits on disk or the cloud.
+    public static func create(
+        at path: String, deviceName: String? = nil, cloud: String? = nil, packagePatterns: [String] = [],
+        options: Options = Options()
+    ) async throws -> Container {
+        try await background {
+            try create(at: path, deviceName: deviceName, cloud: cloud, packagePatterns: packagePatterns, options: options)
+        }
     }
 
     /// Creates a container at `path` (made when absent) with a first commit holding its
@@ -134,15 +253,14 @@ public final class Container: Sendable {
     /// - Throws: ``ConcordError/alreadyAContainer(_:)``, ``ConcordError/cloudHasContainer(_:)``,
     ///   ``ConcordError/cloudRefused(_:)`` when it refused the credentials or this device refused
     ///   its host key or certificate. Nothing is left at `path` then.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public static func create(
         at path: String, deviceName: String? = nil, cloud: String? = nil, packagePatterns: [String] = [],
         options: Options = Options()
     ) throws -> Container {
         let fileManager = FileManager.default
         if fileManager.fileExists(atPath: "\(path)/.git") { throw ConcordError.alreadyAContainer(path) }
-        for pattern in packagePatterns where pattern.isEmpty || pattern.contains("/") || pattern.contains("\n") {
-            throw ConcordError.failed("invalid package pattern '\(pattern)': give a file-name glob such as '*.note'")
-        }
+        try ContainerCore.checkPackagePatterns(packagePatterns)
         let address = cloud.map(CloudAddress.init)
         var createdCloud: String?
         if case let .local(local)? = address?.transport, !fileManager.fileExists(atPath: local) {
@@ -195,6 +313,7 @@ public final class Container: Sendable {
     ///   were refused, ``ConcordError/damagedFromCloud(url:reason:)`` and
     ///   ``ConcordError/refusedFromCloud(commit:path:reason:)`` when what it sent cannot be taken.
     ///   Nothing is left at `path` then.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) throws -> Container {
         let fileManager = FileManager.default
         if let contents = try? fileManager.contentsOfDirectory(atPath: path), !contents.isEmpty {
@@ -209,7 +328,8 @@ public final class Container: Sendable {
             guard let remoteMain = cloudMain else {
                 throw ConcordError.failed("the cloud \(CloudText.redacted(address.url)) holds no container (no main branch)")
             }
-            try ArrivalCheck(limits: .current(in: nil)).check(repository, from: [remoteMain], hiding: [])
+            try ArrivalCheck(limits: .current(in: nil, containerFileSize: ContainerLimits.fileSize(at: remoteMain, in: repository)))
+                .check(repository, from: [remoteMain], hiding: [])
             // The first checkout goes through the journal: a clone killed after main is set is
             // finished by the next writer, never a container whose work tree lacks documents.
             try ConcordError.wrap("cannot set up the clone") {
@@ -233,17 +353,24 @@ public final class Container: Sendable {
         }
     }
 
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) async throws -> Container {
+        try await Self.background { try Self.clone(from: url, to: path, deviceName: deviceName, options: options) }
+    }
+
     /// The cloud's URL (passwords replaced by `***`); nil when the container has none.
     public var cloudURL: String? {
-        (try? withCore { try $0.repository.remoteURL("origin") }).flatMap { $0 }.map(CloudText.redacted)
+        (try? read { try $0.repository.remoteURL("origin") }).flatMap { $0 }.map(CloudText.redacted)
     }
 
     /// True while airplane mode is on: sync refuses the network, saving goes on.
     public var isAirplaneModeOn: Bool {
-        (try? withCore { try DeviceSettings(repository: $0.repository).isAirplaneModeOn() }) == true
+        (try? read { try DeviceSettings(repository: $0.repository).isAirplaneModeOn() }) == true
     }
 
     /// Turns airplane mode on or off for this device.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func setAirplaneMode(_ on: Bool) throws {
         try withCore { core in
             try core.writer.write {
@@ -252,8 +379,21 @@ public final class Container: Sendable {
         }
     }
 
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func setAirplaneMode(_ on: Bool) async throws {
+        try await background { try self.setAirplaneMode(on) }
+    }
+
     /// How many versions saved here have not gone up to the cloud yet.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func waitingVersionCount() throws -> Int {
-        try withCore { try $0.waitingVersionCount() }
+        try read { try $0.waitingVersionCount() }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func waitingVersionCount() async throws -> Int {
+        try await offloadRead { try $0.waitingVersionCount() }
     }
 }

@@ -10,7 +10,10 @@ extension ContainerCore {
     /// - Throws: ``ConcordError/refusedFromCloud(commit:path:reason:)`` and the like.
     func checkArrival(_ remote: OID, local: OID?, packsBefore: Set<String>) throws {
         do {
-            try ArrivalCheck(limits: .current(in: repository)).check(repository, from: [remote], hiding: local.map { [$0] } ?? [])
+            // The container's limit as the arriving commits or this device's main name it,
+            // whichever allows more (a raise travels with the files it allows).
+            let named = [ContainerLimits.fileSize(at: remote, in: repository), ContainerLimits.fileSize(inMainOf: repository)].compactMap { $0 }.max()
+            try ArrivalCheck(limits: .current(in: repository, containerFileSize: named)).check(repository, from: [remote], hiding: local.map { [$0] } ?? [])
         } catch {
             repository.removePacks(repository.packs().map(\.name).filter { !packsBefore.contains($0) })
             throw error

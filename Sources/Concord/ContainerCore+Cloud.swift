@@ -17,6 +17,6 @@ extension ContainerCore {
     /// (``Repository/openCloud(at:largestObject:)``); nil otherwise.
     func localCloudRepository() throws -> Repository? {
         guard let url = try repository.remoteURL("origin"), case let .local(path) = CloudAddress(url).transport else { return nil }
-        return try? Repository.openCloud(at: path, largestObject: ArrivalCheck.Limits.current(in: repository).objectSize)
+        return try? Repository.openCloud(at: path, largestObject: limits().objectSize)
     }
 }

@@ -41,9 +41,9 @@ extension ContainerCore {
                 throw ConcordError.invalidPath(
                     document.value, reason: "it is a folder of documents in the work tree; remove them first, or replace the folder by the file and save it")
             }
-            if case let .file(data)? = content { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: document.value) }
+            if case let .file(data)? = content { try limits().checkSize(data.count, of: document.value) }
             if case let .package(files)? = content {
-                for (file, data) in files { try ArrivalCheck.Limits.current(in: repository).checkSize(data.count, of: "\(document.value)/\(file)") }
+                for (file, data) in files { try limits().checkSize(data.count, of: "\(document.value)/\(file)") }
             }
             if let content { try writeWorkContent(document, content, isPackage: isPackage, rules: rules) }
             let newEntry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository, ignoring: rules)
@@ -143,7 +143,7 @@ extension ContainerCore {
                 }
                 if let glob, !glob.matches(path) { continue }
                 let document = DocumentPath(unchecked: path)
-                let state: DocumentState = inConflict.contains(document) ? .inConflict : (busy ? .editingDisabled : .normal)
+                let state = DocumentState(inConflict: inConflict.contains(document), writeWaiting: busy)
                 result.append(DocumentInfo(path: document, isPackage: isPackage, state: state, contentID: entry.id.hex))
             }
         }

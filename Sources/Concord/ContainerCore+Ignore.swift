@@ -31,7 +31,7 @@ extension ContainerCore {
         let rules = ignoreRules()
         let headTree = try history.tree(of: history.head())
         let patterns = try history.packagePatterns(in: headTree)
-        let limit = try ArrivalCheck.Limits.current(in: repository).objectSize
+        let limit = try limits().objectSize
         var result: [IgnoredEntry] = []
         var folders = [""]
         while let folder = folders.popLast() {

@@ -13,6 +13,18 @@ extension ContainerCore {
         return (entry?.id.hex, record != nil)
     }
 
+    /// What made `main` what it is at `commit`, read from the commit: a resolution, a rename, an
+    /// integration or another device's commit (a sync), else a save on this device.
+    func cause(ofMain commit: String) throws -> DocumentChange.Cause {
+        guard let id = OID(hex: commit) else { return .saved }
+        let known = try history.known(id)
+        if !known.trailers.resolvedDocuments.isEmpty { return .resolved }
+        if !known.trailers.values(Trailers.renamed).isEmpty { return .moved }
+        if known.commit.parents.count > 1 { return .synced }
+        if let author = known.trailers.value(Trailers.device), author != device.id { return .synced }
+        return .saved
+    }
+
     /// The documents whose content or conflict record differs between two commits (by id).
     func changedDocuments(from old: String?, to new: String?) throws -> Set<DocumentPath> {
         let oldTree = try history.tree(of: old.flatMap(OID.init(hex:)))
@@ -40,7 +52,7 @@ extension ContainerCore {
         let inConflict = try history.entry(ConflictRecord.path(of: document), in: headTree) != nil
         guard entry != nil || inConflict else { return nil }
         let busy = lockState && WaitingWrite.isWriteWaiting(gitDirectory: repository.gitDirectory)
-        let state: DocumentState = inConflict ? .inConflict : (busy ? .editingDisabled : .normal)
+        let state = DocumentState(inConflict: inConflict, writeWaiting: busy)
         return DocumentInfo(path: document, isPackage: entry?.kind == .tree, state: state, contentID: entry?.id.hex ?? "")
     }
 }

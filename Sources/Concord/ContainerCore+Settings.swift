@@ -28,3 +28,44 @@ extension ContainerCore {
         }
     }
 }
+
+extension ContainerCore {
+    /// Checks package patterns as `create` does: file-name globs, one a line.
+    static func checkPackagePatterns(_ patterns: [String]) throws {
+        for pattern in patterns where pattern.isEmpty || pattern.contains("/") || pattern.contains("\n") || pattern.hasPrefix("#") {
+            throw ConcordError.failed("invalid package pattern '\(pattern)': give a file-name glob such as '*.note'")
+        }
+    }
+
+    /// Replaces `.concord/packages` after checking what the new patterns would make of the
+    /// documents in `main`: a folder they match becomes one package document (its files' history
+    /// stays), a package they no longer match becomes its files. Refused, changing nothing, when
+    /// a file's own name matches a pattern (a pattern names folders) or when a document in
+    /// conflict would change what it is (resolve it first).
+    func setPackagePatterns(_ patterns: [String]) throws {
+        try Self.checkPackagePatterns(patterns)
+        let globs = patterns.map(GlobPattern.init)
+        let inConflict = Set(try history.conflicts().map(\.document))
+        for info in try documents(matching: nil) {
+            let components = info.path.value.split(separator: "/").map(String.init)
+            let owner = components.indices.first { index in globs.contains { $0.matches(components[index]) } }
+            if !info.isPackage && owner == components.count - 1 {
+                throw ConcordError.failed("'\(info.path)' is a file: a package pattern names folders (a pattern matches its name)")
+            }
+            let stays = info.isPackage ? owner == components.count - 1 : owner == nil
+            if !stays && inConflict.contains(info.path) {
+                throw ConcordError.failed(
+                    "'\(info.path)' is in conflict and the new patterns would make it \(info.isPackage ? "separate files" : "part of a package"): resolve it first"
+                )
+            }
+        }
+        try saveSettings(Self.packagesFile, text: patterns.map { "\($0)\n" }.joined())
+    }
+}
+
+extension ContainerCore {
+    /// This device's limits, with the container's file size as `main` names it (``ContainerLimits``).
+    func limits() throws -> ArrivalCheck.Limits {
+        try ArrivalCheck.Limits.current(in: repository, containerFileSize: ContainerLimits.fileSize(inMainOf: repository))
+    }
+}

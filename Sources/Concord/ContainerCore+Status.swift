@@ -48,7 +48,7 @@ extension ContainerCore {
 
     /// The work tree's entries that saves leave out (``WorkTree/skippedFiles(sizeLimit:describeSize:)``).
     func skippedFiles() throws -> [SkippedFile] {
-        let limits = try ArrivalCheck.Limits.current(in: repository)
+        let limits = try limits()
         return workTree.skippedFiles(sizeLimit: limits.objectSize) { size, path in
             do {
                 try limits.checkSize(size, of: path)

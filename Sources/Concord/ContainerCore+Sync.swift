@@ -6,7 +6,7 @@ internal import GitStore
 internal import Logging
 
 extension ContainerCore {
-    static let maximumSyncAttempts = 5
+    static let maximumSyncAttempts = 8
 
     /// Fetch, integrate, resolve what rules resolve on their own, push (see ``Container/sync()``);
     /// how it ended is recorded for ``Container/lastSync()`` (a sync that found the container busy
@@ -86,7 +86,12 @@ extension ContainerCore {
             // packed, each folder a delta against its previous version, and the push copies
             // those entries as stored instead of reading and comparing each one again.
             writer.maintain(repository)
-            guard try cloud.push() == .pushed else { continue }
+            guard try cloud.push() == .pushed else {
+                // Lost the race: another device pushed meanwhile. Wait a jittered, growing while
+                // before fetching again, so that devices racing each other spread out.
+                RaceBackoff().pause(afterLost: report.attempts)
+                continue
+            }
             report.pushedCommits += ahead
             if report.outcome == .upToDate { report.outcome = .pushed }
             break

@@ -24,12 +24,16 @@ struct DeviceSettings {
 
     /// Makes the repository a device of a container, at `init` and at `clone`: its name, a new
     /// id (or `id`), the format version, and no git hooks ever run.
+    /// A new device starts with its cloud's key-value store as it is — a clone takes it, and a
+    /// new container's cloud holds no other container (`create` refuses one) — so that no later
+    /// sync is its initial download (``KeyValueChange/Reason/initialSyncChange``).
     func configureNewDevice(name: String?, id: String?) throws {
         try ConcordError.wrap("cannot write the configuration") {
             try repository.setConfig(Key.deviceName, name ?? CloudText.defaultDeviceName())
             try repository.setConfig(Key.deviceID, id ?? UUID().uuidString.lowercased())
             try repository.setConfig(Key.formatVersion, "1")
             try repository.setConfig(Key.hooksPath, "/dev/null")
+            try repository.setConfig(Key.keyValueSeenCloud, "true")
         }
     }
 

@@ -1,5 +1,6 @@
 public import ConcordMerge
 internal import Foundation
+internal import GitFormat
 internal import Synchronization
 
 /// A handle on one document (the UIDocument role): its state, a stream of its changes, and
@@ -28,7 +29,7 @@ public final class Document: Sendable {
     init(container: Container, path: DocumentPath) throws {
         self.container = container
         self.path = path
-        let snapshot = try container.withCore { try $0.snapshot(of: path) }
+        let snapshot = try container.read { try $0.snapshot(of: path) }
         storage = Mutex(State(current: snapshot.inConflict ? .inConflict : .normal, contentID: snapshot.contentID))
         let id = container.observer.subscribe { [weak self] _ in self?.refresh() }
         storage.withLock { $0.subscription = id }
@@ -61,7 +62,7 @@ public final class Document: Sendable {
     /// The current content; nil when the current version is a deletion.
     public func read() async throws -> DocumentContent? {
         let path = path
-        return try await container.offload { try $0.history.content(of: path, version: nil) }
+        return try await container.offloadRead { try $0.history.content(of: path, version: nil) }
     }
 
     /// Saves `content` as a new version. On failure the state becomes `savingError` until a save succeeds.
@@ -71,14 +72,11 @@ public final class Document: Sendable {
     public func save(_ content: DocumentContent) async throws -> SaveResult {
         let path = path
         do {
-            let result = try await container.offloadWrite { try $0.save(path, content: content) }
             storage.withLock { $0.savingFailed = false }
-            container.observer.check()
-            refresh()
-            return result
+            return try await container.offloadWrite(.saved) { try $0.save(path, content: content) }
         } catch {
             storage.withLock { $0.savingFailed = true }
-            refresh()
+            refresh(savingFailed: true)
             throw error
         }
     }
@@ -86,17 +84,14 @@ public final class Document: Sendable {
     /// The versions in contention: the current one first, then each unresolved conflict version.
     public func versions() async throws -> [DocumentVersion] {
         let path = path
-        return try await container.offload { try $0.history.contestedVersions(of: path) }
+        return try await container.offloadRead { try $0.history.contestedVersions(of: path) }
     }
 
     /// Resolves the document's conflict (see ``Container/resolve(_:using:dryRun:)-(DocumentPath,_,_)``).
     @discardableResult
     public func resolve(using resolution: Resolution) async throws -> ResolveReport {
         let path = path
-        let report = try await container.offloadWrite { try $0.resolve([path], using: resolution, dryRun: false)[0] }
-        container.observer.check()
-        refresh()
-        return report
+        return try await container.offloadWrite(.resolved) { try $0.resolve([path], using: resolution, dryRun: false)[0] }
     }
 
     /// Renames the document to `newName`, keeping its history (``Container/move(_:to:)``), and
@@ -105,10 +100,9 @@ public final class Document: Sendable {
     /// - Throws: what ``Container/move(_:to:)`` throws; this handle stays open then.
     public func move(to newName: DocumentPath) async throws -> Document {
         let path = path
-        _ = try await container.offload { try $0.move(path, to: newName) }
-        container.observer.check()
+        _ = try await container.offloadWrite(.moved) { try $0.move(path, to: newName) }
         close()
-        return try container.openDocument(newName)
+        return try await container.openDocument(newName)
     }
 
     /// Closes the handle: the state becomes `closed` and the change streams end.
@@ -122,43 +116,49 @@ public final class Document: Sendable {
             return (all, state.subscription)
         }
         for continuation in continuations {
-            continuation.yield(DocumentChange(state: .closed, contentChanged: false, contentID: nil))
+            continuation.yield(DocumentChange(state: .closed, contentChanged: false, contentID: nil, cause: .closed))
             continuation.finish()
         }
         if let subscription { container.observer.unsubscribe(subscription) }
     }
 
-    /// Recomputes the state and content id; tells the streams when either changed.
-    func refresh() {
+    /// Recomputes the state and content id after `main` moved or something else changed (a
+    /// writer came or went, a sync started or ended); tells the streams when either changed.
+    /// `savingFailed`: a save through this handle just failed.
+    func refresh(savingFailed: Bool = false) {
         let path = path
-        guard let current = try? container.withCore({ try $0.snapshot(of: path) }) else { return }
-        let snapshot = (current, container.observer.lock.isWriteWaiting())
+        guard let (current, head) = try? container.read({ core in (try core.snapshot(of: path), try core.history.head()?.hex) }) else {
+            return
+        }
+        let writeWaiting = container.observer.lock.isWriteWaiting()
+        let syncing = container.syncsUnderWay.withLock { $0 > 0 }
+        // What moved `main` to where it is: asked of every refresh, since two checks of `main`
+        // (a write's own, and inotify's) can reach this handle in either order.
+        let moved: (DocumentChange.Cause, Bool) = head.map(container.cause(ofMain:)) ?? (.saved, false)
         let (change, continuations) = storage.withLock { state -> (DocumentChange?, [AsyncStream<DocumentChange>.Continuation]) in
             guard !state.closed else { return (nil, []) }
-            let newState: DocumentState =
-                state.savingFailed
-                ? .savingError
-                : snapshot.0.inConflict ? .inConflict : snapshot.1 ? .editingDisabled : .normal
-            let contentChanged = snapshot.0.contentID != state.contentID
+            var newState = DocumentState(inConflict: current.inConflict, writeWaiting: writeWaiting)
+            if state.savingFailed { newState.insert(.savingError) }
+            if syncing { newState.insert(.progressAvailable) }
+            let contentChanged = current.contentID != state.contentID
             guard newState != state.current || contentChanged else { return (nil, []) }
+            let flags = newState.symmetricDifference(state.current)
+            let (cause, byAnotherProcess): (DocumentChange.Cause, Bool) =
+                savingFailed
+                ? (.savingFailed, false)
+                : contentChanged || flags.contains(.inConflict)
+                    ? moved
+                    : (flags.contains(.savingError) ? .savingFailed : flags.contains(.progressAvailable) ? .syncProgress : .writeWaiting, false)
             state.current = newState
-            state.contentID = snapshot.0.contentID
+            state.contentID = current.contentID
             return (
-                DocumentChange(state: newState, contentChanged: contentChanged, contentID: snapshot.0.contentID),
+                DocumentChange(
+                    state: newState, contentChanged: contentChanged, contentID: current.contentID, cause: cause,
+                    byAnotherProcess: byAnotherProcess),
                 Array(state.continuations.values)
             )
         }
         guard let change else { return }
         for continuation in continuations { continuation.yield(change) }
     }
-}
-
-/// A change of an open document: its new state, and whether its current content changed.
-public struct DocumentChange: Sendable, Hashable {
-    /// The state after the change.
-    public var state: DocumentState
-    /// True when the current content changed (a new version arrived, or a resolution).
-    public var contentChanged: Bool
-    /// The id of the current content after the change; nil when deleted.
-    public var contentID: String?
 }

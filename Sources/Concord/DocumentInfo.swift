@@ -8,4 +8,12 @@ public struct DocumentInfo: Sendable, Hashable {
     public var state: DocumentState
     /// The id of its current content.
     public var contentID: String
+
+    /// Creates an entry (a query's predicate can be tried on one of your own).
+    public init(path: DocumentPath, isPackage: Bool, state: DocumentState, contentID: String) {
+        self.path = path
+        self.isPackage = isPackage
+        self.state = state
+        self.contentID = contentID
+    }
 }

@@ -22,7 +22,7 @@ public struct IgnoredEntry: Sendable, Hashable {
             switch self {
             case let .rule(rule): rule.description
             case let .overSizeLimit(size, limit):
-                "\(ArrivalCheck.format(size)), over the limit of \(ArrivalCheck.format(limit)) for one file (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it, on every device)"
+                "\(ArrivalCheck.format(size)), over the limit of \(ArrivalCheck.format(limit)) for one file ('concord limits --file-size SIZE' raises the container's; CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize set a device's own)"
             case .symbolicLink: "a symbolic link: links are never followed nor synced"
             case .emptyFolder: "an empty folder: a folder is synced only with the files in it"
             case let .invalidName(reason): "not a valid document name: \(reason)"

@@ -20,31 +20,66 @@ public final class KeyValueStore: Sendable {
     init(container: Container) { self.container = container }
 
     /// The JSON value of `key`; nil when the key is not set.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func value(forKey key: String) throws -> Data? {
-        try container.withCore { try $0.keyValues()[key] }
+        try container.read { try $0.keyValues()[key] }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func value(forKey key: String) async throws -> Data? {
+        try await container.background { try self.value(forKey: key) }
     }
 
     /// Every key and its JSON value.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func dictionary() throws -> [String: Data] {
-        try container.withCore { try $0.keyValues() }
+        try container.read { try $0.keyValues() }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func dictionary() async throws -> [String: Data] {
+        try await container.background { try self.dictionary() }
     }
 
     /// Sets `key` to the JSON `value` (any JSON text: object, array, string, number, true, false,
     /// null). A `Data` argument is this raw form; `set(_:forKey:)` with any other `Encodable`
     /// encodes it, and ``set(data:forKey:)`` stores bytes.
     /// - Throws: ``ConcordError/keyValue(_:)`` for a key or value past the limits or invalid JSON; nothing changes then.
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func set(_ value: Data, forKey key: String) throws {
         try set([key: value])
     }
 
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func set(_ value: Data, forKey key: String) async throws {
+        try await container.background { try self.set(value, forKey: key) }
+    }
+
     /// Sets several keys at once, in one commit (all or none).
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func set(_ values: [String: Data]) throws {
-        try container.notifying { try container.withCore { try $0.setKeyValues(values.mapValues { Optional($0) }) } }
+        try container.write(.saved) { try $0.setKeyValues(values.mapValues { Optional($0) }) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func set(_ values: [String: Data]) async throws {
+        try await container.background { try self.set(values) }
     }
 
     /// Removes `key` (nothing happens when it is not set).
+    @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func removeValue(forKey key: String) throws {
-        try container.notifying { try container.withCore { try $0.setKeyValues([key: nil]) } }
+        try container.write(.saved) { try $0.setKeyValues([key: nil]) }
+    }
+
+    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// executor (the main actor of an app) never waits on disk.
+    public func removeValue(forKey key: String) async throws {
+        try await container.background { try self.removeValue(forKey: key) }
     }
 
     /// Changes made by other devices (or that the store's limits were passed), from now on.
@@ -116,7 +151,10 @@ public struct KeyValueChange: Sendable, Hashable {
     public enum Reason: String, Sendable, Hashable {
         /// Another device changed keys, and a sync brought the change.
         case serverChange
-        /// The first sync that brought this device keys from other devices.
+        /// The first sync after this device joined another cloud (``Container/setCloud(_:)``,
+        /// Apple's account switch) brought keys: the cloud's values replace what this device held
+        /// (Apple's initial download). A clone starts with the cloud's store as it is, and the
+        /// device that made a store is its first: neither sees this reason.
         case initialSyncChange
         /// The store is over its limits (two devices' writes together passed them): remove keys.
         case quotaViolationChange

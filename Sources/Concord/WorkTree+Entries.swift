@@ -42,7 +42,9 @@ extension WorkTree {
     private func storeBlob(_ path: String, in repository: Repository) throws -> OID {
         try withOpenFile(path) { descriptor in
             var info = stat()
-            if fstat(descriptor, &info) == 0 { try ArrivalCheck.Limits.current(in: repository).checkSize(Int(info.st_size), of: path) }
+            if fstat(descriptor, &info) == 0 {
+                try ArrivalCheck.Limits.current(in: repository, containerFileSize: ContainerLimits.fileSize(inMainOf: repository)).checkSize(Int(info.st_size), of: path)
+            }
             return try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromDescriptor: descriptor, name: path) }
         }
     }

@@ -23,7 +23,8 @@ public struct ConcordCommand: AsyncParsableCommand {
             SyncCommand.self, AirplaneCommand.self, ConflictsCommand.self, VersionsCommand.self,
             ShowCommand.self, ResolveCommand.self, LogCommand.self, MoveCommand.self, MergeFileCommand.self,
             KeyValueCommand.self, AdoptCommand.self, EvictCommand.self, PoliciesCommand.self, GCCommand.self,
-            WatchCommand.self, StatusCommand.self, DiffCommand.self, UICommand.self,
+            WatchCommand.self, StatusCommand.self, PackagesCommand.self, LimitsCommand.self, DiffCommand.self,
+            UICommand.self,
         ]
     )
 

@@ -21,9 +21,9 @@ struct ResolverAPI: Sendable {
     }
 
     /// Every document with its state, those in conflict first (then by path).
-    func documents() throws -> Response {
-        let conflicts = Dictionary(try container.conflicts().map { ($0.document, $0.versionCount) }, uniquingKeysWith: { a, _ in a })
-        let documents = try container.documents().map { info in
+    func documents() async throws -> Response {
+        let conflicts = Dictionary(try await container.conflicts().map { ($0.document, $0.versionCount) }, uniquingKeysWith: { a, _ in a })
+        let documents = try await container.documents().map { info in
             DocumentJSON(path: info.path.value, state: Self.stateName(info, inConflict: conflicts[info.path] != nil), package: info.isPackage, versions: conflicts[info.path])
         }
         // A conflict whose document is deleted is listed too: it is the record that matters.
@@ -35,17 +35,18 @@ struct ResolverAPI: Sendable {
         return try Self.json(ListJSON(device: container.device.name, conflicts: conflicts.count, documents: all))
     }
 
-    /// The state's name for the page: `inConflict` whenever the document has a conflict record.
+    /// The state's name for the page (``DocumentState/name``, the word `concord ls` shows):
+    /// `inConflict` whenever the document has a conflict record, whatever else holds.
     static func stateName(_ info: DocumentInfo, inConflict: Bool) -> String {
-        inConflict ? "inConflict" : info.state == .editingDisabled ? "editingDisabled" : "normal"
+        inConflict || info.state.contains(.inConflict) ? "inConflict" : info.state.name
     }
 
     /// A document in conflict: its versions and ancestor with their lines marked against the
     /// ancestor, each policy's preview, and the content the editable result starts from.
-    func conflict(_ request: Request) throws -> Response {
+    func conflict(_ request: Request) async throws -> Response {
         let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
         do {
-            return try Self.json(ConflictJSON(try container.contention(of: document)))
+            return try Self.json(ConflictJSON(try await container.contention(of: document)))
         } catch let error as ConcordError {
             return Self.failure(error.description, status: .notFound)
         }
@@ -54,11 +55,11 @@ struct ResolverAPI: Sendable {
     /// A version's bytes, only when they are an image the browser shows without running anything
     /// (PNG, JPEG, GIF, WebP, told by their first bytes, never by the name): the page shows the
     /// versions of an image side by side. Anything else, an SVG included, is refused.
-    func image(_ request: Request) throws -> Response {
+    func image(_ request: Request) async throws -> Response {
         let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
         let version = request.uri.queryParameters["version"].map(String.init)
         do {
-            guard case let .file(data)? = try container.content(of: document, version: version), let type = ImageType(data) else {
+            guard case let .file(data)? = try await container.content(of: document, version: version), let type = ImageType(data) else {
                 return Self.failure("not an image", status: .notFound)
             }
             var headers = HTTPFields()
@@ -71,11 +72,11 @@ struct ResolverAPI: Sendable {
     }
 
     /// One policy's preview text (the page asks for it when a person edits from it).
-    func preview(_ request: Request) throws -> Response {
+    func preview(_ request: Request) async throws -> Response {
         let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
         let name = request.uri.queryParameters["policy"].map(String.init) ?? ""
         do {
-            let contention = try container.contention(of: document)
+            let contention = try await container.contention(of: document)
             guard let preview = contention.selected.policy == name ? contention.selected : contention.preview(name) else {
                 return Self.failure("unknown policy", status: .notFound)
             }
@@ -109,7 +110,7 @@ struct ResolverAPI: Sendable {
         case "policy":
             guard let name = asked.policy, let policy = MergePolicies.named(name) else { return Self.failure("unknown policy", status: .badRequest) }
             // The policy .concord/policies selects is used with its rule's options (a JSON rule's id= keys).
-            let selected = try? container.contention(of: document).selected.policy
+            let selected = try? await container.contention(of: document).selected.policy
             resolution = selected == name ? .mergeBySelection : .merge(policy)
         case "content":
             guard let text = asked.content else { return Self.failure("no content given", status: .badRequest) }
@@ -121,7 +122,7 @@ struct ResolverAPI: Sendable {
             return Self.failure("unknown action", status: .badRequest)
         }
         do {
-            let report = try container.resolve(document, using: resolution)
+            let report = try await container.resolve(document, using: resolution)
             return try Self.json(ResolvedJSON(document: document.value, explanation: report.explanation, version: report.version))
         } catch let error as NeedsPersonError {
             return Self.failure(error.description, status: .conflict)
@@ -132,26 +133,26 @@ struct ResolverAPI: Sendable {
 
     /// A document's history, newest first: each version with the lines it changed against the
     /// version it was made on top of (for the first, against nothing).
-    func history(_ request: Request) throws -> Response {
+    func history(_ request: Request) async throws -> Response {
         let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
         let versions: [DocumentVersion]
         do {
-            versions = try container.versions(of: document)
+            versions = try await container.versions(of: document)
         } catch let error as ConcordError {
             return Self.failure(error.description, status: .notFound)
         }
-        var contents: [String: DocumentContent?] = [:]
-        func content(_ version: DocumentVersion) -> DocumentContent? {
-            if let known = contents[version.id] { return known }
-            let read = (try? container.content(of: document, version: version.id)) ?? nil
-            contents[version.id] = read
-            return read
-        }
         let byID = Dictionary(versions.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-        let entries = versions.prefix(Self.historyLimit).enumerated().map { index, version in
-            // The one before: the version it was made on top of (its line of edits), else the next older.
-            let previous = version.replaces.first.flatMap { byID[$0] } ?? (index + 1 < versions.count ? versions[index + 1] : nil)
-            return HistoryEntryJSON(version, content: content(version), before: previous.flatMap(content))
+        let shown = Array(versions.prefix(Self.historyLimit))
+        // The one before: the version it was made on top of (its line of edits), else the next older.
+        let previous = shown.enumerated().map { index, version in
+            version.replaces.first.flatMap { byID[$0] } ?? (index + 1 < versions.count ? versions[index + 1] : nil)
+        }
+        var contents: [String: DocumentContent?] = [:]
+        for version in shown + previous.compactMap({ $0 }) where contents[version.id] == nil {
+            contents[version.id] = .some((try? await container.content(of: document, version: version.id)) ?? nil)
+        }
+        let entries = zip(shown, previous).map { version, before in
+            HistoryEntryJSON(version, content: contents[version.id] ?? nil, before: before.flatMap { contents[$0.id] ?? nil })
         }
         return try Self.json(HistoryJSON(document: document.value, total: versions.count, versions: entries))
     }
@@ -171,10 +172,10 @@ struct ResolverAPI: Sendable {
         }
         let document = try Self.document(asked.document)
         do {
-            guard let content = try container.content(of: document, version: asked.version) else {
+            guard let content = try await container.content(of: document, version: asked.version) else {
                 return Self.failure("that version is a deletion: there is nothing to restore", status: .conflict)
             }
-            let saved = try container.save(document, content: content)
+            let saved = try await container.save(document, content: content)
             return try Self.json(RestoredJSON(document: document.value, version: saved.version))
         } catch let error as ConcordError {
             return Self.failure(error.description, status: .conflict)
@@ -204,9 +205,9 @@ struct ResolverAPI: Sendable {
         }
         let pattern = GlobPattern(asked.pattern.isEmpty ? "*" : asked.pattern)
         do {
-            let documents = try container.conflicts().map(\.document).filter { pattern.matches($0.value) || pattern.matches($0.name) }
+            let documents = try await container.conflicts().map(\.document).filter { pattern.matches($0.value) || pattern.matches($0.name) }
             guard !documents.isEmpty else { return Self.failure("no document in conflict matches \(pattern)", status: .notFound) }
-            let reports = try container.resolve(documents, using: resolution, dryRun: asked.dryRun)
+            let reports = try await container.resolve(documents, using: resolution, dryRun: asked.dryRun)
             return try Self.json(reports.map(BulkReportJSON.init))
         } catch let error as NeedsPersonError {
             return Self.failure("\(error.description): nothing was resolved", status: .conflict)

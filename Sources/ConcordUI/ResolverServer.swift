@@ -47,12 +47,12 @@ public struct ResolverServer: Sendable {
         router.get("/app.js") { _, _ in Self.asset(PageAssets.script, type: "text/javascript; charset=utf-8") }
         let api = ResolverAPI(container: container, csrf: secrets.csrf)
         router.get("/api/session") { _, _ in try api.session() }
-        router.get("/api/documents") { _, _ in try api.documents() }
-        router.get("/api/conflict") { request, _ in try api.conflict(request) }
-        router.get("/api/preview") { request, _ in try api.preview(request) }
-        router.get("/api/image") { request, _ in try api.image(request) }
+        router.get("/api/documents") { _, _ in try await api.documents() }
+        router.get("/api/conflict") { request, _ in try await api.conflict(request) }
+        router.get("/api/preview") { request, _ in try await api.preview(request) }
+        router.get("/api/image") { request, _ in try await api.image(request) }
         router.post("/api/resolve") { request, _ in try await api.resolve(request) }
-        router.get("/api/history") { request, _ in try api.history(request) }
+        router.get("/api/history") { request, _ in try await api.history(request) }
         router.post("/api/restore") { request, _ in try await api.restore(request) }
         router.post("/api/bulk") { request, _ in try await api.bulk(request) }
         router.get("/api/events") { _, _ in api.events() }

@@ -28,16 +28,20 @@ struct Arguments {
     }
 }
 
+/// Opens the container at `root` and serves it until SIGINT or SIGTERM.
+func serve(root: String, port: Int, opening: Bool) async throws {
+    let container = try await Container.open(at: root)
+    let server = ResolverServer(container: container)
+    try await server.run(port: port) { address in
+        FileHandle.standardOutput.write(Data("Concord resolver for \(container.device.name) at \(address)\nStop it with Ctrl-C.\n".utf8))
+        if opening { Browser.open(address) }
+    }
+}
+
 let arguments = Arguments(Array(CommandLine.arguments.dropFirst()))
 guard let root = arguments.root else { Arguments.usage("give the container's folder") }
-let open = arguments.open
 do {
-    let container = try Container.open(at: root)
-    let server = ResolverServer(container: container)
-    try await server.run(port: arguments.port) { address in
-        FileHandle.standardOutput.write(Data("Concord resolver for \(container.device.name) at \(address)\nStop it with Ctrl-C.\n".utf8))
-        if open { Browser.open(address) }
-    }
+    try await serve(root: root, port: arguments.port, opening: arguments.open)
 } catch {
     FileHandle.standardError.write(Data("concord-ui: \(error)\n".utf8))
     exit(1)

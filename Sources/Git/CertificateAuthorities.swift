@@ -5,7 +5,8 @@ internal import Synchronization
 /// The certificate authorities that https connections trust. Certificates are always verified:
 /// nothing here can turn verification off.
 public enum CertificateAuthorities {
-    /// The system's folder of authorities; libgit2 loads the bundle in it at start.
+    /// The system's folder of authorities; libgit2 parses the bundle in it (``systemBundle``)
+    /// when it starts (``Libgit2``).
     public static let systemFolder = "/etc/ssl/certs"
     /// The system's bundle of authorities.
     public static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"

@@ -8,6 +8,12 @@ internal import Foundation
 /// to run. Objects and references are written with fsync, so that a version reported saved
 /// survives a power cut. Every network connection goes through ``SocketStream``, which bounds
 /// how long it may wait on a server (``NetworkLimits``).
+///
+/// Started on first use only (a repository opened or made, a merge, a blob's id computed, a
+/// certificate added), never by `--version` or `help`: Debian's libgit2 1.5 with mbedTLS parses
+/// the whole system CA bundle inside `git_libgit2_init` (about 52 million instructions, most of a
+/// short command), and no option can defer that load, since `GIT_OPT_SET_SSL_CERT_LOCATIONS`
+/// needs the TLS configuration the start makes (benchmarks/README.md, the start of a command).
 enum Libgit2 {
     static let initialized: Bool = {
         git_libgit2_init()

@@ -48,6 +48,12 @@ public final class LocalCloud: Cloud {
     /// - Throws: ``GitError`` (damage) when either cannot be read or is malformed, or the
     ///   reference is symbolic.
     public func reference(_ name: String) throws -> OID? {
+        try Self.reference(name, gitDirectory: gitDirectory)
+    }
+
+    /// ``reference(_:)`` of the repository whose git directory (ending in `/`) is `gitDirectory`,
+    /// read without opening it: the device's own `main` read while its handle is busy.
+    public static func reference(_ name: String, gitDirectory: String) throws -> OID? {
         let loose = gitDirectory + name
         if let bytes = try Self.readIfPresent(loose, largest: 4096) {
             guard let id = try readingFormat(file: loose, { try References.loose(bytes) }) else {

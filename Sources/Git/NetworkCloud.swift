@@ -15,7 +15,7 @@ public final class NetworkCloud: Cloud {
     /// How long the server may stall, and how much it may send before any object.
     public let limits: NetworkLimits
     /// The largest object a fetch accepts, in bytes.
-    public let largestObject: Int
+    public var largestObject: Int
     /// The reference a fetch lands in (`refs/concord/incoming`), removed before the fetch returns.
     public let incoming: String
     /// The credential the server accepted in the last fetch or push; nil when it asked for none.

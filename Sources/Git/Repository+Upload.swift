@@ -14,8 +14,8 @@ extension Repository {
     /// A compare-and-swap: the remote must still hold `expected` (nil: no such reference), both
     /// when it advertises its references and when it updates. libgit2's transports do the
     /// connecting, with `access` (credentials, host key check), `url` and `limits` as in
-    /// ``fetch(remote:refspecs:url:access:limits:progress:)``; this side speaks receive-pack
-    /// over them. The pack is built before connecting: the connection never waits on this
+    /// ``fetch(remote:refspecs:url:access:limits:progress:)``; this side reads the advertisement
+    /// libgit2 received (``ReferenceAdvertisement``) and speaks receive-pack over them. The pack is built before connecting: the connection never waits on this
     /// side's work.
     /// - Returns: ``PushOutcome/cloudMoved`` when the remote's reference was not `expected`
     ///   (advertised, or found when it updated), and the credential the remote accepted (nil
@@ -32,7 +32,7 @@ extension Repository {
             throw GitError(message: "an upload needs an ssh, https, http or git:// remote", function: "git_transport_smart")
         }
         let pack = try readingStore { try store.packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes }
-        let capture = Subtransport(kind)
+        let capture = Subtransport(kind, recordingAtMost: limits.answerLimit)
         let operation = NetworkOperation(limits: limits)
         let callbacks = RemoteCallbacks(access: access, operation: operation)
         return try withExtendedLifetime((capture, callbacks)) {
@@ -53,7 +53,7 @@ extension Repository {
                 options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
                 callbacks.install(in: &options.callbacks)
                 try check("git_transport connect", transport.pointee.connect(transport, address, Int32(GIT_DIRECTION_PUSH.rawValue), &options))
-                let current = try advertised(reference, by: transport)
+                let current = try capture.advertisement().id(of: reference)
                 guard current == expected else { return (.cloudMoved, callbacks.lastOffered) }
                 var stream: UnsafeMutablePointer<git_smart_subtransport_stream>?
                 try check(
@@ -62,31 +62,22 @@ extension Repository {
                 guard let stream else { throw GitError(message: "libgit2 opened no stream to \(address)", function: "git_smart_subtransport action") }
                 // A stateless (http) stream is this caller's; a stateful one stays the transport's.
                 defer { if kind == .http { stream.pointee.free(stream) } }
-                let zero = String(repeating: "0", count: 40)
-                var request = PacketLine.encode("\(expected?.hex ?? zero) \(target.hex) \(reference)\0report-status agent=concord\n")
-                request += PacketLine.flush
+                let request: [UInt8]
+                do {
+                    request = try ReceivePack.updateRequest(reference: reference, from: expected, to: target, capabilities: ["report-status", "agent=concord"])
+                } catch {
+                    throw GitError(errorClass: .reference, message: "cannot ask to move \(reference): \(error)", function: "receive-pack")
+                }
                 try write(request, to: stream)
                 try pack.withUnsafeBytes { bytes in
                     try check(
                         "git_smart_subtransport_stream write",
                         stream.pointee.write(stream, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count))
                 }
-                let outcome = try checkReport(PacketLine.readUntilFlush(from: stream), for: reference)
+                let outcome = try checkReport(readReport(from: stream), for: reference)
                 return (outcome, callbacks.lastOffered)
             }
         }
-    }
-
-    /// What the connected remote advertises for `reference`; nil when it has no such reference.
-    private func advertised(_ reference: String, by transport: UnsafeMutablePointer<git_transport>) throws -> OID? {
-        var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
-        var count = 0
-        try check("git_transport ls", transport.pointee.ls(&heads, &count, transport))
-        for index in 0..<count {
-            guard let head = heads?[index] else { continue }
-            if String(cString: head.pointee.name) == reference { return OID(head.pointee.oid) }
-        }
-        return nil
     }
 
     private func write(_ bytes: [UInt8], to stream: UnsafeMutablePointer<git_smart_subtransport_stream>) throws {
@@ -97,29 +88,58 @@ extension Repository {
         }
     }
 
-    /// Reads receive-pack's report (`unpack ok`, then `ok REF` or `ng REF REASON`).
+    /// Reads receive-pack's report from `stream`: its packets up to the flush that ends it.
+    /// - Throws: ``GitError`` when the remote sent a malformed report or closed the connection
+    ///   before its end.
+    private func readReport(from stream: UnsafeMutablePointer<git_smart_subtransport_stream>) throws -> PushReport {
+        var reader = PacketLineReader()
+        var packets: [PacketLine] = []
+        var chunk = [CChar](repeating: 0, count: 65536)
+        while true {
+            while let packet = try readingReport({ try reader.next() }) {
+                if packet == .flush { return try readingReport { try PushReport(packets) } }
+                packets.append(packet)
+            }
+            var read = 0
+            try check("git_smart_subtransport_stream read", stream.pointee.read(stream, &chunk, chunk.count, &read))
+            guard read > 0 else {
+                throw GitError(message: "the remote closed the connection before its report", function: "receive-pack")
+            }
+            reader.append(chunk[0..<read].lazy.map { UInt8(bitPattern: $0) })
+        }
+    }
+
+    /// What receive-pack's `report` says of `reference`.
     /// - Returns: ``PushOutcome/cloudMoved`` when the remote refused the update because the
     ///   reference had moved (or was being moved), else ``PushOutcome/pushed``.
     /// - Throws: ``GitError`` for any other refusal.
-    private func checkReport(_ lines: [String], for reference: String) throws -> PushOutcome {
-        guard let unpack = lines.first, unpack.hasPrefix("unpack ") else {
-            throw GitError(message: "the remote sent no report: \(lines.joined(separator: "; "))", function: "receive-pack")
+    private func checkReport(_ report: PushReport, for reference: String) throws -> PushOutcome {
+        if let failure = report.unpackFailure {
+            throw GitError(message: "the remote could not store the pack: \(failure)", function: "receive-pack")
         }
-        guard unpack == "unpack ok" else {
-            throw GitError(message: "the remote could not store the pack: \(unpack.dropFirst("unpack ".count))", function: "receive-pack")
-        }
-        if lines.contains("ok \(reference)") { return .pushed }
-        let refusal = lines.first { $0.hasPrefix("ng \(reference) ") }.map { String($0.dropFirst("ng \(reference) ".count)) }
-        let status = refusal ?? "no status for the reference"
-        if ["fetch first", "non-fast-forward", "stale", "failed to update ref", "failed to lock"].contains(where: { status.contains($0) }) {
+        let status = report.statuses.first { $0.reference == reference }
+        if let status, status.refusal == nil { return .pushed }
+        let refusal = status?.refusal ?? "no status for the reference"
+        if ["fetch first", "non-fast-forward", "stale", "failed to update ref", "failed to lock"].contains(where: { refusal.contains($0) }) {
             return .cloudMoved
         }
-        throw GitError(errorClass: .reference, message: "the remote refused \(reference): \(status)", function: "receive-pack")
+        throw GitError(errorClass: .reference, message: "the remote refused \(reference): \(refusal)", function: "receive-pack")
     }
 }
 
-/// The subtransport libgit2 makes for a smart transport, kept so that a push can use its
-/// stream directly.
+/// Runs `body`, reporting a ``FormatError`` in what receive-pack said or is told as a
+/// ``GitError`` of the push.
+private func readingReport<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as FormatError {
+        throw GitError(message: "the remote's answer is malformed: \(error)", function: "receive-pack")
+    }
+}
+
+/// The subtransport libgit2 makes for a smart transport, inside one that records the
+/// advertisement libgit2 reads as it connects (`concord_recording_subtransport` in the C shim),
+/// kept so that a push can read that advertisement and use its stream directly.
 private final class Subtransport {
     enum Kind: Equatable {
         case ssh, http, git
@@ -142,59 +162,52 @@ private final class Subtransport {
     }
 
     let kind: Kind
+    /// The most bytes of an advertisement kept.
+    let limit: Int
+    /// libgit2's subtransport inside a recording one (`concord_recording_subtransport_new`).
     var subtransport: UnsafeMutablePointer<git_smart_subtransport>?
 
-    init(_ kind: Kind) { self.kind = kind }
+    init(_ kind: Kind, recordingAtMost limit: Int) {
+        self.kind = kind
+        self.limit = limit
+    }
+
+    /// The references the remote advertised when the transport connected, read from the bytes
+    /// libgit2 received, with GitFormat's checks.
+    /// - Throws: ``GitError`` when they are malformed, or were not kept (over the limit).
+    func advertisement() throws -> ReferenceAdvertisement {
+        guard let subtransport else { throw GitError(message: "libgit2 made no subtransport", function: "git_transport_smart") }
+        var length = 0
+        var failed: Int32 = 0
+        let start = concord_recorded_advertisement(subtransport, &length, &failed)
+        guard failed == 0 else {
+            throw GitError(code: .oversizedAnswer, errorClass: .net, message: "the remote's advertisement is over \(limit) bytes", function: "receive-pack")
+        }
+        let bytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
+        do {
+            return try ReferenceAdvertisement(bytes, service: kind == .http ? "git-receive-pack" : nil)
+        } catch {
+            throw GitError(message: "the remote's answer is malformed: \(error)", function: "receive-pack")
+        }
+    }
 }
 
 private let subtransportCallback: git_smart_subtransport_cb = { out, owner, param in
     guard let out, let param else { return -1 }
     let capture = Unmanaged<Subtransport>.fromOpaque(param).takeUnretainedValue()
+    var inner: UnsafeMutablePointer<git_smart_subtransport>?
     let result =
         switch capture.kind {
-        case .ssh: git_smart_subtransport_ssh(out, owner, nil)
-        case .http: git_smart_subtransport_http(out, owner, nil)
-        case .git: git_smart_subtransport_git(out, owner, nil)
+        case .ssh: git_smart_subtransport_ssh(&inner, owner, nil)
+        case .http: git_smart_subtransport_http(&inner, owner, nil)
+        case .git: git_smart_subtransport_git(&inner, owner, nil)
         }
-    if result == 0 { capture.subtransport = out.pointee }
-    return result
-}
-
-/// git's pkt-line framing: four hexadecimal digits of length (their own four included), then
-/// the data; `0000` is a flush.
-enum PacketLine {
-    static let flush = Array("0000".utf8)
-
-    static func encode(_ text: String) -> [UInt8] {
-        let data = Array(text.utf8)
-        let length = String(data.count + 4, radix: 16)
-        return Array((String(repeating: "0", count: 4 - length.count) + length).utf8) + data
+    guard result == 0, let inner else { return result < 0 ? result : -1 }
+    guard let recording = concord_recording_subtransport_new(inner, capture.limit) else {
+        inner.pointee.free(inner)
+        return -1
     }
-
-    /// Reads packets until a flush; returns their texts without the trailing newline.
-    static func readUntilFlush(from stream: UnsafeMutablePointer<git_smart_subtransport_stream>) throws -> [String] {
-        var pending: [UInt8] = []
-        var lines: [String] = []
-        var chunk = [CChar](repeating: 0, count: 65536)
-        while true {
-            while pending.count >= 4 {
-                guard let length = Int(String(decoding: pending[0..<4], as: UTF8.self), radix: 16) else {
-                    throw GitError(message: "the remote sent a malformed packet", function: "receive-pack")
-                }
-                if length == 0 { return lines }
-                guard length >= 4 else { throw GitError(message: "the remote sent a malformed packet", function: "receive-pack") }
-                guard pending.count >= length else { break }
-                var line = String(decoding: pending[4..<length], as: UTF8.self)
-                if line.hasSuffix("\n") { line.removeLast() }
-                lines.append(line)
-                pending.removeFirst(length)
-            }
-            var read = 0
-            try check("git_smart_subtransport_stream read", stream.pointee.read(stream, &chunk, chunk.count, &read))
-            guard read > 0 else {
-                throw GitError(message: "the remote closed the connection before its report", function: "receive-pack")
-            }
-            pending += chunk[0..<read].map { UInt8(bitPattern: $0) }
-        }
-    }
+    capture.subtransport = recording
+    out.pointee = recording
+    return 0
 }

@@ -19,6 +19,12 @@ public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
         case reference
         /// A zlib stream.
         case zlib = "compressed data"
+        /// git's pkt-line framing of the network protocols.
+        case packetLine = "pkt-line"
+        /// What a push says to receive-pack and its report.
+        case receivePack = "receive-pack"
+        /// The references a server advertises.
+        case advertisement = "reference advertisement"
     }
 
     /// What was being read.

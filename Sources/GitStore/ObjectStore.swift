@@ -31,7 +31,8 @@ package final class ObjectStore {
     package let recentTrees = RecentTreeBytes(limit: 16 << 20)
     /// The pack being written, inside ``writingOnePack(_:)``.
     package internal(set) var session: PackSession?
-    /// How many reads each path served, for a debug log (`CONCORD_DEBUG_READS`) and tests.
+    /// How many reads each path served: the decision ``read(_:)`` makes, counted. Nothing prints
+    /// or tests the counts yet.
     package internal(set) var reads = ReadCounts()
     /// Small differences between two folders, computed once (``forEachDifference(_:_:_:)``).
     var differences = DifferenceMemo()

@@ -314,3 +314,26 @@ import Testing
         #expect(try cli.tree("a") == cli.tree("b"))
     }
 }
+
+/// `concord packages`: the package patterns changed after `init`, through the built binary.
+@Suite struct PackagesCLITests {
+    @Test func packagesSetsListsAndClearsPatternsAndRefusesWhatWouldAlterAConflict() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "B"])
+        try cli.ok(["-C", "a", "save", "trip/plan.txt"], input: "plan")
+        #expect(try cli.ok(["-C", "a", "packages"]).contains("no package patterns"))
+        try cli.ok(["-C", "a", "packages", "--set", "trip", "*.bundle"])
+        #expect(try cli.ok(["-C", "a", "packages"]) == "trip\n*.bundle\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        #expect(try cli.json(["-C", "b", "ls", "--json"]).map { "\($0["document"] ?? "") \($0["package"] ?? "")" } == ["trip 1"])
+        try cli.ok(["-C", "a", "packages", "--clear"])
+        try cli.diverge("trip/plan.txt", base: "base\n", a: "one\n", b: "two\n")
+        try cli.ok(["-C", "a", "sync"])
+        let refused = try cli.run(["-C", "a", "packages", "--set", "trip"])
+        #expect(refused.status != 0 && refused.stderr.contains("'trip/plan.txt' is in conflict"), "\(refused.stderr)")
+        #expect(try cli.ok(["-C", "a", "packages"]).contains("no package patterns"))
+    }
+}

@@ -185,7 +185,7 @@ import Testing
             text.stdout == """
                 .note.md.swp  built-in rule '.*.sw[a-p]'
                 app.log       rule '*.log' of .concordignore, line 1
-                big.bin       4 KB, over the limit of 2 KB for one file (CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize raise it, on every device)
+                big.bin       4 KB, over the limit of 2 KB for one file ('concord limits --file-size SIZE' raises the container's; CONCORD_MAX_OBJECT_SIZE or concord.maxObjectSize set a device's own)
                 empty/inner/  an empty folder: a folder is synced only with the files in it
                 link          a symbolic link: links are never followed nor synced
                 mine/         rule 'mine/' of .git/concord/ignore, line 1 (this device only)

@@ -58,7 +58,7 @@ import Glibc
         #expect(text.first == "In conflict: 1 document", "\(text)")
         #expect(text.contains { $0.hasPrefix("  note.txt  2 versions: ") && $0.contains(" (current)") && $0.contains("A ") && $0.contains("B ") }, "\(text)")
         #expect(text.contains("Waiting to go up: 2 versions (1 document)") && text.contains("  todo.txt  2 versions"), "\(text)")
-        #expect(text.contains("Not saved: 1 file") && text.contains { $0.hasPrefix("  big.bin  4 KB is over the limit of 1 KB") }, "\(text)")
+        #expect(text.contains("Not saved: 1 file") && text.contains { $0.hasPrefix("  big.bin  4 KB is over this device's limit of 1 KB") }, "\(text)")
         #expect(text.contains { $0.hasPrefix("Last sync: ") && $0.contains(", offline: offline (airplane mode)") }, "\(text)")
         #expect(text.contains("Agent: running (pid \(agent.pid))"), "\(text)")
 

@@ -88,7 +88,7 @@ import Glibc
             let run = try cli.measured(arguments)
             #expect(run.ended && run.status == 1, "\(arguments): \(run.stderr)")
             #expect(run.stderr.split(separator: "\n").count == 1 && run.stderr.contains("refused what the cloud"), "\(run.stderr)")
-            #expect(run.stderr.contains("raise the limit"), "told as over the limit: \(run.stderr)")
+            #expect(run.stderr.contains("concord limits --file-size SIZE' raises it"), "told as over the limit: \(run.stderr)")
             #expect(run.peakBytes <= CLI.memoryBound(), "peak memory \(run.peakBytes >> 20) MB")
         }
         #expect(!bomb.isEmpty && !FileManager.default.fileExists(atPath: "\(cli.folder)/c"))

@@ -148,12 +148,12 @@ extension WorkTreeSafetyTests {
         try cli.ok(["init", "dev", "--device", "D"])
         let limit = ["CONCORD_MAX_OBJECT_SIZE": "1k"]
         let big = try cli.run(["-C", "dev", "save", "big.bin"], input: String(repeating: "x", count: 4096), environment: limit)
-        #expect(big.status == 1 && big.stderr.contains("over the limit of 1 KB") && big.stderr.contains("concord.maxObjectSize"), "\(big.stderr)")
+        #expect(big.status == 1 && big.stderr.contains("over this device's limit of 1 KB") && big.stderr.contains("concord.maxObjectSize"), "\(big.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/dev/big.bin"), "refused before anything is written")
         try Data(count: 4096).write(to: URL(fileURLWithPath: "\(cli.folder)/dev/big.bin"))
         #expect(try cli.run(["-C", "dev", "save", "small.txt"], input: "small\n", environment: limit).status == 0)
         let all = try cli.run(["-C", "dev", "save", "--all"], environment: limit)
-        #expect(all.stderr.contains("skipped big.bin") && all.stderr.contains("over the limit"), "\(all.stderr)")
+        #expect(all.stderr.contains("skipped big.bin") && all.stderr.contains("over this device's limit"), "\(all.stderr)")
         #expect(try cli.git(["ls-tree", "--name-only", "main"], in: "dev").contains("big.bin") == false)
     }
 }

@@ -9,7 +9,7 @@ import Testing
     /// Two devices whose `.concord/policies` holds `rules`, both synced.
     func fixture(rules: String, devices: Int = 2) async throws -> Fixture {
         let fixture = try Fixture(devices: devices)
-        try fixture[1].setPolicies(rules)
+        try await fixture[1].setPolicies(rules)
         try await fixture.syncAll(rounds: 1)
         return fixture
     }
@@ -21,10 +21,10 @@ import Testing
 
     @Test func aLatestAutoRuleResolvesInTheSyncThatFindsTheConflictAndKeepsEveryVersion() async throws {
         let fixture = try await fixture(rules: "state.json latest auto\n")
-        try fixture[1].save(doc("state.json"), content: text("{\"v\": 0}\n"))
+        try await fixture[1].save(doc("state.json"), content: text("{\"v\": 0}\n"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("state.json"), content: text("{\"v\": 1}\n"))
-        try fixture[2].save(doc("state.json"), content: text("{\"v\": 2}\n"))
+        try await fixture[1].save(doc("state.json"), content: text("{\"v\": 1}\n"))
+        try await fixture[2].save(doc("state.json"), content: text("{\"v\": 2}\n"))
         try await fixture[1].sync()
         let report = try await fixture[2].sync()
         #expect(report.outcome == .integrated)
@@ -36,8 +36,8 @@ import Testing
         let after = try await fixture[1].sync()
         #expect(after.outcome == .fastForwarded && after.newConflicts.isEmpty)
         for device in fixture.devices {
-            #expect(try device.conflicts().isEmpty)
-            #expect(try string(device.content(of: doc("state.json"))) == "{\"v\": 2}\n")
+            await #expect(try device.conflicts().isEmpty)
+            await #expect(try string(device.content(of: doc("state.json"))) == "{\"v\": 2}\n")
             #expect(try contents(device, "state.json") == ["{\"v\": 0}\n", "{\"v\": 1}\n", "{\"v\": 2}\n"])
         }
         #expect(try fixture.mainTree(1) == fixture.mainTree(2))
@@ -47,13 +47,13 @@ import Testing
 
     @Test func aTextAutoRuleMergesWhatMergesCleanlyAndLeavesTheRestForAPerson() async throws {
         let fixture = try await fixture(rules: "*.md text auto\n")
-        try fixture[1].save(doc("clean.md"), content: text("one\ntwo\nthree\n"))
-        try fixture[1].save(doc("clash.md"), content: text("one\ntwo\nthree\n"))
+        try await fixture[1].save(doc("clean.md"), content: text("one\ntwo\nthree\n"))
+        try await fixture[1].save(doc("clash.md"), content: text("one\ntwo\nthree\n"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("clean.md"), content: text("one, from 1\ntwo\nthree\n"))
-        try fixture[2].save(doc("clean.md"), content: text("one\ntwo\nthree, from 2\n"))
-        try fixture[1].save(doc("clash.md"), content: text("one\ntwo, from 1\nthree\n"))
-        try fixture[2].save(doc("clash.md"), content: text("one\ntwo, from 2\nthree\n"))
+        try await fixture[1].save(doc("clean.md"), content: text("one, from 1\ntwo\nthree\n"))
+        try await fixture[2].save(doc("clean.md"), content: text("one\ntwo\nthree, from 2\n"))
+        try await fixture[1].save(doc("clash.md"), content: text("one\ntwo, from 1\nthree\n"))
+        try await fixture[2].save(doc("clash.md"), content: text("one\ntwo, from 2\nthree\n"))
         try await fixture[1].sync()
         let report = try await fixture[2].sync()
         #expect(report.autoResolved.map(\.document) == [doc("clean.md")])
@@ -67,9 +67,9 @@ import Testing
         #expect(again.autoResolveFailures.isEmpty && again.conflicts == [doc("clash.md")])
         try await fixture[1].sync()
         for device in fixture.devices {
-            #expect(try string(device.content(of: doc("clean.md"))) == "one, from 1\ntwo\nthree, from 2\n")
-            #expect(try device.conflicts().map(\.document) == [doc("clash.md")])
-            #expect(try device.unresolvedVersions(of: doc("clash.md")).count == 2)
+            await #expect(try string(device.content(of: doc("clean.md"))) == "one, from 1\ntwo\nthree, from 2\n")
+            await #expect(try device.conflicts().map(\.document) == [doc("clash.md")])
+            await #expect(try device.unresolvedVersions(of: doc("clash.md")).count == 2)
         }
     }
 
@@ -78,23 +78,23 @@ import Testing
     /// the cloud never holds the conflict unresolved), and the sync after the save resolves it.
     @Test func aDocumentWithAnEditNotSavedRefusesTheSyncUntilSaved() async throws {
         let fixture = try await fixture(rules: "*.txt text auto\n")
-        try fixture[1].save(doc("list.txt"), content: text("one\ntwo\nthree\n"))
+        try await fixture[1].save(doc("list.txt"), content: text("one\ntwo\nthree\n"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("list.txt"), content: text("one, from 1\ntwo\nthree\n"))
+        try await fixture[1].save(doc("list.txt"), content: text("one, from 1\ntwo\nthree\n"))
         try await fixture[1].sync()
         // Device 2's version is the later one: the integration alone would keep its work tree.
-        try fixture[2].save(doc("list.txt"), content: text("one\ntwo\nthree, from 2\n"))
+        try await fixture[2].save(doc("list.txt"), content: text("one\ntwo\nthree, from 2\n"))
         let head = try fixture.git(["rev-parse", "main"], in: fixture[2].root)
         try Data("one\ntwo\nthree, from 2\nfour, not saved\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[2].root)/list.txt"))
         await #expect(throws: ConcordError.unsavedChanges(["list.txt"])) { try await fixture[2].sync() }
         #expect(try fixture.git(["rev-parse", "main"], in: fixture[2].root) == head)
         #expect(try String(contentsOfFile: "\(fixture[2].root)/list.txt", encoding: .utf8) == "one\ntwo\nthree, from 2\nfour, not saved\n")
         #expect(try await fixture[1].sync().outcome == .upToDate)
-        try fixture[2].save(doc("list.txt"))
+        try await fixture[2].save(doc("list.txt"))
         let later = try await fixture[2].sync()
         #expect(later.autoResolved.map(\.document) == [doc("list.txt")])
-        #expect(try fixture[2].conflicts().isEmpty)
-        let merged = try string(fixture[2].content(of: doc("list.txt")))
+        await #expect(try fixture[2].conflicts().isEmpty)
+        let merged = try await string(fixture[2].content(of: doc("list.txt")))
         #expect(merged == "one, from 1\ntwo\nthree, from 2\nfour, not saved\n", "\(merged ?? "nil")")
     }
 
@@ -103,21 +103,21 @@ import Testing
     /// the resolution goes up with that sync.
     @Test func aConflictArrivingUnresolvedIsResolvedAndSent() async throws {
         let fixture = try await fixture(rules: "state.json latest\n", devices: 3)
-        try fixture[1].save(doc("state.json"), content: text("0\n"))
+        try await fixture[1].save(doc("state.json"), content: text("0\n"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("state.json"), content: text("1\n"))
-        try fixture[2].save(doc("state.json"), content: text("2\n"))
+        try await fixture[1].save(doc("state.json"), content: text("1\n"))
+        try await fixture[2].save(doc("state.json"), content: text("2\n"))
         try await fixture[1].sync()
         try await fixture[2].sync()
-        #expect(try fixture[2].conflicts().map(\.document) == [doc("state.json")])
-        try fixture[3].setPolicies("state.json latest auto\n")
+        await #expect(try fixture[2].conflicts().map(\.document) == [doc("state.json")])
+        try await fixture[3].setPolicies("state.json latest auto\n")
         let report = try await fixture[3].sync()
         #expect(report.autoResolved.map(\.document) == [doc("state.json")])
         #expect(report.pushedCommits >= 1)
         for index in [1, 2] {
             let report = try await fixture[index].sync()
             #expect(report.outcome == .fastForwarded && report.autoResolved.isEmpty)
-            #expect(try fixture[index].conflicts().isEmpty)
+            await #expect(try fixture[index].conflicts().isEmpty)
         }
     }
 
@@ -126,19 +126,19 @@ import Testing
     /// and the next syncs change nothing (no loop of resolutions).
     @Test func twoDevicesResolvingTheSameConflictConcurrentlyConverge() async throws {
         let fixture = try await fixture(rules: "state.json latest\n", devices: 3)
-        try fixture[1].save(doc("state.json"), content: text("0\n"))
+        try await fixture[1].save(doc("state.json"), content: text("0\n"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("state.json"), content: text("1\n"))
-        try fixture[2].save(doc("state.json"), content: text("2\n"))
+        try await fixture[1].save(doc("state.json"), content: text("1\n"))
+        try await fixture[2].save(doc("state.json"), content: text("2\n"))
         try await fixture[1].sync()
         try await fixture[2].sync()
         try await fixture[3].sync()
         // Device 3 resolves by hand, offline; device 1 turns the rule to auto and syncs.
-        try fixture[3].setAirplaneMode(true)
-        try fixture[3].resolve(doc("state.json"), using: .latest)
-        try fixture[1].setPolicies("state.json latest auto\n")
+        try await fixture[3].setAirplaneMode(true)
+        try await fixture[3].resolve(doc("state.json"), using: .latest)
+        try await fixture[1].setPolicies("state.json latest auto\n")
         #expect(try await fixture[1].sync().autoResolved.count == 1)
-        try fixture[3].setAirplaneMode(false)
+        try await fixture[3].setAirplaneMode(false)
         let meeting = try await fixture[3].sync()
         #expect(meeting.outcome == .integrated)
         #expect(meeting.newConflicts.isEmpty && meeting.conflicts.isEmpty && meeting.autoResolved.isEmpty)
@@ -146,7 +146,7 @@ import Testing
         for device in fixture.devices {
             let quiet = try await device.sync()
             #expect(quiet.outcome == .upToDate)
-            #expect(try device.conflicts().isEmpty)
+            await #expect(try device.conflicts().isEmpty)
             #expect(try contents(device, "state.json") == ["0\n", "1\n", "2\n"])
         }
         #expect(Set(try (1...3).map(fixture.mainTree)).count == 1)
@@ -156,12 +156,12 @@ import Testing
     @Test func aRuleWithoutAutoResolvesNothing() async throws {
         let fixture = try await fixture(rules: "state.json latest\nnotes/* auto\n")
         for path in ["state.json", "notes/a.txt"] {
-            try fixture[1].save(doc(path), content: text("0\n"))
+            try await fixture[1].save(doc(path), content: text("0\n"))
         }
         try await fixture.syncAll(rounds: 1)
         for path in ["state.json", "notes/a.txt"] {
-            try fixture[1].save(doc(path), content: text("1\n"))
-            try fixture[2].save(doc(path), content: text("2\n"))
+            try await fixture[1].save(doc(path), content: text("1\n"))
+            try await fixture[2].save(doc(path), content: text("2\n"))
         }
         try await fixture[1].sync()
         let report = try await fixture[2].sync()
@@ -172,7 +172,7 @@ import Testing
     @Test func theLastSyncIsRecordedWithItsOutcomeOrError() async throws {
         let fixture = try Fixture(devices: 1)
         #expect(fixture[1].lastSync() == nil)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture[1].save(doc("a.txt"), content: text("a"))
         let before = Date()
         try await fixture[1].sync()
         let after = Date()
@@ -180,10 +180,10 @@ import Testing
         #expect(pushed.outcome == "pushed" && pushed.error == nil && pushed.succeeded)
         // Recorded in whole seconds.
         #expect(pushed.time >= before.addingTimeInterval(-1) && pushed.time <= after)
-        try fixture[1].setAirplaneMode(true)
+        try await fixture[1].setAirplaneMode(true)
         await #expect(throws: ConcordError.self) { try await fixture[1].sync() }
         let offline = try #require(fixture[1].lastSync())
         #expect(offline.outcome == LastSync.offline && offline.error?.contains("airplane mode") == true && !offline.succeeded)
-        #expect(try fixture[1].status().lastSync == offline)
+        await #expect(try fixture[1].status().lastSync == offline)
     }
 }

@@ -7,14 +7,14 @@ import Testing
     /// Three devices edit the same note offline, each a different line of `base`, then sync.
     func threeWay(base: String, edits: [String]) async throws -> Fixture {
         let fixture = try Fixture(devices: 3)
-        try fixture[1].save(doc("note.txt"), content: text(base))
+        try await fixture[1].save(doc("note.txt"), content: text(base))
         try await fixture.syncAll(rounds: 1)
         for device in 1...3 {
-            try fixture[device].setAirplaneMode(true)
-            try fixture[device].save(doc("note.txt"), content: text(edits[device - 1]))
+            try await fixture[device].setAirplaneMode(true)
+            try await fixture[device].save(doc("note.txt"), content: text(edits[device - 1]))
         }
         for device in [2, 3, 1] {
-            try fixture[device].setAirplaneMode(false)
+            try await fixture[device].setAirplaneMode(false)
             try await fixture[device].sync()
         }
         try await fixture.syncAll()
@@ -28,13 +28,13 @@ import Testing
     @Test func listsEveryVersionWithItsContentAndTheCommonAncestor() async throws {
         let base = Self.base
         let fixture = try await threeWay(base: base, edits: Self.edits)
-        let contention = try fixture[2].contention(of: doc("note.txt"))
-        let unresolved = try fixture[2].unresolvedVersions(of: doc("note.txt"))
+        let contention = try await fixture[2].contention(of: doc("note.txt"))
+        let unresolved = try await fixture[2].unresolvedVersions(of: doc("note.txt"))
         #expect(contention.versions.map(\.version) == unresolved)
         #expect(Set(contention.versions.map(\.version.deviceName)) == ["device1", "device2", "device3"])
         #expect(contention.versions[0].version.isCurrent)
         for version in contention.versions {
-            #expect(try version.content == fixture[2].content(of: doc("note.txt"), version: version.version.id))
+            #expect(try await version.content == fixture[2].content(of: doc("note.txt"), version: version.version.id))
         }
         #expect(string(contention.ancestor?.content) == base)
         #expect(contention.ancestor?.version.deviceName == "device1")
@@ -43,7 +43,7 @@ import Testing
 
     @Test func eachPolicysPreviewIsWhatResolvingWithItSaves() async throws {
         let fixture = try await threeWay(base: Self.base, edits: Self.edits)
-        let contention = try fixture[1].contention(of: doc("note.txt"))
+        let contention = try await fixture[1].contention(of: doc("note.txt"))
         // Every built-in policy, in order (other suites of this process may register more, after them).
         #expect(Array(contention.previews.map(\.policy).prefix(MergePolicies.builtIn.count)) == MergePolicies.builtIn.map(\.name))
         let textPreview = try #require(contention.preview("text"))
@@ -52,15 +52,15 @@ import Testing
         #expect(contention.selected.policy == "text")
         #expect(contention.selectingRule == nil)
         let union = try #require(contention.preview("union"))
-        try fixture[1].resolve(doc("note.txt"), using: .merge(UnionPolicy()))
-        #expect(try fixture[1].content(of: doc("note.txt")) == union.content)
-        #expect(try fixture[1].conflicts().isEmpty)
+        try await fixture[1].resolve(doc("note.txt"), using: .merge(UnionPolicy()))
+        #expect(try await fixture[1].content(of: doc("note.txt")) == union.content)
+        #expect(try await fixture[1].conflicts().isEmpty)
     }
 
     @Test func aPreviewThatNeedsAPersonShowsWhereAndThePoliciesFileChoosesThePolicy() async throws {
         let fixture = try Fixture(devices: 2)
         try await fixture.diverge("note.txt", base: "same\nline\n", "same\nfrom one\n", "same\nfrom two\n")
-        let contention = try fixture[1].contention(of: doc("note.txt"))
+        let contention = try await fixture[1].contention(of: doc("note.txt"))
         let textPreview = try #require(contention.preview("text"))
         #expect(!textPreview.isMerged)
         guard case let .needsPerson(reason, markedUp) = textPreview.outcome else { Issue.record("text merged a line changed on both sides"); return }
@@ -69,13 +69,13 @@ import Testing
         #expect(marked.contains("<<<<<<<") && marked.contains("from one") && marked.contains("from two"))
         #expect(try #require(contention.preview("latest")).isMerged)
 
-        try fixture[1].setPolicies("*.md text\n*.txt text-union\n")
-        let chosen = try fixture[1].contention(of: doc("note.txt"))
+        try await fixture[1].setPolicies("*.md text\n*.txt text-union\n")
+        let chosen = try await fixture[1].contention(of: doc("note.txt"))
         #expect(chosen.selected.policy == "text-union")
         #expect(chosen.selectingRule?.line == 2)
-        let report = try fixture[1].resolve(doc("note.txt"), using: .mergeBySelection)
+        let report = try await fixture[1].resolve(doc("note.txt"), using: .mergeBySelection)
         #expect(report.policy == "text-union")
-        #expect(try fixture[1].content(of: doc("note.txt")) == chosen.selected.content)
+        #expect(try await fixture[1].content(of: doc("note.txt")) == chosen.selected.content)
     }
 
     /// After a save over the conflict, git's merge base is the version that lost; the ancestor
@@ -83,17 +83,17 @@ import Testing
     @Test func theAncestorIsTheOneAMergeStartsFromAfterASaveOverTheConflict() async throws {
         let fixture = try Fixture(devices: 2)
         try await fixture.diverge("list.txt", base: "one\ntwo\nthree\n", "one, from 1\ntwo\nthree\n", "one\ntwo\nthree, from 2\n")
-        let current = try #require(string(fixture[1].content(of: doc("list.txt"))))
-        try fixture[1].save(doc("list.txt"), content: text(current + "four\n"))
-        let contention = try fixture[1].contention(of: doc("list.txt"))
+        let current = try #require(string(await fixture[1].content(of: doc("list.txt"))))
+        try await fixture[1].save(doc("list.txt"), content: text(current + "four\n"))
+        let contention = try await fixture[1].contention(of: doc("list.txt"))
         #expect(string(contention.ancestor?.content) == "one\ntwo\nthree\n")
         #expect(string(contention.selected.content) == "one, from 1\ntwo\nthree, from 2\nfour\n")
     }
 
     @Test func aDocumentNotInConflictOrMissingIsRefused() async throws {
         let fixture = try Fixture(devices: 1)
-        try fixture[1].save(doc("calm.txt"), content: text("calm\n"))
-        #expect(throws: ConcordError.notInConflict("calm.txt")) { try fixture[1].contention(of: doc("calm.txt")) }
-        #expect(throws: ConcordError.noSuchDocument("absent.txt")) { try fixture[1].contention(of: doc("absent.txt")) }
+        try await fixture[1].save(doc("calm.txt"), content: text("calm\n"))
+        await #expect(throws: ConcordError.notInConflict("calm.txt")) { try await fixture[1].contention(of: doc("calm.txt")) }
+        await #expect(throws: ConcordError.noSuchDocument("absent.txt")) { try await fixture[1].contention(of: doc("absent.txt")) }
     }
 }

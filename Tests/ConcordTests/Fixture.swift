@@ -65,10 +65,10 @@ final class Fixture {
     /// Devices 1 and 2 diverge on `path`: device 1 saves `base`, both sync, then device 1 and
     /// device 2 each save their content (nil: delete it), and all devices sync twice.
     func diverge(_ path: String, base: String, _ one: String?, _ two: String?) async throws {
-        try self[1].save(doc(path), content: text(base))
+        try await self[1].save(doc(path), content: text(base))
         try await syncAll(rounds: 1)
         for (index, value) in [(1, one), (2, two)] {
-            if let value { try self[index].save(doc(path), content: text(value)) } else { try self[index].remove(doc(path)) }
+            if let value { try await self[index].save(doc(path), content: text(value)) } else { try await self[index].remove(doc(path)) }
         }
         try await syncAll()
     }

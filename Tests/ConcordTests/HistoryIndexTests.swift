@@ -10,34 +10,34 @@ import Testing
     /// them resolved, a deletion, and every device synced.
     func eventfulHistory() async throws -> Fixture {
         let fixture = try Fixture(devices: 3, packages: ["*.note"])
-        try fixture[1].save(doc("a.txt"), content: text("a0"))
-        try fixture[1].save(doc("sketch.note"), content: .package(["body.txt": Data("b0".utf8)]))
-        try fixture[1].save(doc("notes/b.txt"), content: text("b0"))
+        try await fixture[1].save(doc("a.txt"), content: text("a0"))
+        try await fixture[1].save(doc("sketch.note"), content: .package(["body.txt": Data("b0".utf8)]))
+        try await fixture[1].save(doc("notes/b.txt"), content: text("b0"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("a.txt"), content: text("a1 from 1"))
-        try fixture[2].save(doc("a.txt"), content: text("a1 from 2"))
-        try fixture[2].save(doc("sketch.note"), content: .package(["body.txt": Data("b1".utf8), "more.txt": Data("m".utf8)]))
-        try fixture[3].remove(doc("notes/b.txt"))
-        try fixture[1].save(doc("notes/b.txt"), content: text("b1"))
+        try await fixture[1].save(doc("a.txt"), content: text("a1 from 1"))
+        try await fixture[2].save(doc("a.txt"), content: text("a1 from 2"))
+        try await fixture[2].save(doc("sketch.note"), content: .package(["body.txt": Data("b1".utf8), "more.txt": Data("m".utf8)]))
+        try await fixture[3].remove(doc("notes/b.txt"))
+        try await fixture[1].save(doc("notes/b.txt"), content: text("b1"))
         try await fixture.syncAll()
-        _ = try fixture[2].resolve(doc("a.txt"), using: .latest)
-        try fixture[3].save(doc("c.txt"), content: text("c0"))
+        _ = try await fixture[2].resolve(doc("a.txt"), using: .latest)
+        try await fixture[3].save(doc("c.txt"), content: text("c0"))
         // A file replaced by a folder whose notes are edited, and a name that is a file on one
         // device and a folder on another: the folders are one state of those names.
-        try fixture[1].save(doc("todo"), content: text("t0"))
+        try await fixture[1].save(doc("todo"), content: text("t0"))
         try await fixture.syncAll()
-        try fixture[2].remove(doc("todo"))
-        try fixture[2].save(doc("todo/a.md"), content: text("a0"))
-        try fixture[2].save(doc("todo/a.md"), content: text("a1"))
-        try fixture[3].save(doc("plan"), content: text("p0"))
-        try fixture[1].save(doc("plan/x.txt"), content: text("x0"))
+        try await fixture[2].remove(doc("todo"))
+        try await fixture[2].save(doc("todo/a.md"), content: text("a0"))
+        try await fixture[2].save(doc("todo/a.md"), content: text("a1"))
+        try await fixture[3].save(doc("plan"), content: text("p0"))
+        try await fixture[1].save(doc("plan/x.txt"), content: text("x0"))
         try await fixture.syncAll()
-        try fixture[3].save(doc("todo/b.md"), content: text("b0"))
+        try await fixture[3].save(doc("todo/b.md"), content: text("b0"))
         // A rename concurrent with an edit under the old name: the edit lands on the new name.
-        try fixture[1].save(doc("r.txt"), content: text("r0"))
+        try await fixture[1].save(doc("r.txt"), content: text("r0"))
         try await fixture.syncAll()
-        try fixture[1].move(doc("r.txt"), to: doc("renamed/r.txt"))
-        try fixture[2].save(doc("r.txt"), content: text("r1 from 2"))
+        try await fixture[1].move(doc("r.txt"), to: doc("renamed/r.txt"))
+        try await fixture[2].save(doc("r.txt"), content: text("r1 from 2"))
         try await fixture.syncAll()
         return fixture
     }
@@ -62,9 +62,9 @@ import Testing
         for (index, device) in fixture.devices.enumerated() {
             let history = "\(device.root)/.git/concord/history"
             #expect(FileManager.default.fileExists(atPath: "\(history)/tip"), "a writer keeps the index")
-            let indexed = try answers(Container.open(at: device.root), paths)
+            let indexed = try await answers(Container.open(at: device.root), paths)
             try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
-            let walked = try answers(Container.open(at: device.root), paths)
+            let walked = try await answers(Container.open(at: device.root), paths)
             try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
             #expect(indexed == walked, "device \(index + 1)")
             #expect(indexed["a.txt"]?.all.count == 4, "the first version, both edits and the resolution")
@@ -80,16 +80,16 @@ import Testing
     @Test func aDamagedOrStaleIndexIsNeverTrustedAndIsRebuilt() async throws {
         let fixture = try await eventfulHistory()
         let device = fixture[1]
-        let expected = try answers(Container.open(at: device.root), paths)
+        let expected = try await answers(Container.open(at: device.root), paths)
         let history = "\(device.root)/.git/concord/history"
         let base = try FileManager.default.contentsOfDirectory(atPath: history).first { $0.hasPrefix("base-") }!
 
         // Damaged: the base cut short.
         let bytes = try Data(contentsOf: URL(fileURLWithPath: "\(history)/\(base)"))
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: "\(history)/\(base)"))
-        #expect(try answers(Container.open(at: device.root), paths) == expected)
-        try Container.open(at: device.root).setAirplaneMode(false)
-        #expect(try answers(Container.open(at: device.root), paths) == expected)
+        await #expect(try answers(Container.open(at: device.root), paths) == expected)
+        try await Container.open(at: device.root).setAirplaneMode(false)
+        await #expect(try answers(Container.open(at: device.root), paths) == expected)
 
         // Stale: the tip names a commit main does not descend from (written by hand).
         let tip = try String(contentsOfFile: "\(history)/tip", encoding: .utf8)
@@ -98,10 +98,10 @@ import Testing
             .trimmingCharacters(in: .whitespacesAndNewlines)
         try ([lines[0], Substring(unrelated)] + lines.dropFirst(2)).joined(separator: "\n").appending("\n")
             .write(toFile: "\(history)/tip", atomically: true, encoding: .utf8)
-        #expect(try answers(Container.open(at: device.root), paths) == expected)
-        try Container.open(at: device.root).setAirplaneMode(false)
+        await #expect(try answers(Container.open(at: device.root), paths) == expected)
+        try await Container.open(at: device.root).setAirplaneMode(false)
         #expect(try String(contentsOfFile: "\(history)/tip", encoding: .utf8).contains(unrelated) == false, "rebuilt")
-        #expect(try answers(Container.open(at: device.root), paths) == expected)
+        await #expect(try answers(Container.open(at: device.root), paths) == expected)
     }
 
     /// The current version depends on the route the walk takes when several versions share a
@@ -109,23 +109,23 @@ import Testing
     /// device's integration, the index must give the walk's answer, not the one of its old tip.
     @Test func aFastForwardOntoAnotherLineageAgreesWithTheWalk() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture[1].save(doc("a.txt"), content: text("a"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].remove(doc("a.txt"))
+        try await fixture[1].remove(doc("a.txt"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[2].setAirplaneMode(true)
-        try fixture[2].save(doc("a.txt"), content: text("again"))
-        try fixture[2].remove(doc("a.txt"))
-        try fixture[1].save(doc("b.txt"), content: text("b"))
+        try await fixture[2].setAirplaneMode(true)
+        try await fixture[2].save(doc("a.txt"), content: text("again"))
+        try await fixture[2].remove(doc("a.txt"))
+        try await fixture[1].save(doc("b.txt"), content: text("b"))
         try await fixture[1].sync()
-        try fixture[2].setAirplaneMode(false)
+        try await fixture[2].setAirplaneMode(false)
         try await fixture[2].sync()
         try await fixture[1].sync()
         let device = fixture[1]
         let history = "\(device.root)/.git/concord/history"
-        let indexed = try answers(Container.open(at: device.root), ["a.txt", "b.txt"])
+        let indexed = try await answers(Container.open(at: device.root), ["a.txt", "b.txt"])
         try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
-        let walked = try answers(Container.open(at: device.root), ["a.txt", "b.txt"])
+        let walked = try await answers(Container.open(at: device.root), ["a.txt", "b.txt"])
         try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
         #expect(indexed == walked)
         #expect(walked["a.txt"]?.all.filter(\.isDeleted).count == 2)
@@ -135,19 +135,19 @@ import Testing
     /// never saw another device add and delete it replaces nothing, and the index must say so.
     @Test func anAddOnALineThatNeverSawTheDeletionReplacesNothing() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[2].setAirplaneMode(true)
-        try fixture[1].save(doc("a.txt"), content: text("first"))
-        try fixture[1].remove(doc("a.txt"))
+        try await fixture[2].setAirplaneMode(true)
+        try await fixture[1].save(doc("a.txt"), content: text("first"))
+        try await fixture[1].remove(doc("a.txt"))
         try await fixture[1].sync()
-        try fixture[2].save(doc("a.txt"), content: text("added offline"))
-        try fixture[2].setAirplaneMode(false)
+        try await fixture[2].save(doc("a.txt"), content: text("added offline"))
+        try await fixture[2].setAirplaneMode(false)
         try await fixture[2].sync()
         try await fixture[1].sync()
         let device = fixture[1]
         let history = "\(device.root)/.git/concord/history"
-        let indexed = try answers(Container.open(at: device.root), ["a.txt"])
+        let indexed = try await answers(Container.open(at: device.root), ["a.txt"])
         try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
-        let walked = try answers(Container.open(at: device.root), ["a.txt"])
+        let walked = try await answers(Container.open(at: device.root), ["a.txt"])
         try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
         #expect(indexed == walked)
         #expect(walked["a.txt"]?.all.first { $0.deviceName == "device2" }?.replaces == [])
@@ -159,16 +159,16 @@ import Testing
     @Test func aClockThatWentBackDoesNotIndexTheHistoryTwice() async throws {
         let back = ClockOffset()
         let fixture = try Fixture(devices: 2) { index in { Date().addingTimeInterval(index == 1 ? back.seconds : 0) } }
-        try fixture[1].save(doc("a.txt"), content: text("a0"))
-        try fixture[1].save(doc("a.txt"), content: text("a1"))
-        try fixture[1].save(doc("b.txt"), content: text("b0"))
+        try await fixture[1].save(doc("a.txt"), content: text("a0"))
+        try await fixture[1].save(doc("a.txt"), content: text("a1"))
+        try await fixture[1].save(doc("b.txt"), content: text("b0"))
         try await fixture.syncAll(rounds: 1)
         back.seconds = -3600
-        try fixture[1].setAirplaneMode(true)
-        for round in 0..<8 { try fixture[1].save(doc("b.txt"), content: text("b\(round + 1), an hour earlier")) }
-        try fixture[2].save(doc("c.txt"), content: text("c0"))
+        try await fixture[1].setAirplaneMode(true)
+        for round in 0..<8 { try await fixture[1].save(doc("b.txt"), content: text("b\(round + 1), an hour earlier")) }
+        try await fixture[2].save(doc("c.txt"), content: text("c0"))
         try await fixture[2].sync()
-        try fixture[1].setAirplaneMode(false)
+        try await fixture[1].setAirplaneMode(false)
         try await fixture[1].sync()
         let device = fixture[1]
         let history = "\(device.root)/.git/concord/history"
@@ -177,9 +177,9 @@ import Testing
             #expect(Set(records).count == records.count, "each version logged once: \(records)")
             #expect(!records.contains { $0.hasPrefix("a record cut short") }, "\(records)")
         }
-        let indexed = try answers(Container.open(at: device.root), ["a.txt", "b.txt", "c.txt"])
+        let indexed = try await answers(Container.open(at: device.root), ["a.txt", "b.txt", "c.txt"])
         try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
-        let walked = try answers(Container.open(at: device.root), ["a.txt", "b.txt", "c.txt"])
+        let walked = try await answers(Container.open(at: device.root), ["a.txt", "b.txt", "c.txt"])
         try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
         #expect(indexed == walked)
         #expect(indexed["a.txt"]?.all.count == 2)

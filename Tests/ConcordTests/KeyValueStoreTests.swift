@@ -31,21 +31,25 @@ import Testing
         let fixture = try Fixture(devices: 2)
         let store = fixture[1].keyValueStore
         let settings = Settings(theme: "light", fontSize: 13.5, pinned: ["inbox.md"])
-        try store.set(settings, forKey: "settings")
-        try store.set("light", forKey: "theme")
-        try store.set(true, forKey: "sync-photos")
-        try store.set(2.5, forKey: "zoom")
-        try store.set(Int64(1) << 40, forKey: "big")
-        try store.set(data: Data([0, 1, 2, 255]), forKey: "blob")
-        #expect(try store.value(forKey: "theme") == json("\"light\""), "stored as JSON")
+        try await store.set(settings, forKey: "settings")
+        try await store.set("light", forKey: "theme")
+        try await store.set(true, forKey: "sync-photos")
+        try await store.set(2.5, forKey: "zoom")
+        try await store.set(Int64(1) << 40, forKey: "big")
+        try await store.set(data: Data([0, 1, 2, 255]), forKey: "blob")
+        await #expect(try store.value(forKey: "theme") == json("\"light\""), "stored as JSON")
         try await fixture.syncAll()
         let other = fixture[2].keyValueStore
-        #expect(try other.value(Settings.self, forKey: "settings") == settings)
-        #expect(try other.string(forKey: "theme") == "light")
-        #expect(try other.bool(forKey: "sync-photos") && other.double(forKey: "zoom") == 2.5 && other.longLong(forKey: "big") == 1 << 40)
-        #expect(try other.data(forKey: "blob") == Data([0, 1, 2, 255]))
-        #expect(try other.string(forKey: "missing") == nil && !other.bool(forKey: "missing") && other.double(forKey: "missing") == 0)
-        #expect(try other.string(forKey: "zoom") == nil, "a number is not a string")
+        await #expect(try other.value(Settings.self, forKey: "settings") == settings)
+        await #expect(try other.string(forKey: "theme") == "light")
+        #expect(try await other.bool(forKey: "sync-photos"))
+        #expect(try await other.double(forKey: "zoom") == 2.5)
+        #expect(try await other.longLong(forKey: "big") == 1 << 40)
+        await #expect(try other.data(forKey: "blob") == Data([0, 1, 2, 255]))
+        #expect(try await other.string(forKey: "missing") == nil)
+        #expect(try await !other.bool(forKey: "missing"))
+        #expect(try await other.double(forKey: "missing") == 0)
+        await #expect(try other.string(forKey: "zoom") == nil, "a number is not a string")
         #expect {
             try other.value(Settings.self, forKey: "theme")
         } throws: { error in
@@ -80,36 +84,42 @@ import Testing
 
     @Test func concurrentWritesOfAKeyResolveLastWriterWinsOnEveryDevice() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].keyValueStore.set(json("\"first\""), forKey: "color")
+        try await fixture[1].keyValueStore.set(json("\"first\""), forKey: "color")
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].keyValueStore.set(json("\"from 1\""), forKey: "color")
-        try fixture[1].keyValueStore.set(json("true"), forKey: "only-on-1")
+        try await fixture[1].keyValueStore.set(json("\"from 1\""), forKey: "color")
+        try await fixture[1].keyValueStore.set(json("true"), forKey: "only-on-1")
         try await Task.sleep(for: .milliseconds(5))
-        try fixture[2].keyValueStore.set(json("\"from 2, later\""), forKey: "color")
+        try await fixture[2].keyValueStore.set(json("\"from 2, later\""), forKey: "color")
         try await fixture.syncAll()
         for device in fixture.devices {
-            #expect(try device.keyValueStore.value(forKey: "color") == json("\"from 2, later\""))
-            #expect(try device.keyValueStore.value(forKey: "only-on-1") == json("true"))
-            #expect(try device.conflicts().isEmpty)
+            await #expect(try device.keyValueStore.value(forKey: "color") == json("\"from 2, later\""))
+            await #expect(try device.keyValueStore.value(forKey: "only-on-1") == json("true"))
+            await #expect(try device.conflicts().isEmpty)
         }
         #expect(try fixture.mainTree(1) == fixture.mainTree(2))
     }
 
-    @Test func changesFromOtherDevicesCarryTheirReason() async throws {
+    @Test func changesFromOtherDevicesCarryApplesReasons() async throws {
         let fixture = try Fixture(devices: 2)
-        let changes = fixture[2].keyValueStore.changes()
-        try fixture[1].keyValueStore.set(json("1"), forKey: "a")
+        let first = fixture[1].keyValueStore.changes(), second = fixture[2].keyValueStore.changes()
+        try await fixture[2].keyValueStore.set(json("1"), forKey: "a")
+        try await fixture.syncAll()
+        // The store's maker and a clone both started from the cloud's store: a server change.
+        #expect(await next(first) == KeyValueChange(reason: .serverChange, keys: ["a"]))
+        try await fixture[1].keyValueStore.set(json("2"), forKey: "b")
         try await fixture[1].sync()
         try await fixture[2].sync()
-        let first = await next(changes)
-        #expect(first == KeyValueChange(reason: .initialSyncChange, keys: ["a"]))
-        try fixture[1].keyValueStore.set(json("2"), forKey: "b")
+        #expect(await next(second) == KeyValueChange(reason: .serverChange, keys: ["b"]))
+        // The cloud moved (Apple's account switch): what the first sync there brings is the
+        // initial download.
+        try await fixture[1].keyValueStore.set(json("3"), forKey: "c")
         try await fixture[1].sync()
+        let other = fixture.folder + "/moved.git"
+        try FileManager.default.copyItem(atPath: fixture.cloud, toPath: other)
+        try await fixture[2].setCloud(other)
+        #expect(await next(second)?.reason == .accountChange)
         try await fixture[2].sync()
-        #expect(await next(changes) == KeyValueChange(reason: .serverChange, keys: ["b"]))
-        try fixture[2].setCloud(fixture.cloud)
-        let account = await next(changes)
-        #expect(account?.reason == .accountChange)
+        #expect(await next(second) == KeyValueChange(reason: .initialSyncChange, keys: ["c"]))
     }
 
     @Test func adoptAndEvictMoveDocumentsInAndOutWithoutLoss() throws {

@@ -24,39 +24,39 @@ private struct ShoppingListPolicy: MergePolicy {
     init() throws { try MergePolicies.register(ShoppingListPolicy()) }
 
     private func conflict(_ fixture: Fixture, _ document: String) async throws {
-        try fixture[1].save(doc(document), content: text("milk\n"))
+        try await fixture[1].save(doc(document), content: text("milk\n"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc(document), content: text("milk\nbread\n"))
-        try fixture[2].save(doc(document), content: text("milk\neggs\n"))
+        try await fixture[1].save(doc(document), content: text("milk\nbread\n"))
+        try await fixture[2].save(doc(document), content: text("milk\neggs\n"))
         try await fixture[1].sync()
         try await fixture[2].sync()
     }
 
     @Test func aResolveBySelectionUsesTheRegisteredPolicy() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].setPolicies("*.list shopping-list\n")
+        try await fixture[1].setPolicies("*.list shopping-list\n")
         try await fixture.syncAll(rounds: 1)
         try await conflict(fixture, "week.list")
-        #expect(try fixture[2].conflicts().map(\.document) == [doc("week.list")])
-        let report = try fixture[2].resolve(doc("week.list"), using: .mergeBySelection)
+        await #expect(try fixture[2].conflicts().map(\.document) == [doc("week.list")])
+        let report = try await fixture[2].resolve(doc("week.list"), using: .mergeBySelection)
         #expect(report.policy == "shopping-list")
-        let merged = try string(fixture[2].content(of: doc("week.list")))
+        let merged = try await string(fixture[2].content(of: doc("week.list")))
         #expect(merged == "milk\nbread\neggs\n" || merged == "milk\neggs\nbread\n")
     }
 
     @Test func aRuleThatResolvesOnItsOwnUsesTheRegisteredPolicy() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].setPolicies("*.list shopping-list auto\n")
+        try await fixture[1].setPolicies("*.list shopping-list auto\n")
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("week.list"), content: text("milk\n"))
+        try await fixture[1].save(doc("week.list"), content: text("milk\n"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("week.list"), content: text("milk\nbread\n"))
-        try fixture[2].save(doc("week.list"), content: text("milk\neggs\n"))
+        try await fixture[1].save(doc("week.list"), content: text("milk\nbread\n"))
+        try await fixture[2].save(doc("week.list"), content: text("milk\neggs\n"))
         try await fixture[1].sync()
         let report = try await fixture[2].sync()
         #expect(report.autoResolved.map(\.document) == [doc("week.list")])
         #expect(report.autoResolved.first?.policy == "shopping-list")
-        #expect(try fixture[2].conflicts().isEmpty)
+        await #expect(try fixture[2].conflicts().isEmpty)
     }
 
     /// A mistyped name is refused when the rules are set, nothing changed (the documents a rule
@@ -69,6 +69,6 @@ private struct ShoppingListPolicy: MergePolicy {
             "\(error)".contains("unknown policy \"shopping-lists\"") && "\(error)".contains("shopping-list,")
                 || "\(error)".hasSuffix("shopping-list; an app adds its own with MergePolicies.register)")
         }
-        #expect(try fixture[1].policiesText().isEmpty, "nothing changed")
+        await #expect(try fixture[1].policiesText().isEmpty, "nothing changed")
     }
 }

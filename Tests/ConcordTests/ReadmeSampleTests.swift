@@ -30,10 +30,10 @@ import Testing
         return samples
     }
 
-    /// The lines of `file` between `// README sample` and `// end of README sample`, de-indented.
-    static func sample(in file: String) throws -> [String] {
+    /// The lines of `file` between `// MARKER` and `// end of MARKER`, de-indented.
+    static func sample(in file: String, marker: String = "README sample") throws -> [String] {
         let text = try String(contentsOf: repository.appendingPathComponent(file), encoding: .utf8)
-        guard let start = text.range(of: "// README sample\n"), let end = text.range(of: "// end of README sample", range: start.upperBound..<text.endIndex) else { return [] }
+        guard let start = text.range(of: "// \(marker)\n"), let end = text.range(of: "// end of \(marker)", range: start.upperBound..<text.endIndex) else { return [] }
         let lines = text[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
         let indent = lines.first.map { $0.prefix { $0 == " " }.count } ?? 0
         return lines.map { String($0.dropFirst(indent)) }.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
@@ -60,14 +60,14 @@ import Testing
     @Test func theAppSampleRuns() async throws {
         let place = NSTemporaryDirectory() + "concord-readme-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: place) }
-        _ = try Container.create(at: "\(place)/first", deviceName: "iPad", cloud: "\(place)/notes.git")
+        _ = try await Container.create(at: "\(place)/first", deviceName: "iPad", cloud: "\(place)/notes.git")
         let cloud = "\(place)/notes.git"
         let folder = "\(place)/notes"
         // README sample
-        let phone = try Container.clone(from: cloud, to: folder, deviceName: "iPhone")
-        let note = try phone.openDocument(DocumentPath("note.txt"))        // UIDocument; it need not exist yet
+        let phone = try await Container.clone(from: cloud, to: folder, deviceName: "iPhone")
+        let note = try await phone.openDocument(DocumentPath("note.txt"))  // UIDocument; it need not exist yet
         let watcher = Task {
-            for await change in note.changes() where change.state == .inConflict {
+            for await change in note.changes() where change.state.contains(.inConflict) {
                 let versions = try await note.versions()                      // NSFileVersion: current + unresolved
                 print("in conflict between", versions.map(\.deviceName))
                 try await note.resolve(using: .merge(TextMergePolicy()))      // or .latest, .keep(id), .content(...)
@@ -79,10 +79,10 @@ import Testing
             print(event)
             break
         }
-        try phone.keyValueStore.set(Data("\"dark\"".utf8), forKey: "theme") // NSUbiquitousKeyValueStore
+        try await phone.keyValueStore.set("dark", forKey: "theme")          // NSUbiquitousKeyValueStore
         watcher.cancel()
         // end of README sample
-        #expect(try string(Container.open(at: folder).content(of: DocumentPath("note.txt"))) == "hello")
-        #expect(try phone.keyValueStore.value(forKey: "theme") == Data("\"dark\"".utf8))
+        await #expect(try string(Container.open(at: folder).content(of: DocumentPath("note.txt"))) == "hello")
+        #expect(try await phone.keyValueStore.string(forKey: "theme") == "dark")
     }
 }

@@ -8,7 +8,7 @@ import Testing
     func conflicted(_ one: String, _ two: String, base: String = "base\n", clock: (@Sendable (Int) -> @Sendable () -> Date)? = nil) async throws -> Fixture {
         let fixture = try Fixture(devices: 2, clock: clock)
         try await fixture.diverge("note.txt", base: base, one, two)
-        try #require(fixture[1].conflicts().count == 1)
+        try await #require(fixture[1].conflicts().count == 1)
         return fixture
     }
 
@@ -18,38 +18,38 @@ import Testing
     @Test func aMergeAfterASaveOverTheConflictKeepsTheLosingVersionsChanges() async throws {
         let fixture = try Fixture(devices: 2)
         try await fixture.diverge("list.txt", base: "one\ntwo\nthree\n", "one, from 1\ntwo\nthree\n", "one\ntwo\nthree, from 2\n")
-        #expect(try fixture[1].conflicts().map(\.document) == [doc("list.txt")])
-        let current = try #require(string(fixture[1].content(of: doc("list.txt"))))
-        try fixture[1].save(doc("list.txt"), content: text(current + "four\n"))
-        let report = try fixture[1].resolve(doc("list.txt"), using: .mergeBySelection)
+        await #expect(try fixture[1].conflicts().map(\.document) == [doc("list.txt")])
+        let current = try #require(string(await fixture[1].content(of: doc("list.txt"))))
+        try await fixture[1].save(doc("list.txt"), content: text(current + "four\n"))
+        let report = try await fixture[1].resolve(doc("list.txt"), using: .mergeBySelection)
         #expect(report.policy == "text")
-        #expect(try string(fixture[1].content(of: doc("list.txt"))) == "one, from 1\ntwo\nthree, from 2\nfour\n")
+        await #expect(try string(fixture[1].content(of: doc("list.txt"))) == "one, from 1\ntwo\nthree, from 2\nfour\n")
     }
 
     @Test func resolvingOnOneDeviceClearsTheConflictEverywhereAndKeepsHistory() async throws {
         let fixture = try await conflicted("one\n", "two\n")
-        let before = try fixture[1].unresolvedVersions(of: doc("note.txt"))
-        let report = try fixture[1].resolve(doc("note.txt"), using: .latest)
+        let before = try await fixture[1].unresolvedVersions(of: doc("note.txt"))
+        let report = try await fixture[1].resolve(doc("note.txt"), using: .latest)
         #expect(report.removed.count == 1)
         try await fixture.syncAll()
         for device in fixture.devices {
-            #expect(try device.conflicts().isEmpty)
-            let versions = try device.unresolvedVersions(of: doc("note.txt"))
+            await #expect(try device.conflicts().isEmpty)
+            let versions = try await device.unresolvedVersions(of: doc("note.txt"))
             #expect(versions.count == 1)
-            #expect(try string(device.content(of: doc("note.txt"))) == string(fixture[1].content(of: doc("note.txt"))))
-            let history = try device.versions(of: doc("note.txt")).map(\.id)
+            await #expect(try string(device.content(of: doc("note.txt"))) == string(fixture[1].content(of: doc("note.txt"))))
+            let history = try await device.versions(of: doc("note.txt")).map(\.id)
             for version in before { #expect(history.contains(version.id)) }
         }
     }
 
     @Test func latestWinsByClockBetweenConcurrentVersions() async throws {
         let fixture = try await conflicted("one\n", "two\n")
-        let versions = try fixture[1].unresolvedVersions(of: doc("note.txt"))
+        let versions = try await fixture[1].unresolvedVersions(of: doc("note.txt"))
         let latest = versions.max { $0.rank < $1.rank }!
-        let report = try fixture[1].resolve(doc("note.txt"), using: .latest, dryRun: true)
+        let report = try await fixture[1].resolve(doc("note.txt"), using: .latest, dryRun: true)
         #expect(report.kept?.id == latest.id)
         #expect(report.version == nil)
-        #expect(try fixture[1].conflicts().count == 1)
+        await #expect(try fixture[1].conflicts().count == 1)
     }
 
     /// Integration picks a provisional version as versions arrive, two at a time, in whatever order
@@ -59,21 +59,21 @@ import Testing
     func theVersionIntegrationShowsIsTheOneLatestKeeps(aheadDevice: Int) async throws {
         let clock = aheadDevice == 0 ? nil : Fixture.clock(ahead: 3 * 3600, onDevice: aheadDevice)
         let fixture = try Fixture(devices: 3, clock: clock)
-        try fixture[1].save(doc("note.txt"), content: text("base"))
+        try await fixture[1].save(doc("note.txt"), content: text("base"))
         try await fixture.syncAll(rounds: 1)
         for device in 1...3 {
-            try fixture[device].setAirplaneMode(true)
-            try fixture[device].save(doc("note.txt"), content: text("offline edit on device \(device)"))
+            try await fixture[device].setAirplaneMode(true)
+            try await fixture[device].save(doc("note.txt"), content: text("offline edit on device \(device)"))
         }
         for device in [2, 3, 1] {
-            try fixture[device].setAirplaneMode(false)
+            try await fixture[device].setAirplaneMode(false)
             try await fixture[device].sync()
         }
         try await fixture.syncAll()
         for device in fixture.devices {
-            let versions = try device.unresolvedVersions(of: doc("note.txt"))
+            let versions = try await device.unresolvedVersions(of: doc("note.txt"))
             #expect(versions.count == 3)
-            let report = try device.resolve(doc("note.txt"), using: .latest, dryRun: true)
+            let report = try await device.resolve(doc("note.txt"), using: .latest, dryRun: true)
             #expect(report.kept?.id == versions.first?.id)
             #expect(report.kept?.id == versions.max { $0.rank < $1.rank }?.id)
         }
@@ -83,34 +83,34 @@ import Testing
     /// version: causally later, device 2's version must win, whatever the dates say.
     @Test func aClockRunningAheadDoesNotBeatAVersionSavedAfterIt() async throws {
         let fixture = try Fixture(devices: 3, clock: Fixture.clock(ahead: 3 * 3600, onDevice: 1))
-        try fixture[1].save(doc("note.txt"), content: text("base"))
+        try await fixture[1].save(doc("note.txt"), content: text("base"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[3].setAirplaneMode(true)
-        try fixture[3].save(doc("note.txt"), content: text("offline edit on device 3"))
-        try fixture[1].save(doc("note.txt"), content: text("device 1, clock ahead"))
+        try await fixture[3].setAirplaneMode(true)
+        try await fixture[3].save(doc("note.txt"), content: text("offline edit on device 3"))
+        try await fixture[1].save(doc("note.txt"), content: text("device 1, clock ahead"))
         try await fixture[1].sync()
         try await fixture[2].sync()
-        try fixture[2].save(doc("note.txt"), content: text("device 2, after seeing device 1"))
+        try await fixture[2].save(doc("note.txt"), content: text("device 2, after seeing device 1"))
         try await fixture[2].sync()
-        try fixture[3].setAirplaneMode(false)
+        try await fixture[3].setAirplaneMode(false)
         try await fixture.syncAll()
-        let report = try fixture[3].resolve(doc("note.txt"), using: .latest)
+        let report = try await fixture[3].resolve(doc("note.txt"), using: .latest)
         #expect(report.kept?.deviceName == "device2")
-        #expect(try string(fixture[3].content(of: doc("note.txt"))) == "device 2, after seeing device 1")
+        await #expect(try string(fixture[3].content(of: doc("note.txt"))) == "device 2, after seeing device 1")
         #expect(!report.clockWarnings.isEmpty)
     }
 
     @Test func twoDifferentResolutionsMakeANewConflictOfTheResolutions() async throws {
         let fixture = try await conflicted("one\n", "two\n")
-        try fixture[1].setAirplaneMode(true)
-        try fixture[2].setAirplaneMode(true)
-        try fixture[1].resolve(doc("note.txt"), using: .content(text("resolved on 1\n")))
-        try fixture[2].resolve(doc("note.txt"), using: .content(text("resolved on 2\n")))
-        try fixture[1].setAirplaneMode(false)
-        try fixture[2].setAirplaneMode(false)
+        try await fixture[1].setAirplaneMode(true)
+        try await fixture[2].setAirplaneMode(true)
+        try await fixture[1].resolve(doc("note.txt"), using: .content(text("resolved on 1\n")))
+        try await fixture[2].resolve(doc("note.txt"), using: .content(text("resolved on 2\n")))
+        try await fixture[1].setAirplaneMode(false)
+        try await fixture[2].setAirplaneMode(false)
         try await fixture.syncAll()
         for device in fixture.devices {
-            let versions = try device.unresolvedVersions(of: doc("note.txt"))
+            let versions = try await device.unresolvedVersions(of: doc("note.txt"))
             #expect(versions.count == 2)
             let contents = Set(try versions.map { try string(device.content(of: doc("note.txt"), version: $0.id)) })
             #expect(contents == ["resolved on 1\n", "resolved on 2\n"])
@@ -119,27 +119,27 @@ import Testing
 
     @Test func twoIdenticalResolutionsAreNoNewConflict() async throws {
         let fixture = try await conflicted("one\n", "two\n")
-        try fixture[1].setAirplaneMode(true)
-        try fixture[2].setAirplaneMode(true)
-        try fixture[1].resolve(doc("note.txt"), using: .latest)
-        try fixture[2].resolve(doc("note.txt"), using: .latest)
-        try fixture[1].setAirplaneMode(false)
-        try fixture[2].setAirplaneMode(false)
+        try await fixture[1].setAirplaneMode(true)
+        try await fixture[2].setAirplaneMode(true)
+        try await fixture[1].resolve(doc("note.txt"), using: .latest)
+        try await fixture[2].resolve(doc("note.txt"), using: .latest)
+        try await fixture[1].setAirplaneMode(false)
+        try await fixture[2].setAirplaneMode(false)
         try await fixture.syncAll()
-        #expect(try fixture[1].conflicts().isEmpty)
-        #expect(try fixture[2].conflicts().isEmpty)
+        await #expect(try fixture[1].conflicts().isEmpty)
+        await #expect(try fixture[2].conflicts().isEmpty)
         #expect(try fixture.mainTree(1) == fixture.mainTree(2))
     }
 
     @Test func aResolutionAndAConcurrentEditMakeANewConflict() async throws {
         let fixture = try await conflicted("one\n", "two\n")
-        try fixture[2].setAirplaneMode(true)
-        try fixture[1].resolve(doc("note.txt"), using: .latest)
+        try await fixture[2].setAirplaneMode(true)
+        try await fixture[1].resolve(doc("note.txt"), using: .latest)
         try await fixture[1].sync()
-        try fixture[2].save(doc("note.txt"), content: text("edited while in conflict\n"))
-        try fixture[2].setAirplaneMode(false)
+        try await fixture[2].save(doc("note.txt"), content: text("edited while in conflict\n"))
+        try await fixture[2].setAirplaneMode(false)
         try await fixture.syncAll()
-        let versions = try fixture[1].unresolvedVersions(of: doc("note.txt"))
+        let versions = try await fixture[1].unresolvedVersions(of: doc("note.txt"))
         #expect(versions.count == 2)
         let contents = try versions.map { try string(fixture[1].content(of: doc("note.txt"), version: $0.id)) }
         #expect(contents.contains("edited while in conflict\n"))
@@ -150,12 +150,12 @@ import Testing
         let fixture = try await conflicted(
             base.replacingOccurrences(of: "First paragraph.", with: "First paragraph, edited on 1."),
             base.replacingOccurrences(of: "Last paragraph.", with: "Last paragraph, edited on 2."), base: base)
-        let report = try fixture[2].resolve(doc("note.txt"), using: .merge(TextMergePolicy()))
+        let report = try await fixture[2].resolve(doc("note.txt"), using: .merge(TextMergePolicy()))
         #expect(report.policy == "text")
-        let merged = try string(fixture[2].content(of: doc("note.txt")))
+        let merged = try await string(fixture[2].content(of: doc("note.txt")))
         #expect(merged?.contains("edited on 1") == true && merged?.contains("edited on 2") == true)
         try await fixture.syncAll()
-        #expect(try fixture[1].conflicts().isEmpty)
+        await #expect(try fixture[1].conflicts().isEmpty)
     }
 
     @Test func anOverlappingMergeNeedsAPersonAndChangesNothing() async throws {
@@ -167,9 +167,9 @@ import Testing
             return marked.contains("<<<<<<< device") && marked.contains(">>>>>>> device")
         }
         #expect(try fixture.mainTree(1) == before)
-        #expect(try fixture[1].conflicts().count == 1)
-        try fixture[1].resolve(doc("note.txt"), using: .content(text("one and two\n")))
-        #expect(try fixture[1].conflicts().isEmpty)
+        await #expect(try fixture[1].conflicts().count == 1)
+        try await fixture[1].resolve(doc("note.txt"), using: .content(text("one and two\n")))
+        await #expect(try fixture[1].conflicts().isEmpty)
     }
 
     @Test func resolvingSeveralDocumentsIsOneCommitThatNamesEachOnesVersions() async throws {
@@ -185,19 +185,19 @@ import Testing
         }
         let before = try #require(try commitCount())
 
-        let reports = try fixture[1].resolve(names.map(doc), using: .latest)
+        let reports = try await fixture[1].resolve(names.map(doc), using: .latest)
 
         #expect(reports.map(\.document.value) == names)
         #expect(Set(reports.compactMap(\.version)).count == 1)
         #expect(try commitCount() == before + 1)
         try await fixture.syncAll()
         for device in fixture.devices {
-            #expect(try device.conflicts().isEmpty)
+            await #expect(try device.conflicts().isEmpty)
             for name in names {
-                let resolution = try #require(try device.versions(of: doc(name)).first)
+                let resolution = try await #require(try device.versions(of: doc(name)).first)
                 #expect(resolution.id == reports[0].version)
                 #expect(Set(resolution.resolves) == contenders[name])
-                #expect(try string(device.content(of: doc(name))) == string(fixture[1].content(of: doc(name))))
+                await #expect(try string(device.content(of: doc(name))) == string(fixture[1].content(of: doc(name))))
             }
         }
     }
@@ -211,26 +211,26 @@ import Testing
             try fixture[1].resolve([doc("clean.txt"), doc("clash.txt")], using: .merge(TextMergePolicy()))
         }
         #expect(try fixture.mainTree(1) == before)
-        #expect(try fixture[1].conflicts().map(\.document.value) == ["clash.txt", "clean.txt"])
+        await #expect(try fixture[1].conflicts().map(\.document.value) == ["clash.txt", "clean.txt"])
     }
 
     @Test func editDeleteCanBeResolvedEitherWay() async throws {
         let fixture = try Fixture(devices: 2)
         try await fixture.diverge("a.txt", base: "a", "edited", nil)
-        let deletion = try fixture[1].unresolvedVersions(of: doc("a.txt")).first { $0.isDeleted }!
-        let report = try fixture[1].resolve(doc("a.txt"), using: .keep(String(deletion.id.prefix(8))))
+        let deletion = try await fixture[1].unresolvedVersions(of: doc("a.txt")).first { $0.isDeleted }!
+        let report = try await fixture[1].resolve(doc("a.txt"), using: .keep(String(deletion.id.prefix(8))))
         #expect(report.isDeletion)
         #expect(!FileManager.default.fileExists(atPath: fixture[1].root + "/a.txt"))
         try await fixture.syncAll()
-        #expect(try fixture[2].conflicts().isEmpty)
-        #expect(try fixture[2].documents().isEmpty)
+        await #expect(try fixture[2].conflicts().isEmpty)
+        await #expect(try fixture[2].documents().isEmpty)
     }
 
     @Test func badResolutionsAreClearErrorsThatChangeNothing() async throws {
         let fixture = try await conflicted("one\n", "two\n")
-        try fixture[1].save(doc("other.txt"), content: text("x"))
-        let otherVersion = try fixture[1].versions(of: doc("other.txt"))[0].id
-        let oldVersion = try fixture[1].versions(of: doc("note.txt")).last!.id
+        try await fixture[1].save(doc("other.txt"), content: text("x"))
+        let otherVersion = try await fixture[1].versions(of: doc("other.txt"))[0].id
+        let oldVersion = try await fixture[1].versions(of: doc("note.txt")).last!.id
         let before = try fixture.mainTree(1)
         #expect(throws: ConcordError.noSuchDocument("missing.txt")) { try fixture[1].resolve(doc("missing.txt"), using: .latest) }
         #expect(throws: ConcordError.notInConflict("other.txt")) { try fixture[1].resolve(doc("other.txt"), using: .latest) }

@@ -66,14 +66,14 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         try await writeSlowly("\(fixture[1].root)/report.txt", chunks, pause: .milliseconds(800)) { index in
             if index == 2 { try Data("a note\n".utf8).write(to: URL(fileURLWithPath: other)) }
             if index == 6 {
-                #expect(try fixture[1].versions(of: doc("note.txt")).count == 1, "the other file waits for nothing")
-                #expect(throws: ConcordError.self) { try fixture[1].versions(of: doc("report.txt")) }
+                #expect(try await fixture[1].versions(of: doc("note.txt")).count == 1, "the other file waits for nothing")
+                await #expect(throws: ConcordError.self) { try await fixture[1].versions(of: doc("report.txt")) }
             }
         }
         #expect(await events.waitFor(.saved, "report.txt"), "\(events.all)")
-        let versions = try fixture[1].versions(of: doc("report.txt"))
+        let versions = try await fixture[1].versions(of: doc("report.txt"))
         #expect(versions.count == 1, "\(versions.count) versions of a file written once")
-        #expect(string(try fixture[1].content(of: doc("report.txt"))) == chunks.joined())
+        await #expect(string(try fixture[1].content(of: doc("report.txt"))) == chunks.joined())
     }
 
     /// A writer that keeps its file open past ``SyncAgent/Options/longestWrite`` gets the file
@@ -89,7 +89,7 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         let handle = try #require(FileHandle(forWritingAtPath: path))
         try handle.write(contentsOf: Data("first line\n".utf8))
         #expect(await events.waitFor(.saved, "log.txt"), "\(events.all)")
-        #expect(string(try fixture[1].content(of: doc("log.txt"))) == "first line\n")
+        await #expect(string(try fixture[1].content(of: doc("log.txt"))) == "first line\n")
         try handle.write(contentsOf: Data("second line\n".utf8))
         try handle.close()
         let device = fixture[1]
@@ -124,7 +124,7 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
     /// both edits end as versions in contention; the work tree never lost the unsaved one.
     @Test func aVersionArrivingOverAnUnsavedEditMakesTheAgentSaveItFirst() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("note.txt"), content: text("base\n"))
+        try await fixture[1].save(doc("note.txt"), content: text("base\n"))
         try await fixture.syncAll(rounds: 1)
         let hour = Duration.seconds(3600)
         let one = try fixture[1].watch(SyncAgent.Options(interval: hour))
@@ -139,7 +139,7 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         #expect(await events.0.waitFor(.sent, "note.txt"))
         #expect(await events.1.waitFor(.saved, "note.txt"))
         #expect(await events.1.waitFor(.newConflict, "note.txt"))
-        let contents = try fixture[2].unresolvedVersions(of: doc("note.txt")).map { try string(fixture[2].content(of: doc("note.txt"), version: $0.id)) }
+        let contents = try await fixture[2].unresolvedVersions(of: doc("note.txt")).map { try string(fixture[2].content(of: doc("note.txt"), version: $0.id)) }
         #expect(Set(contents) == ["unsaved on two\n", "saved on one\n"])
         one.stop()
         two.stop()
@@ -163,9 +163,11 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
                         started.agent.withLock { $0 = agent }
                         try Data("written while every thread is busy\n".utf8).write(to: URL(fileURLWithPath: "\(container.root)/note.txt"))
                     }
+                    // Blocking on purpose: this thread stays busy the way an app's blocking code would keep it.
+                    let saved: @Sendable () -> Bool = { (try? container.versions(of: doc("note.txt")).isEmpty) == false }
                     let deadline = Date().addingTimeInterval(60)
                     while Date() < deadline {
-                        if (try? container.versions(of: doc("note.txt")).isEmpty) == false { return true }
+                        if saved() { return true }
                         usleep(20_000)
                     }
                     return false
@@ -183,8 +185,8 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
     /// The holder keeps the lock until the test closes its input: no step depends on a timing.
     @Test func anOpenDocumentShowsEditingDisabledWhileAWriteWaits() async throws {
         let fixture = try Fixture(devices: 1)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
-        let document = try fixture[1].openDocument(doc("a.txt"))
+        try await fixture[1].save(doc("a.txt"), content: text("a"))
+        let document = try await fixture[1].openDocument(doc("a.txt"))
         let changes = document.changes()
         let lock = "\(fixture[1].root)/.git/concord/lock"
         let holder = Process()
@@ -209,7 +211,7 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         try await Task.sleep(for: .milliseconds(300))
         #expect(document.state == .normal)
         // The waiting save blocks its thread: a Dispatch one, never one of Swift's few shared ones.
-        let other = try Container.open(at: fixture[1].root, options: Container.Options(lockTimeout: 600))
+        let other = try await Container.open(at: fixture[1].root, options: Container.Options(lockTimeout: 600))
         let (saved, done) = AsyncStream.makeStream(of: String?.self)
         DispatchQueue.global().async {
             done.yield((try? other.save(doc("b.txt"), content: text("b")))?.version)

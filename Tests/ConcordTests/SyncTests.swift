@@ -7,24 +7,24 @@ import Testing
     /// The seed scenario: device 1 in airplane mode edits, device 2 edits and syncs, device 1 syncs.
     @Test func theAirplaneScenarioPutsTheNoteInConflictOnEveryDevice() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("note.txt"), content: text("hello\n"))
+        try await fixture[1].save(doc("note.txt"), content: text("hello\n"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].setAirplaneMode(true)
-        try fixture[1].save(doc("note.txt"), content: text("hello from device 1\n"))
+        try await fixture[1].setAirplaneMode(true)
+        try await fixture[1].save(doc("note.txt"), content: text("hello from device 1\n"))
         await #expect(throws: ConcordError.offline(reason: "airplane mode", waiting: 1)) { try await fixture[1].sync() }
-        try fixture[2].save(doc("note.txt"), content: text("hello from device 2\n"))
+        try await fixture[2].save(doc("note.txt"), content: text("hello from device 2\n"))
         try await fixture[2].sync()
-        try fixture[1].setAirplaneMode(false)
+        try await fixture[1].setAirplaneMode(false)
         let report = try await fixture[1].sync()
         #expect(report.outcome == .integrated)
         #expect(report.newConflicts == [doc("note.txt")])
         let second = try await fixture[2].sync()
         #expect(second.newConflicts == [doc("note.txt")])
         for device in fixture.devices {
-            let conflicts = try device.conflicts()
+            let conflicts = try await device.conflicts()
             #expect(conflicts.map(\.document) == [doc("note.txt")])
             #expect(conflicts.first?.versionCount == 2)
-            let versions = try device.unresolvedVersions(of: doc("note.txt"))
+            let versions = try await device.unresolvedVersions(of: doc("note.txt"))
             #expect(Set(versions.map(\.deviceName)) == ["device1", "device2"])
             #expect(versions[0].isCurrent && versions[1].isConflict)
         }
@@ -32,20 +32,20 @@ import Testing
         let onDisk1 = try String(contentsOfFile: fixture[1].root + "/note.txt", encoding: .utf8)
         let onDisk2 = try String(contentsOfFile: fixture[2].root + "/note.txt", encoding: .utf8)
         #expect(onDisk1 == onDisk2)
-        #expect(try fixture[1].documents().first { $0.path == doc("note.txt") }?.state == .inConflict)
+        await #expect(try fixture[1].documents().first { $0.path == doc("note.txt") }?.state == .inConflict)
     }
 
     @Test func editsOfDifferentDocumentsMergeWithoutConflict() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture[1].save(doc("a.txt"), content: text("a"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("a.txt"), content: text("a1"))
-        try fixture[2].save(doc("b.txt"), content: text("b2"))
+        try await fixture[1].save(doc("a.txt"), content: text("a1"))
+        try await fixture[2].save(doc("b.txt"), content: text("b2"))
         try await fixture.syncAll()
         for device in fixture.devices {
-            #expect(try device.conflicts().isEmpty)
-            #expect(try string(device.content(of: doc("a.txt"))) == "a1")
-            #expect(try string(device.content(of: doc("b.txt"))) == "b2")
+            await #expect(try device.conflicts().isEmpty)
+            await #expect(try string(device.content(of: doc("a.txt"))) == "a1")
+            await #expect(try string(device.content(of: doc("b.txt"))) == "b2")
         }
         #expect(try fixture.mainTree(1) == fixture.mainTree(2))
     }
@@ -53,15 +53,15 @@ import Testing
     @Test func identicalEditsAreNoConflict() async throws {
         let fixture = try Fixture(devices: 2)
         try await fixture.diverge("a.txt", base: "a", "same", "same")
-        #expect(try fixture[1].conflicts().isEmpty)
-        #expect(try fixture[2].conflicts().isEmpty)
+        await #expect(try fixture[1].conflicts().isEmpty)
+        await #expect(try fixture[2].conflicts().isEmpty)
     }
 
     @Test func editDeleteIsAConflictWithTheDeletionListed() async throws {
         let fixture = try Fixture(devices: 2)
         try await fixture.diverge("a.txt", base: "a", "edited", nil)
         for device in fixture.devices {
-            let versions = try device.unresolvedVersions(of: doc("a.txt"))
+            let versions = try await device.unresolvedVersions(of: doc("a.txt"))
             #expect(versions.count == 2)
             #expect(versions.filter(\.isDeleted).count == 1)
             #expect(versions.first { $0.isDeleted }?.deviceName == "device2")
@@ -75,21 +75,21 @@ import Testing
     /// current and the later one being dropped (soak seed 140).
     @Test func anUnchangedSideTakesTheOthersCurrentVersionEvenWithTheSameContent() async throws {
         let fixture = try Fixture(devices: 3)
-        try fixture[1].save(doc("bread.md"), content: text("flour"))
+        try await fixture[1].save(doc("bread.md"), content: text("flour"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[3].setAirplaneMode(true)
-        try fixture[1].save(doc("bread.md"), content: text("flour, water"))
+        try await fixture[3].setAirplaneMode(true)
+        try await fixture[1].save(doc("bread.md"), content: text("flour, water"))
         try await fixture[1].sync()
-        try fixture[2].save(doc("bread.md"), content: text("flour, salt"))
+        try await fixture[2].save(doc("bread.md"), content: text("flour, salt"))
         #expect(try await fixture[2].sync().newConflicts == [doc("bread.md")])
-        try fixture[3].save(doc("bread.md"), content: text("flour, water"))
-        try fixture[3].setAirplaneMode(false)
+        try await fixture[3].save(doc("bread.md"), content: text("flour, water"))
+        try await fixture[3].setAirplaneMode(false)
         #expect(try await fixture[3].sync().newConflicts == [doc("bread.md")])
-        try fixture[1].save(doc("journal.txt"), content: text("baked"))
+        try await fixture[1].save(doc("journal.txt"), content: text("baked"))
         #expect(try await fixture[1].sync().outcome == .integrated)
         try await fixture.syncAll()
         for device in fixture.devices {
-            let versions = try device.unresolvedVersions(of: doc("bread.md"))
+            let versions = try await device.unresolvedVersions(of: doc("bread.md"))
             #expect(versions.first?.deviceName == "device3" && versions.first?.isCurrent == true, "\(device.root)")
             #expect(Set(versions.map(\.deviceName)) == ["device1", "device2", "device3"], "\(device.root)")
         }
@@ -101,16 +101,16 @@ import Testing
     @Test(arguments: [true, false])
     func deletingADocumentAddedOnBothSidesSinceTheBaseIsAConflict(deleterSyncsFirst: Bool) async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("base.txt"), content: text("base"))
+        try await fixture[1].save(doc("base.txt"), content: text("base"))
         try await fixture.syncAll(rounds: 1)
-        for device in fixture.devices { try device.save(doc("both.txt"), content: text("same")) }
-        try fixture[1].remove(doc("both.txt"))
-        try fixture[2].save(doc("both.txt"), content: text("edited on device 2"))
+        for device in fixture.devices { try await device.save(doc("both.txt"), content: text("same")) }
+        try await fixture[1].remove(doc("both.txt"))
+        try await fixture[2].save(doc("both.txt"), content: text("edited on device 2"))
         for index in deleterSyncsFirst ? [1, 2] : [2, 1] { try await fixture[index].sync() }
         try await fixture.syncAll()
         for device in fixture.devices {
-            #expect(try device.conflicts().map(\.document) == [doc("both.txt")])
-            let versions = try device.unresolvedVersions(of: doc("both.txt"))
+            await #expect(try device.conflicts().map(\.document) == [doc("both.txt")])
+            let versions = try await device.unresolvedVersions(of: doc("both.txt"))
             #expect(versions.count == 2)
             #expect(versions.first { $0.isDeleted }?.deviceName == "device1")
         }
@@ -121,17 +121,17 @@ import Testing
     /// on every device (the walk must not take the side that never had it).
     @Test func aDocumentOneSideNeverHadKeepsItsDeletionAsCurrentVersion() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("base.txt"), content: text("base"))
+        try await fixture[1].save(doc("base.txt"), content: text("base"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[2].setAirplaneMode(true)
-        try fixture[2].save(doc("offline.txt"), content: text("written offline"))
-        try fixture[1].save(doc("brief.txt"), content: text("here for a moment"))
-        try fixture[1].remove(doc("brief.txt"))
+        try await fixture[2].setAirplaneMode(true)
+        try await fixture[2].save(doc("offline.txt"), content: text("written offline"))
+        try await fixture[1].save(doc("brief.txt"), content: text("here for a moment"))
+        try await fixture[1].remove(doc("brief.txt"))
         try await fixture[1].sync()
-        try fixture[2].setAirplaneMode(false)
+        try await fixture[2].setAirplaneMode(false)
         try await fixture.syncAll()
         for device in fixture.devices {
-            let versions = try device.versions(of: doc("brief.txt"))
+            let versions = try await device.versions(of: doc("brief.txt"))
             #expect(versions.count == 2)
             #expect(versions.first?.isDeleted == true && versions.first?.isCurrent == true)
         }
@@ -139,34 +139,34 @@ import Testing
 
     @Test func addAddIsAConflict() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("new.txt"), content: text("one"))
-        try fixture[2].save(doc("new.txt"), content: text("two"))
+        try await fixture[1].save(doc("new.txt"), content: text("one"))
+        try await fixture[2].save(doc("new.txt"), content: text("two"))
         try await fixture.syncAll()
-        #expect(try fixture[1].conflicts().map(\.document) == [doc("new.txt")])
-        #expect(try fixture[2].conflicts().map(\.document) == [doc("new.txt")])
+        await #expect(try fixture[1].conflicts().map(\.document) == [doc("new.txt")])
+        await #expect(try fixture[2].conflicts().map(\.document) == [doc("new.txt")])
     }
 
     @Test func packagesConflictAsOneUnit() async throws {
         let fixture = try Fixture(devices: 2, packages: ["*.note"])
-        try fixture[1].save(doc("trip.note"), content: .package(["a.txt": Data("a".utf8)]))
+        try await fixture[1].save(doc("trip.note"), content: .package(["a.txt": Data("a".utf8)]))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("trip.note"), content: .package(["a.txt": Data("a1".utf8)]))
-        try fixture[2].save(doc("trip.note"), content: .package(["a.txt": Data("a".utf8), "b.txt": Data("b".utf8)]))
+        try await fixture[1].save(doc("trip.note"), content: .package(["a.txt": Data("a1".utf8)]))
+        try await fixture[2].save(doc("trip.note"), content: .package(["a.txt": Data("a".utf8), "b.txt": Data("b".utf8)]))
         try await fixture.syncAll()
-        #expect(try fixture[1].conflicts().map(\.document) == [doc("trip.note")])
+        await #expect(try fixture[1].conflicts().map(\.document) == [doc("trip.note")])
         #expect(try fixture.mainTree(1) == fixture.mainTree(2))
     }
 
     @Test(arguments: [2, 3])
     func devicesConvergeAndNothingIsLost(devices count: Int) async throws {
         let fixture = try Fixture(devices: count)
-        try fixture[1].save(doc("shared.txt"), content: text("base"))
+        try await fixture[1].save(doc("shared.txt"), content: text("base"))
         try await fixture.syncAll(rounds: 1)
         var saved: [String] = []
         for (index, device) in fixture.devices.enumerated() {
             let value = "edit by device \(index + 1)"
-            try device.save(doc("shared.txt"), content: text(value))
-            try device.save(doc("own\(index).txt"), content: text(value))
+            try await device.save(doc("shared.txt"), content: text(value))
+            try await device.save(doc("own\(index).txt"), content: text(value))
             saved.append(value)
         }
         try await fixture.syncAll()
@@ -176,14 +176,14 @@ import Testing
         #expect(conflictSets.allSatisfy { $0 == conflictSets[0] })
         #expect(conflictSets[0].first?.versionCount == count)
         for device in fixture.devices {
-            let contents = try device.versions(of: doc("shared.txt")).compactMap { try string(device.content(of: doc("shared.txt"), version: $0.id)) }
+            let contents = try await device.versions(of: doc("shared.txt")).compactMap { try string(device.content(of: doc("shared.txt"), version: $0.id)) }
             for value in saved { #expect(contents.contains(value)) }
         }
     }
 
     @Test func anUnreachableCloudIsReportedAndTheNextSyncSucceeds() async throws {
         let fixture = try Fixture(devices: 1)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture[1].save(doc("a.txt"), content: text("a"))
         let moved = fixture.cloud + ".away"
         try FileManager.default.moveItem(atPath: fixture.cloud, toPath: moved)
         await #expect { try await fixture[1].sync() } throws: { error in
@@ -197,16 +197,16 @@ import Testing
 
     @Test func syncRefusesToOverwriteUnsavedEdits() async throws {
         let fixture = try Fixture(devices: 2)
-        try fixture[1].save(doc("a.txt"), content: text("a"))
+        try await fixture[1].save(doc("a.txt"), content: text("a"))
         try await fixture.syncAll(rounds: 1)
-        try fixture[1].save(doc("a.txt"), content: text("remote edit"))
+        try await fixture[1].save(doc("a.txt"), content: text("remote edit"))
         try await fixture[1].sync()
         try "unsaved local edit".write(toFile: fixture[2].root + "/a.txt", atomically: true, encoding: .utf8)
         await #expect(throws: ConcordError.unsavedChanges(["a.txt"])) { try await fixture[2].sync() }
         #expect(try String(contentsOfFile: fixture[2].root + "/a.txt", encoding: .utf8) == "unsaved local edit")
-        try fixture[2].save(doc("a.txt"))
+        try await fixture[2].save(doc("a.txt"))
         try await fixture.syncAll()
-        #expect(try fixture[2].conflicts().map(\.document) == [doc("a.txt")])
+        await #expect(try fixture[2].conflicts().map(\.document) == [doc("a.txt")])
     }
 
     /// Regression (found by the random simulation): a version that its own device replaced
@@ -214,18 +214,18 @@ import Testing
     @Test(arguments: [0, 3 * 3600])
     func aVersionReplacedByItsOwnDeviceIsNotAConflictVersion(phoneClockAhead seconds: Int) async throws {
         let fixture = try Fixture(devices: 2, clock: Fixture.clock(ahead: TimeInterval(seconds), onDevice: 2))
-        try fixture[1].save(doc("bread.md"), content: text("a\n"))
+        try await fixture[1].save(doc("bread.md"), content: text("a\n"))
         try await fixture[1].sync()
-        try fixture[2].save(doc("bread.md"), content: text("p\n"))
-        try fixture[1].save(doc("bread.md"), content: text("a2\n"))
+        try await fixture[2].save(doc("bread.md"), content: text("p\n"))
+        try await fixture[1].save(doc("bread.md"), content: text("a2\n"))
         try await fixture[2].sync()
         try await fixture[1].sync()
         try await fixture[2].sync()
         for device in fixture.devices {
-            let versions = try device.unresolvedVersions(of: doc("bread.md"))
+            let versions = try await device.unresolvedVersions(of: doc("bread.md"))
             let contents = Set(try versions.map { try string(device.content(of: doc("bread.md"), version: $0.id)) })
             #expect(contents == ["a2\n", "p\n"])
-            #expect(try device.conflicts().first?.versionCount == 2)
+            await #expect(try device.conflicts().first?.versionCount == 2)
         }
     }
 
@@ -234,15 +234,15 @@ import Testing
     /// as it is in a fast-forward's; a conflict the sync leaves as it was is not.
     @Test func anIntegratingSyncReportsTheConflictsArrivingFromTheCloud() async throws {
         let fixture = try Fixture(devices: 4)
-        try fixture[1].save(doc("note.txt"), content: text("base\n"))
+        try await fixture[1].save(doc("note.txt"), content: text("base\n"))
         try await fixture.syncAll(rounds: 1)
-        for index in [1, 2, 4] { try fixture[index].save(doc("note.txt"), content: text("from device \(index)\n")) }
+        for index in [1, 2, 4] { try await fixture[index].save(doc("note.txt"), content: text("from device \(index)\n")) }
         try await fixture[2].sync()
         let first = try await fixture[1].sync()
         #expect(first.outcome == .integrated && first.newConflicts == [doc("note.txt")])
 
         // Device 3 has its own change, so its sync integrates: the conflict arrives whole.
-        try fixture[3].save(doc("other.txt"), content: text("3a\n"))
+        try await fixture[3].save(doc("other.txt"), content: text("3a\n"))
         let arrived = try await fixture[3].sync()
         #expect(arrived.outcome == .integrated)
         #expect(arrived.conflicts == [doc("note.txt")])
@@ -251,16 +251,16 @@ import Testing
         // Device 4's concurrent version joins the conflict; device 3 integrates it.
         let joined = try await fixture[4].sync()
         #expect(joined.outcome == .integrated && joined.newConflicts == [doc("note.txt")])
-        try fixture[3].save(doc("other.txt"), content: text("3b\n"))
+        try await fixture[3].save(doc("other.txt"), content: text("3b\n"))
         let gained = try await fixture[3].sync()
         #expect(gained.outcome == .integrated)
         #expect(gained.newConflicts == [doc("note.txt")])
-        #expect(try fixture[3].conflicts().first?.versionCount == 3)
+        await #expect(try fixture[3].conflicts().first?.versionCount == 3)
 
         // The cloud moves without touching the conflict: nothing new to report.
-        try fixture[2].save(doc("two.txt"), content: text("2\n"))
+        try await fixture[2].save(doc("two.txt"), content: text("2\n"))
         try await fixture[2].sync()
-        try fixture[3].save(doc("other.txt"), content: text("3c\n"))
+        try await fixture[3].save(doc("other.txt"), content: text("3c\n"))
         let unchanged = try await fixture[3].sync()
         #expect(unchanged.outcome == .integrated)
         #expect(unchanged.conflicts == [doc("note.txt")])

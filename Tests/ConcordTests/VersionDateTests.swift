@@ -12,9 +12,9 @@ import Testing
             { Date(timeIntervalSince1970: ticks.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }) }
         }
         ticks.withLock { $0 = [1_800_000_000.250, 1_800_000_000.750] }
-        try fixture[1].save(doc("note.txt"), content: text("one\n"))
-        try fixture[1].save(doc("note.txt"), content: text("two\n"))
-        let dates = try fixture[1].versions(of: doc("note.txt")).map(\.modified.timeIntervalSince1970)
+        try await fixture[1].save(doc("note.txt"), content: text("one\n"))
+        try await fixture[1].save(doc("note.txt"), content: text("two\n"))
+        let dates = try await fixture[1].versions(of: doc("note.txt")).map(\.modified.timeIntervalSince1970)
         #expect(dates.count == 2)
         #expect(dates.sorted() == [1_800_000_000.250, 1_800_000_000.750], "\(dates)")
     }

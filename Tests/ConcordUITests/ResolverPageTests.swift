@@ -17,15 +17,15 @@ import Testing
 
         init(document: String = "note.txt") async throws {
             let cloud = "\(folder)/cloud.git"
-            devices.append(try Container.create(at: "\(folder)/phone", deviceName: "iPhone", cloud: cloud))
-            devices.append(try Container.clone(from: cloud, to: "\(folder)/tablet", deviceName: "iPad"))
-            devices.append(try Container.clone(from: cloud, to: "\(folder)/laptop", deviceName: "Mac"))
+            devices.append(try await Container.create(at: "\(folder)/phone", deviceName: "iPhone", cloud: cloud))
+            devices.append(try await Container.clone(from: cloud, to: "\(folder)/tablet", deviceName: "iPad"))
+            devices.append(try await Container.clone(from: cloud, to: "\(folder)/laptop", deviceName: "Mac"))
             let path = try DocumentPath(document)
-            try devices[0].save(path, content: .file(Data(Self.base.utf8)))
+            try await devices[0].save(path, content: .file(Data(Self.base.utf8)))
             for device in devices { try await device.sync() }
             for device in devices {
                 let (old, new) = try #require(Self.edits[device.device.name])
-                try device.save(path, content: .file(Data(Self.base.replacingOccurrences(of: old, with: new).utf8)))
+                try await device.save(path, content: .file(Data(Self.base.replacingOccurrences(of: old, with: new).utf8)))
             }
             for _ in 0..<2 {
                 for device in devices { try await device.sync() }
@@ -80,11 +80,11 @@ import Testing
         let marked = "<<<<<<< iPhone\nONE\n=======\none\n>>>>>>> iPad\n"
         let refused = try server.post("/api/resolve", ["document": "note.txt", "action": "content", "content": marked])
         #expect(refused.status == 409 && (refused.json["error"] as? String)?.contains("conflict markers") == true)
-        #expect(try conflict.phone.conflicts().count == 1)
+        #expect(try await conflict.phone.conflicts().count == 1)
         let saved = try server.post("/api/resolve", ["document": "note.txt", "action": "content", "content": marked, "allowMarkers": true])
         #expect(saved.status == 200, "\(saved.json)")
-        #expect(try conflict.phone.conflicts().isEmpty)
-        #expect(try conflict.phone.content(of: DocumentPath("note.txt")) == .file(Data(marked.utf8)))
+        #expect(try await conflict.phone.conflicts().isEmpty)
+        #expect(try await conflict.phone.content(of: DocumentPath("note.txt")) == .file(Data(marked.utf8)))
     }
 
     @Test(arguments: ["keep", "policy", "keepBoth"])
@@ -92,22 +92,22 @@ import Testing
         let conflict = try await Conflict()
         let server = try UIServer(root: conflict.phone.root)
         let note = try DocumentPath("note.txt")
-        let versions = try conflict.phone.unresolvedVersions(of: note)
+        let versions = try await conflict.phone.unresolvedVersions(of: note)
         let tablet = try #require(versions.first { $0.deviceName == "iPad" })
-        let union = try #require(try conflict.phone.contention(of: note).preview("union")?.content)
+        let union = try #require(try await conflict.phone.contention(of: note).preview("union")?.content)
         var asked: [String: Any] = ["document": "note.txt", "action": action]
         if action == "keep" { asked["version"] = String(tablet.id.prefix(7)) }
         if action == "policy" { asked["policy"] = "union" }
         let answer = try server.post("/api/resolve", asked)
         #expect(answer.status == 200, "\(answer.json)")
-        #expect(try conflict.phone.conflicts().isEmpty)
-        let content = try conflict.phone.content(of: note)
+        #expect(try await conflict.phone.conflicts().isEmpty)
+        let content = try await conflict.phone.content(of: note)
         switch action {
-        case "keep": #expect(try content == conflict.phone.content(of: note, version: tablet.id))
+        case "keep": #expect(try await content == conflict.phone.content(of: note, version: tablet.id))
         case "policy": #expect(content == union)
         default:
-            #expect(try content == conflict.phone.content(of: note, version: versions[0].id), "the current version stays")
-            #expect(try conflict.phone.documents().count == 3, "the two other versions saved beside")
+            #expect(try await content == conflict.phone.content(of: note, version: versions[0].id), "the current version stays")
+            #expect(try await conflict.phone.documents().count == 3, "the two other versions saved beside")
         }
     }
 
@@ -128,8 +128,8 @@ import Testing
         let base = try #require(versions.last?["id"] as? String)
         let restored = try server.post("/api/restore", ["document": "note.txt", "version": base])
         #expect(restored.status == 200 && (restored.json["version"] as? String)?.count == 40, "\(restored.json)")
-        #expect(try conflict.phone.content(of: DocumentPath("note.txt")) == .file(Data(Conflict.base.utf8)))
-        #expect(try conflict.phone.versions(of: DocumentPath("note.txt")).count == 6, "nothing is lost: the restore is a new version")
+        #expect(try await conflict.phone.content(of: DocumentPath("note.txt")) == .file(Data(Conflict.base.utf8)))
+        #expect(try await conflict.phone.versions(of: DocumentPath("note.txt")).count == 6, "nothing is lost: the restore is a new version")
         #expect(try server.post("/api/restore", ["document": "note.txt", "version": "abcdef0"]).status == 409)
     }
 
@@ -138,11 +138,11 @@ import Testing
         let conflict = try await Conflict()
         let picture = try DocumentPath("picture.png"), drawing = try DocumentPath("drawing.svg")
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
-        try conflict.phone.save(picture, content: .file(png + Data([1])))
-        try conflict.phone.save(drawing, content: .file(Data("<svg onload=\"alert(1)\"></svg>".utf8)))
+        try await conflict.phone.save(picture, content: .file(png + Data([1])))
+        try await conflict.phone.save(drawing, content: .file(Data("<svg onload=\"alert(1)\"></svg>".utf8)))
         for device in conflict.devices.prefix(2) { try await device.sync() }
-        try conflict.phone.save(picture, content: .file(png + Data([2])))
-        try conflict.devices[1].save(picture, content: .file(png + Data([3])))
+        try await conflict.phone.save(picture, content: .file(png + Data([2])))
+        try await conflict.devices[1].save(picture, content: .file(png + Data([3])))
         for device in conflict.devices.prefix(2) + conflict.devices.prefix(1) { try await device.sync() }
         let server = try UIServer(root: conflict.phone.root)
         let view = try server.get("/api/conflict?document=picture.png").json
@@ -152,7 +152,7 @@ import Testing
             let id = try #require(version["id"] as? String)
             let answer = try server.get("/api/image?document=picture.png&version=\(id)")
             #expect(answer.status == 200 && answer.headers["content-type"] == "image/png")
-            #expect(try .file(answer.body) == conflict.phone.content(of: picture, version: id))
+            #expect(try await .file(answer.body) == conflict.phone.content(of: picture, version: id))
         }
         #expect(try server.get("/api/image?document=drawing.svg").status == 404, "an SVG is never served as an image")
         #expect(try server.get("/api/image?document=note.txt").status == 404)
@@ -161,11 +161,11 @@ import Testing
     @Test func aPackagesVersionsListTheirFilesWithWhatChangedAgainstTheAncestor() async throws {
         let folder = NSTemporaryDirectory() + "concord-ui-tests-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let phone = try Container.create(at: "\(folder)/phone", deviceName: "iPhone", cloud: "\(folder)/cloud.git", packagePatterns: ["*.note"])
-        let tablet = try Container.clone(from: "\(folder)/cloud.git", to: "\(folder)/tablet", deviceName: "iPad")
+        let phone = try await Container.create(at: "\(folder)/phone", deviceName: "iPhone", cloud: "\(folder)/cloud.git", packagePatterns: ["*.note"])
+        let tablet = try await Container.clone(from: "\(folder)/cloud.git", to: "\(folder)/tablet", deviceName: "iPad")
         let note = try DocumentPath("trip.note")
         let base: [String: Data] = ["text.md": Data("day one\nday two\n".utf8), "meta.json": Data("{}\n".utf8)]
-        try phone.save(note, content: .package(base))
+        try await phone.save(note, content: .package(base))
         try await phone.sync()
         try await tablet.sync()
         var fromPhone = base
@@ -173,8 +173,8 @@ import Testing
         fromPhone["photo.txt"] = Data("a photo\n".utf8)
         var fromTablet = base
         fromTablet["meta.json"] = nil
-        try phone.save(note, content: .package(fromPhone))
-        try tablet.save(note, content: .package(fromTablet))
+        try await phone.save(note, content: .package(fromPhone))
+        try await tablet.save(note, content: .package(fromTablet))
         for device in [phone, tablet, phone] { try await device.sync() }
         let server = try UIServer(root: phone.root)
         let view = try server.get("/api/conflict?document=trip.note").json
@@ -195,20 +195,20 @@ import Testing
         let server = try UIServer(root: conflict.phone.root)
         let preview = try server.post("/api/bulk", ["pattern": "*.txt", "action": "latest", "dryRun": true])
         let reports = try #require(try JSONSerialization.jsonObject(with: preview.body) as? [[String: Any]])
-        let latest = try #require(try conflict.phone.unresolvedVersions(of: DocumentPath("note.txt")).max { $0.rank < $1.rank })
+        let latest = try #require(try await conflict.phone.unresolvedVersions(of: DocumentPath("note.txt")).max { $0.rank < $1.rank })
         #expect(reports.count == 1 && reports[0]["document"] as? String == "note.txt" && reports[0]["kept"] as? String == latest.deviceName)
         #expect(Set(reports[0]["removed"] as? [String] ?? []) == Set(["iPhone", "iPad", "Mac"]).subtracting([latest.deviceName]))
-        #expect(try conflict.phone.conflicts().count == 1, "a preview changes nothing")
+        #expect(try await conflict.phone.conflicts().count == 1, "a preview changes nothing")
         #expect(try server.post("/api/bulk", ["pattern": "*.md", "action": "latest", "dryRun": true]).status == 404)
         let done = try server.post("/api/bulk", ["pattern": "*.txt", "action": "policy", "policy": "text", "dryRun": false])
         #expect(done.status == 200, "\(done.body)")
-        #expect(try conflict.phone.conflicts().isEmpty)
-        #expect(try conflict.phone.content(of: DocumentPath("note.txt")) == .file(Data(Conflict.merged.utf8)))
+        #expect(try await conflict.phone.conflicts().isEmpty)
+        #expect(try await conflict.phone.content(of: DocumentPath("note.txt")) == .file(Data(Conflict.merged.utf8)))
     }
 
     @Test func badRequestsAreOneLineErrors() async throws {
         let conflict = try await Conflict()
-        try conflict.phone.save(DocumentPath("calm.txt"), content: .file(Data("calm\n".utf8)))
+        try await conflict.phone.save(DocumentPath("calm.txt"), content: .file(Data("calm\n".utf8)))
         let server = try UIServer(root: conflict.phone.root)
         let calm = try server.get("/api/conflict?document=calm.txt")
         #expect(calm.status == 404 && calm.json["error"] as? String == "'calm.txt' is not in conflict")
@@ -219,7 +219,7 @@ import Testing
             headers: ["Cookie": server.cookie, "Origin": "http://127.0.0.1:\(server.port)", "X-Concord-CSRF": server.csrf, "Content-Type": "text/plain"],
             body: Data("document=note.txt".utf8))
         #expect(notJSON.status == 400)
-        #expect(try conflict.phone.conflicts().count == 1, "nothing was resolved")
+        #expect(try await conflict.phone.conflicts().count == 1, "nothing was resolved")
     }
 
     @Test func requestsWithoutTheTokenFromAnotherHostOrAnotherOriginAreRefused() async throws {
@@ -241,6 +241,6 @@ import Testing
         #expect(crossOrigin.status == 403)
         let noCSRF = try server.request("POST", "/api/resolve", headers: json.merging(["Origin": "http://127.0.0.1:\(server.port)"]) { $1 }, body: body)
         #expect(noCSRF.status == 403)
-        #expect(try conflict.phone.conflicts().count == 1, "nothing was resolved")
+        #expect(try await conflict.phone.conflicts().count == 1, "nothing was resolved")
     }
 }

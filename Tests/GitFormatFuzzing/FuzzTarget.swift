@@ -27,6 +27,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case references
     /// ``CommitObject`` and ``MessageTrailers``: a commit's headers and its message's trailers (``commit(_:)``).
     case commit
+    /// ``PacketLineReader``, ``ReferenceAdvertisement`` and ``PushReport``: pkt-lines received in pieces, an advertisement and
+    /// receive-pack's report (``packetLine(_:)``).
+    case packetLine = "pkt-line"
 
     /// Runs one input through the target.
     /// - Throws: ``FuzzFailure`` when a reader gave a wrong answer.
@@ -41,6 +44,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .looseObject: try Self.looseObject(input)
         case .references: try Self.references(input)
         case .commit: try Self.commit(input)
+        case .packetLine: try Self.packetLine(input)
         }
     }
 

@@ -184,6 +184,12 @@ MUTATIONS = [
              "",
              "a cloud's delta chain may be of any length (ObjectStore.readPacked): every delta of it is kept in "
              "memory and applied"),
+    Mutation("pkt-line-length-unbounded", "Sources/GitFormat/PacketLine.swift",
+             "        case (PacketLine.maximumLength + 1)...:\n"
+             "            throw FormatError(.packetLine, \"a length of \\(length) is over the limit of \\(PacketLine.maximumLength)\")\n",
+             "",
+             "a pkt-line longer than git's 65520 bytes is taken (PacketLineReader.next): a server's advertisement or "
+             "report line may be up to 64 KiB"),
 ]
 
 

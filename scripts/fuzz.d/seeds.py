@@ -7,7 +7,8 @@ Tests/GitFormatFuzzing): the pack index and pack `git pack-objects` writes (with
 with reference deltas, with a table of large offsets), git's own deltas read out of that pack
 with their bases, consecutive versions of folders and of the long document, zlib streams from the
 pack and from Python's zlib (stored, fastest, best), the repository's loose objects, and its
-reference files. Files a fuzz run kept (`scripts/fuzz --keep-corpus`, named by their SHA-1) are
+reference files, and what receive-pack and upload-pack say to a push (advertisements, reports).
+Files a fuzz run kept (`scripts/fuzz --keep-corpus`, named by their SHA-1) are
 left alone; `seed-*` files are replaced.
 
   scripts/fuzz --seeds
@@ -169,6 +170,57 @@ def number(value: int, width: int) -> bytes:
     return value.to_bytes(width, "big")
 
 
+def pkt_line(text: bytes) -> bytes:
+    return b"%04x" % (len(text) + 4) + text
+
+
+def receive_pack_exchanges(repo: str, work: str) -> list[tuple[str, bytes]]:
+    """What git's receive-pack and upload-pack say, each input led by the size of its pieces:
+    their advertisements (plain, and as smart http sends one), and the reports of real pushes
+    to a bare clone: accepted, refused as stale, declined by a hook, and the pack refused; then
+    the advertisements and reports again as text lines for the target to frame."""
+    bare = f"{work}/bare.git"
+    # Names git accepts that a byte or two away are names it refuses (ending in .lock, holding ..).
+    git(repo, "branch", "release/v1.0.locked")
+    git(repo, "branch", "fix/a.b.c")
+    subprocess.run(["git", "clone", "-q", "--bare", repo, bare], env=dict(os.environ, **ENV), check=True)
+    old = git(repo, "rev-parse", "main").decode().strip()
+    git(repo, "commit", "-q", "--allow-empty", "-m", "pushed", date=1_700_100_000)
+    new = git(repo, "rev-parse", "main").decode().strip()
+    pack = git(repo, "pack-objects", "-q", "--stdout", "--revs", input=f"{new}\n^{old}\n".encode())
+
+    def push(expected: str, data: bytes) -> bytes:
+        request = pkt_line(f"{expected} {new} refs/heads/main\0report-status agent=concord\n".encode()) + b"0000" + data
+        answer = subprocess.run(["git", "receive-pack", bare], input=request, env=dict(os.environ, **ENV), check=True, capture_output=True).stdout
+        return answer[len(advertisement):]
+
+    advertisement = subprocess.run(["git", "receive-pack", "--advertise-refs", bare], env=dict(os.environ, **ENV), check=True,
+                                   capture_output=True).stdout
+    upload = subprocess.run(["git", "upload-pack", "--advertise-refs", bare], env=dict(os.environ, **ENV), check=True, capture_output=True).stdout
+    exchanges = [("receive-pack-advertisement", bytes([63]) + advertisement),
+                 ("upload-pack-advertisement", bytes([6]) + upload),
+                 ("smart-http-advertisement", bytes([0x87]) + pkt_line(b"# service=git-receive-pack\n") + b"0000" + advertisement),
+                 ("push-request", bytes([31]) + pkt_line(f"{old} {new} refs/heads/main\0report-status agent=concord\n".encode()) + b"0000" + pack),
+                 ("report-stale", bytes([2]) + push("1" * 40, pack))]
+    hook = f"{bare}/hooks/pre-receive"
+    write(hook, b"#!/bin/sh\nexit 1\n")
+    os.chmod(hook, 0o755)
+    exchanges.append(("report-hook-declined", bytes([9]) + push(old, pack)))
+    os.remove(hook)
+    exchanges.append(("report-bad-pack", bytes([3]) + push(old, pack[:-20] + bytes(20))))
+    exchanges.append(("report-ok", bytes([63]) + push(old, pack)))
+    # The same texts as lines the target frames itself (the steering byte's 0x40).
+    for name, data in list(exchanges):
+        if name.startswith("report-") or name in ("receive-pack-advertisement", "upload-pack-advertisement"):
+            lines, at = b"", 1
+            while data[at:at + 4] != b"0000":
+                length = int(data[at:at + 4], 16)
+                lines += data[at + 4:at + length]
+                at += length
+            exchanges.append((f"{name}-lines", bytes([0x40 | (data[0] & 0x3F)]) + lines))
+    return exchanges
+
+
 def make(corpus: str):
     seeds: dict[str, dict[str, bytes]] = {}
 
@@ -251,6 +303,9 @@ def make(corpus: str):
         git(repo, "pack-refs", "--all")
         with open(f"{repo}/.git/packed-refs", "rb") as f:
             seed("references", "packed-refs", f.read())
+
+        for name, data in receive_pack_exchanges(repo, work):
+            seed("pkt-line", name, data)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

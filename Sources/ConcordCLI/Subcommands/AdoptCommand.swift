@@ -19,7 +19,7 @@ struct AdoptCommand: AsyncParsableCommand {
 
     func run() async throws {
         let container = try global.openContainer()
-        let result = try container.adopt(fileAt: global.resolvePath(path), as: document)
+        let result = try await container.adopt(fileAt: global.resolvePath(path), as: document)
         Output.line("Adopted \(path) as \(document)\(result.version.map { ", version \($0.prefix(7))" } ?? "")")
     }
 }

@@ -22,13 +22,13 @@ struct AirplaneCommand: AsyncParsableCommand {
         let container = try global.openContainer()
         switch mode {
         case .on:
-            try container.setAirplaneMode(true)
+            try await container.setAirplaneMode(true)
             Output.line("Airplane mode on for \(container.device.name): sync stays offline, saving goes on")
         case .off:
-            try container.setAirplaneMode(false)
+            try await container.setAirplaneMode(false)
             Output.line("Airplane mode off for \(container.device.name)")
         case .status:
-            let waiting = try container.waitingVersionCount()
+            let waiting = try await container.waitingVersionCount()
             Output.line(
                 "Airplane mode \(container.isAirplaneModeOn ? "on" : "off") for \(container.device.name); \(waiting) local version\(waiting == 1 ? "" : "s") waiting to go up")
         }

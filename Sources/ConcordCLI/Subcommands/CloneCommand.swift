@@ -20,7 +20,7 @@ struct CloneCommand: AsyncParsableCommand {
     var device: String?
 
     func run() async throws {
-        let container = try Container.clone(
+        let container = try await Container.clone(
             from: InitCommand.absoluteCloud(url, global: global), to: global.resolvePath(path), deviceName: device,
             options: .commandLine)
         Output.line("Joined \(container.cloudURL ?? url) as device \(container.device.name) in \(container.root)")

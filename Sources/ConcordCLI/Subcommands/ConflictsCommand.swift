@@ -21,7 +21,7 @@ struct ConflictsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let conflicts = try global.openContainer().conflicts()
+        let conflicts = try await global.openContainer().conflicts()
         if json {
             try Output.json(
                 conflicts.map {

@@ -48,7 +48,7 @@ struct DiffCommand: AsyncParsableCommand {
         if versions.isEmpty {
             let contention: Contention
             do {
-                contention = try container.contention(of: document)
+                contention = try await container.contention(of: document)
             } catch ConcordError.notInConflict {
                 throw ConcordError.failed("'\(document)' is not in conflict: compare two of its versions with --version ID --version ID")
             }
@@ -56,13 +56,13 @@ struct DiffCommand: AsyncParsableCommand {
             let base = Side(role: "ancestor", version: contention.ancestor?.version, content: contention.ancestor?.content)
             pairs = contention.versions.map { (base, Side(role: $0.version.isCurrent ? "current" : "conflict", version: $0.version, content: $0.content)) }
         } else {
-            let all = try container.versions(of: document)
-            func side(_ id: String?) throws -> Side {
-                let content = try container.content(of: document, version: id)
+            let all = try await container.versions(of: document)
+            func side(_ id: String?) async throws -> Side {
+                let content = try await container.content(of: document, version: id)
                 let version = id.map { id in all.first { $0.id.hasPrefix(id.lowercased()) } } ?? all.first(where: \.isCurrent)
                 return Side(role: version.map { $0.isCurrent ? "current" : $0.isConflict ? "conflict" : "version" } ?? "version", version: version, content: content)
             }
-            pairs = [(try side(versions[0]), try side(versions.count > 1 ? versions[1] : nil))]
+            pairs = [(try await side(versions[0]), try await side(versions.count > 1 ? versions[1] : nil))]
         }
         let comparisons = try pairs.map { try Comparison(document: document, old: $0.old, new: $0.new) }
         if json {

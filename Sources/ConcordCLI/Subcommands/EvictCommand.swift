@@ -19,7 +19,7 @@ struct EvictCommand: AsyncParsableCommand {
 
     func run() async throws {
         let container = try global.openContainer()
-        try container.evict(document, to: global.resolvePath(path))
+        try await container.evict(document, to: global.resolvePath(path))
         Output.line("Evicted \(document) to \(path); the container records its deletion")
     }
 }

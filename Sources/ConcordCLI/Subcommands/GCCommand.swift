@@ -20,7 +20,7 @@ struct GCCommand: AsyncParsableCommand {
     func run() async throws {
         let container = try global.openContainer()
         Output.line("Rewriting every object into one pack (about as much as the container holds)...")
-        let result = try container.compact()
+        let result = try await container.compact()
         let bytes = { (count: Int) in ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file) }
         Output.line(
             "Repacked \(result.packsBefore) pack\(result.packsBefore == 1 ? "" : "s") and \(result.looseObjectsPacked) loose object\(result.looseObjectsPacked == 1 ? "" : "s") into \(result.packsAfter); removed \(result.objectsPruned) unreachable object\(result.objectsPruned == 1 ? "" : "s"); objects \(bytes(result.bytesBefore)) -> \(bytes(result.bytesAfter))"

@@ -26,7 +26,7 @@ struct InitCommand: AsyncParsableCommand {
     func run() async throws {
         let target = global.resolvePath(path ?? ".")
         let remote = remote.map { Self.absoluteCloud($0, global: global) }
-        let container = try Container.create(
+        let container = try await Container.create(
             at: target, deviceName: device, cloud: remote, packagePatterns: packages,
             options: .commandLine)
         var line = "Created container \(container.root) for device \(container.device.name)"

@@ -46,14 +46,14 @@ struct KeyValueCommand: AsyncParsableCommand {
         let store = try global.openContainer().keyValueStore
         switch action {
         case .get:
-            guard let data = try store.value(forKey: key!) else { throw ConcordError.failed("no key '\(key!)' in the key-value store") }
+            guard let data = try await store.value(forKey: key!) else { throw ConcordError.failed("no key '\(key!)' in the key-value store") }
             print(String(decoding: data, as: UTF8.self))
         case .set:
-            try store.set(Data(value!.utf8), forKey: key!)
+            try await store.set(Data(value!.utf8), forKey: key!)
         case .rm:
-            try store.removeValue(forKey: key!)
+            try await store.removeValue(forKey: key!)
         case .ls:
-            let values = try store.dictionary()
+            let values = try await store.dictionary()
             if json {
                 let text = values.keys.sorted().map { key in
                     let quoted = String(decoding: (try? JSONSerialization.data(withJSONObject: key, options: [.fragmentsAllowed])) ?? Data(), as: UTF8.self)

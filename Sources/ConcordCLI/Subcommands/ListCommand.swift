@@ -72,16 +72,16 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         if watch { return try await watchChanges() }
         if ignored { return try listIgnored() }
-        let documents = try global.openContainer().documents(matching: pattern)
+        let documents = try await global.openContainer().documents(matching: pattern)
         if json {
             try Output.json(
                 documents.map {
-                    Entry(document: $0.path.value, state: $0.state.rawValue, package: $0.isPackage, contentId: $0.contentID)
+                    Entry(document: $0.path.value, state: $0.state.name, package: $0.isPackage, contentId: $0.contentID)
                 })
             return
         }
         for document in documents {
-            let state = document.state.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
+            let state = document.state.name.padding(toLength: 16, withPad: " ", startingAt: 0)
             Output.line("\(state)\(document.path)\(document.isPackage ? "/" : "")")
         }
     }
@@ -137,12 +137,12 @@ struct ListCommand: AsyncParsableCommand {
 
     private func emit(_ event: String, _ path: DocumentPath, _ info: DocumentInfo?) {
         if json {
-            let value = Event(event: event, document: path.value, state: info?.state.rawValue, package: info?.isPackage, contentId: info?.contentID)
+            let value = Event(event: event, document: path.value, state: info?.state.name, package: info?.isPackage, contentId: info?.contentID)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             if let data = try? encoder.encode(value) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
         } else {
-            let line = "\(event.padding(toLength: 14, withPad: " ", startingAt: 0))\((info?.state.rawValue ?? "-").padding(toLength: 16, withPad: " ", startingAt: 0))\(path)\n"
+            let line = "\(event.padding(toLength: 14, withPad: " ", startingAt: 0))\((info?.state.name ?? "-").padding(toLength: 16, withPad: " ", startingAt: 0))\(path)\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
     }

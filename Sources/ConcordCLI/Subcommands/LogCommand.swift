@@ -15,7 +15,7 @@ struct LogCommand: AsyncParsableCommand {
     var document: DocumentPath
 
     func run() async throws {
-        for version in try global.openContainer().versions(of: document) {
+        for version in try await global.openContainer().versions(of: document) {
             var tags: [String] = []
             if version.isCurrent { tags.append("current") }
             if version.isConflict { tags.append("conflict") }

@@ -24,7 +24,7 @@ struct MoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let container = try global.openContainer()
-        let result = try container.move(old, to: new)
+        let result = try await container.move(old, to: new)
         Output.line("Renamed \(old) to \(new) as version \(result.version?.prefix(7) ?? "?") on \(container.device.name)")
     }
 }

@@ -41,7 +41,7 @@ struct PoliciesCommand: AsyncParsableCommand {
     func run() async throws {
         let container = try global.openContainer()
         guard let file else {
-            let text = try container.policiesText()
+            let text = try await container.policiesText()
             let rules = try PolicyRules(text: text).rules
             if json {
                 try Output.json(
@@ -65,7 +65,7 @@ struct PoliciesCommand: AsyncParsableCommand {
             }
             return
         }
-        try container.setPolicies(String(decoding: try Output.read(file, relativeTo: global), as: UTF8.self))
+        try await container.setPolicies(String(decoding: try Output.read(file, relativeTo: global), as: UTF8.self))
         print("Saved .concord/policies")
     }
 }

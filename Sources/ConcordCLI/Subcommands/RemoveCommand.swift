@@ -15,7 +15,7 @@ struct RemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let container = try global.openContainer()
-        let result = try container.remove(document)
+        let result = try await container.remove(document)
         Output.line("Deleted \(document) as version \(result.version?.prefix(7) ?? "?") on \(container.device.name)")
     }
 }

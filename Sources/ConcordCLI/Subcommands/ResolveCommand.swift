@@ -70,10 +70,10 @@ struct ResolveCommand: AsyncParsableCommand {
     func run() async throws {
         let container = try global.openContainer()
         let resolution = try makeResolution()
-        let documents = all ? try container.conflicts().map(\.document) : [document!]
+        let documents = await all ? try container.conflicts().map(\.document) : [document!]
         let reports: [ResolveReport]
         do {
-            reports = try container.resolve(documents, using: resolution, dryRun: dryRun)
+            reports = try await container.resolve(documents, using: resolution, dryRun: dryRun)
         } catch let error as NeedsPersonError {
             if let output, let markedUp = error.markedUp {
                 try write(markedUp, to: global.resolvePath(output))

@@ -45,11 +45,11 @@ struct SaveCommand: AsyncParsableCommand {
         let container = try global.openContainer()
         let result: SaveResult
         if let file {
-            result = try container.save(document, content: .file(try Output.read(file, relativeTo: global)), force: force)
+            result = try await container.save(document, content: .file(try Output.read(file, relativeTo: global)), force: force)
         } else if Self.standardInputHasData {
-            result = try container.save(document, content: .file(FileHandle.standardInput.readDataToEndOfFile()), force: force)
+            result = try await container.save(document, content: .file(FileHandle.standardInput.readDataToEndOfFile()), force: force)
         } else {
-            result = try container.save(document, force: force)
+            result = try await container.save(document, force: force)
         }
         if let version = result.version {
             Output.line("Saved \(document) as version \(version.prefix(7)) on \(container.device.name)")

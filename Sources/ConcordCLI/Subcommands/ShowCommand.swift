@@ -20,7 +20,21 @@ struct ShowCommand: AsyncParsableCommand {
 
     func run() async throws {
         let container = try global.openContainer()
-        let streamed = try container.withFileContent(of: document, version: version) { bytes in
+        if try Self.stream(document, version: version, of: container) { return }
+        switch try await container.content(of: document, version: version) {
+        case nil:
+            throw ConcordError.failed("that version of '\(document)' is a deletion: it has no content")
+        case let .file(data)?:
+            FileHandle.standardOutput.write(data)
+        case let .package(files)?:
+            for (name, data) in files.sorted(by: { $0.key < $1.key }) { print("\(data.count)\t\(TerminalText.escaped(name))") }
+        }
+    }
+
+    /// Writes a file version's bytes to standard output as they are read; false when it is a
+    /// deletion or a package.
+    private static func stream(_ document: DocumentPath, version: String?, of container: Container) throws -> Bool {
+        try container.withFileContent(of: document, version: version) { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = write(1, bytes.baseAddress! + offset, bytes.count - offset)
@@ -30,15 +44,6 @@ struct ShowCommand: AsyncParsableCommand {
                 }
                 offset += written
             }
-        }
-        if streamed { return }
-        switch try container.content(of: document, version: version) {
-        case nil:
-            throw ConcordError.failed("that version of '\(document)' is a deletion: it has no content")
-        case let .file(data)?:
-            FileHandle.standardOutput.write(data)
-        case let .package(files)?:
-            for (name, data) in files.sorted(by: { $0.key < $1.key }) { print("\(data.count)\t\(TerminalText.escaped(name))") }
         }
     }
 }

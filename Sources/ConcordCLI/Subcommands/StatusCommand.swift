@@ -93,7 +93,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let status = try global.openContainer().status()
+        let status = try await global.openContainer().status()
         if json {
             try Output.json(
                 Report(

@@ -24,13 +24,13 @@ struct VersionsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let container = try global.openContainer()
-        let versions = all ? try container.versions(of: document) : try container.unresolvedVersions(of: document)
+        let versions = await all ? try container.versions(of: document) : try container.unresolvedVersions(of: document)
         if json {
             try Output.json(versions.map { VersionJSON($0, of: document) })
             return
         }
         // A document deleted and in no conflict has no current content to compare with.
-        let current = try? container.content(of: document)
+        let current = try? await container.content(of: document)
         let currentIsFolder = versions.first { $0.isCurrent }?.isFolder == true
         for version in versions {
             let role = version.isCurrent ? "current " : version.isConflict ? "conflict" : "        "
@@ -43,7 +43,7 @@ struct VersionsCommand: AsyncParsableCommand {
                 line += "  \(version.size) bytes"
                 if !version.isCurrent, currentIsFolder {
                     line += "  current is a folder"
-                } else if !version.isCurrent, let summary = try Self.summary(try container.content(of: document, version: version.id), against: current) {
+                } else if !version.isCurrent, let summary = try await Self.summary(try container.content(of: document, version: version.id), against: current) {
                     line += "  \(summary)"
                 }
             }
