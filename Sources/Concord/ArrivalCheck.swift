@@ -152,7 +152,7 @@ struct ArrivalCheck {
                 }
             }
         } catch let error as GitError {
-            throw ConcordError.git(error, context: "refused what the cloud sent (nothing was written)")
+            throw ConcordError.git(error.message, context: "refused what the cloud sent (nothing was written)")
         }
     }
 
@@ -172,7 +172,7 @@ struct ArrivalCheck {
         default: return "an entry of mode \(String(entry.mode, radix: 8)), which Concord never writes"
         }
         let components = path.split(separator: "/")
-        guard components.first == ".concord" else { return nil }
+        guard components.first.map(String.init) == ContainerLayout.settingsFolder else { return nil }
         let isFolder = entry.kind == .tree
         let inRecords = components.count >= 2 && (components[1] == "conflicts" || components[1] == "kv")
         switch (components.count, inRecords) {

@@ -20,7 +20,7 @@ struct Checkout {
     let logger: Logger
 
     /// The journal of the work-tree update in progress.
-    var journalPath: String { "\(repository.gitDirectory)concord/checkout" }
+    var journalPath: String { repository.gitDirectory + ContainerLayout.checkoutJournal }
 
     /// The paths whose work-tree files differ from the `old` tree (not saved), among those
     /// that moving to `new` would write. Ignored paths are left out: their edits are never
@@ -89,9 +89,9 @@ struct Checkout {
         CrashPoint.reach("checkout:journal-written")
         try ConcordError.wrap("cannot move main") {
             if let old {
-                try repository.setReference(ContainerCore.branch, to: new, expected: old, message: message)
+                try repository.setReference(ContainerLayout.main, to: new, expected: old, message: message)
             } else {
-                try repository.forceReference(ContainerCore.branch, to: new, message: message)
+                try repository.forceReference(ContainerLayout.main, to: new, message: message)
             }
         }
         try update(from: oldTree, to: newTree, force: false)
@@ -123,7 +123,7 @@ struct Checkout {
     /// (a clone records it before its first checkout, and removes it with ``finishJournal()``).
     static func writeJournal(in repository: Repository, old: OID?, new: OID?) throws {
         let text = "\(old?.hex ?? "none")\n\(new?.hex ?? "none")\n"
-        try WorkTree(root: String(repository.gitDirectory.dropLast())).write("concord/checkout", data: Data(text.utf8))
+        try WorkTree(root: String(repository.gitDirectory.dropLast())).write(ContainerLayout.checkoutJournal, data: Data(text.utf8))
     }
 
     /// Removes the journal once the work tree is updated.

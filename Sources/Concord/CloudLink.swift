@@ -118,7 +118,7 @@ final class CloudLink {
             NetworkCloud(
                 remote: "origin", url: secrets?.query.map { "\(address.url)?\($0)" }, access: access, limits: try NetworkLimits.current(in: repository),
                 largestObject: try ArrivalCheck.Limits.current(in: repository, containerFileSize: ContainerLimits.fileSize(inMainOf: repository)).objectSize,
-                incoming: ContainerCore.incomingBranch))
+                incoming: ContainerLayout.incoming))
         if address.transport == .http, let file = environment.certificateFile {
             do {
                 try CertificateAuthorities.add(file: file)
@@ -142,27 +142,27 @@ final class CloudLink {
     func fetch(progress: (@Sendable (SyncProgress) -> Void)?) throws -> OID? {
         do {
             let cloud = try transport.cloud()
-            let known = try [ContainerCore.branch, ContainerCore.remoteBranch].compactMap(repository.resolve)
+            let known = try [ContainerLayout.main, ContainerLayout.remoteMain].compactMap(repository.resolve)
             let containerDecides = !ArrivalCheck.Limits.deviceFixesObjectSize(in: repository)
             if case let .local(local) = transport, containerDecides {
                 // The largest file the cloud's own limit allows, read from its main with
                 // Concord's checked reader before anything is copied (up to the ceiling); the
                 // arrival check then holds every commit to it.
-                let theirs = ContainerLimits.fileSize(at: try? local.reference(ContainerCore.branch), in: local.repository)
+                let theirs = ContainerLimits.fileSize(at: try? local.reference(ContainerLayout.main), in: local.repository)
                 let ours = ContainerLimits.fileSize(inMainOf: repository)
                 local.repository.largestObject = min(
                     ContainerLimits.ceiling, max(theirs ?? ContainerLimits.defaultFileSize, ours ?? ContainerLimits.defaultFileSize))
             }
             let tip: OID?
             do {
-                tip = try cloud.fetch(ContainerCore.branch, into: repository, known: known, progress: progress.map(SyncProgress.forward))
+                tip = try cloud.fetch(ContainerLayout.main, into: repository, known: known, progress: progress.map(SyncProgress.forward))
             } catch let error as GitError where error.isOverLimit && containerDecides {
                 // Over the network, the limit the arriving commits name is known only once they
                 // arrived: a file over this device's limit is taken up to the ceiling, and the
                 // arrival check then refuses it unless the container raised its limit.
                 guard case let .network(network) = transport, network.largestObject < ContainerLimits.ceiling else { throw error }
                 network.largestObject = ContainerLimits.ceiling
-                tip = try network.fetch(ContainerCore.branch, into: repository, known: known, progress: progress.map(SyncProgress.forward))
+                tip = try network.fetch(ContainerLayout.main, into: repository, known: known, progress: progress.map(SyncProgress.forward))
             }
             try keep(cloud.acceptedCredential)
             return tip
@@ -178,27 +178,27 @@ final class CloudLink {
     /// - Throws: the errors of ``fetch(progress:)``.
     @discardableResult
     func push() throws -> PushOutcome {
-        guard let main = try ConcordError.wrap("cannot read main", { try repository.resolve(ContainerCore.branch) }) else { return .pushed }
+        guard let main = try ConcordError.wrap("cannot read main", { try repository.resolve(ContainerLayout.main) }) else { return .pushed }
         let outcome: PushOutcome
         do {
             // Only a fast-forward of what this sync fetched (nil: the cloud had no main).
-            let fetched = try repository.resolve(ContainerCore.remoteBranch)
+            let fetched = try repository.resolve(ContainerLayout.remoteMain)
             if case let .local(cloud) = transport {
                 // Pushes from this machine's Concord processes take turns, so a reference lock
                 // found in the cloud while holding the turn was left by a killed push.
                 let turn = try? ContainerLock(file: "\(cloud.gitDirectory)concord-push.lock", holder: address.url, timeout: lockTimeout)
-                if turn != nil { cloud.removeStaleLock(ofReference: ContainerCore.branch) }
-                outcome = try withExtendedLifetime(turn) { try cloud.push(main, to: ContainerCore.branch, expected: fetched, from: repository) }
+                if turn != nil { cloud.removeStaleLock(ofReference: ContainerLayout.main) }
+                outcome = try withExtendedLifetime(turn) { try cloud.push(main, to: ContainerLayout.main, expected: fetched, from: repository) }
                 if outcome == .pushed { maintain(cloud.repository) }
             } else {
                 let cloud = try transport.cloud()
-                outcome = try cloud.push(main, to: ContainerCore.branch, expected: fetched, from: repository)
+                outcome = try cloud.push(main, to: ContainerLayout.main, expected: fetched, from: repository)
                 try keep(cloud.acceptedCredential)
             }
         } catch let error as GitError {
             throw failure(error, during: .push)
         }
-        if outcome == .pushed { try? repository.forceReference(ContainerCore.remoteBranch, to: main, message: "concord: pushed") }
+        if outcome == .pushed { try? repository.forceReference(ContainerLayout.remoteMain, to: main, message: "concord: pushed") }
         return outcome
     }
 
@@ -229,10 +229,10 @@ final class CloudLink {
     /// Versions (commits other than integrations) on `main` that the cloud has not received,
     /// as far as this device knows (`origin/main`).
     static func waitingVersions(in repository: Repository) throws -> Int {
-        guard let local = try ConcordError.wrap("cannot read main", { try repository.resolve(ContainerCore.branch) }) else { return 0 }
+        guard let local = try ConcordError.wrap("cannot read main", { try repository.resolve(ContainerLayout.main) }) else { return 0 }
         var count = 0
         try ConcordError.wrap("cannot walk the history") {
-            let remote = try repository.resolve(ContainerCore.remoteBranch)
+            let remote = try repository.resolve(ContainerLayout.remoteMain)
             try repository.walk(from: [local], hiding: remote.map { [$0] } ?? []) { id in
                 if try repository.parents(ofCommit: id).count < 2 { count += 1 }
                 return true

@@ -19,7 +19,7 @@ struct CloudSecrets: Codable, Equatable {
     var query: String?
 
     /// Where the store of the repository whose git folder is `gitDirectory` lives.
-    static func file(gitDirectory: String) -> String { "\(gitDirectory)concord/credentials" }
+    static func file(gitDirectory: String) -> String { gitDirectory + ContainerLayout.credentials }
 
     /// The stored secrets for `url`; nil when none are stored, or they belong to another URL.
     /// - Throws: ``ConcordError/io(_:reason:)`` when the store exists but cannot be read.

@@ -44,7 +44,7 @@ struct CommitMaker {
         return try ConcordError.wrap("cannot write the commit") {
             try repository.createCommit(
                 tree: tree, parents: parents, author: signature, committer: signature,
-                message: message, updateReference: updateMain ? ContainerCore.branch : nil)
+                message: message, updateReference: updateMain ? ContainerLayout.main : nil)
         }
     }
 }

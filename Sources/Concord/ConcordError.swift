@@ -1,4 +1,4 @@
-public import Git
+internal import Git
 internal import GitFormat
 
 /// Why a Concord operation failed. Every case reads as one line for a person.
@@ -46,8 +46,9 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
     /// This device cannot hold a file at that path: its file system refuses the name, or a link
     /// or a file stands where a folder of the path should be.
     case notWritable(String, reason: String)
-    /// The repository is damaged or a git operation failed.
-    case git(GitError, context: String)
+    /// The repository is damaged or a git operation failed: what Concord was doing, and what
+    /// git (libgit2, or Concord's own reader of git's formats) said.
+    case git(String, context: String)
     /// A key or value of the key-value store was refused (limits, invalid JSON).
     case keyValue(String)
     /// A commit from the cloud holds an entry that no device may write; nothing of it was taken.
@@ -85,7 +86,7 @@ public enum ConcordError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidPackage(path, reason): "package '\(path)' refused: \(reason)"
         case let .io(path, reason): "\(path): \(reason)"
         case let .notWritable(path, reason): "\(path): cannot be written here: \(reason)"
-        case let .git(error, context): "\(context): \(error.message)"
+        case let .git(message, context): "\(context): \(message)"
         case let .keyValue(message): "key-value store: \(message)"
         case let .refusedFromCloud(commit, path, reason):
             "refused the cloud's commit \(commit): '\(TerminalText.escaped(path))' is \(reason); nothing was written, and this device keeps its own versions (whoever writes to the cloud must remove that commit)"
@@ -104,7 +105,7 @@ extension ConcordError {
         do {
             return try body()
         } catch let error as GitError {
-            throw ConcordError.git(error, context: context())
+            throw ConcordError.git(error.message, context: context())
         }
     }
 }

@@ -9,7 +9,7 @@ internal import GitFormat
 /// sync, and merge with three-way set semantics: a version added on either side is kept, a
 /// version removed (resolved) on either side is removed.
 struct ConflictRecord: Equatable {
-    static let folder = ".concord/conflicts"
+    static let folder = ContainerLayout.conflicts
 
     var document: DocumentPath
     var versions: Set<OID>

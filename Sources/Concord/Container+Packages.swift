@@ -5,13 +5,13 @@ extension Container {
     /// document each (``DocumentInfo/isPackage``).
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func packagePatterns() throws -> [String] {
-        try read { History.parseLines(Data(try $0.settingsText(ContainerCore.packagesFile).utf8)) }
+        try read { History.parseLines(Data(try $0.settingsText(ContainerLayout.packages).utf8)) }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func packagePatterns() async throws -> [String] {
-        try await offloadRead { History.parseLines(Data(try $0.settingsText(ContainerCore.packagesFile).utf8)) }
+        try await offloadRead { History.parseLines(Data(try $0.settingsText(ContainerLayout.packages).utf8)) }
     }
 
     /// Replaces the package patterns after the container was made: one commit of

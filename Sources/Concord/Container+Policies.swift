@@ -4,13 +4,13 @@ extension Container {
     /// The merge-policy rules of `.concord/policies` (empty text when there are none).
     @available(*, noasync, message: "blocks on disk: from async code, await the async form")
     public func policiesText() throws -> String {
-        try read { try $0.settingsText(ContainerCore.policiesFile) }
+        try read { try $0.settingsText(ContainerLayout.policies) }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func policiesText() async throws -> String {
-        try await offloadRead { try $0.settingsText(ContainerCore.policiesFile) }
+        try await offloadRead { try $0.settingsText(ContainerLayout.policies) }
     }
 
     /// Replaces `.concord/policies` (lines `PATTERN POLICY-NAME [id=KEY,…] [auto]`, first match
@@ -31,7 +31,7 @@ extension Container {
                 ".concord/policies line \(unknown.line): unknown policy \"\(unknown.policyName)\" (known: \(MergePolicies.names.joined(separator: ", ")); an app adds its own with MergePolicies.register)"
             )
         }
-        try write(.saved) { try $0.saveSettings(ContainerCore.policiesFile, text: text) }
+        try write(.saved) { try $0.saveSettings(ContainerLayout.policies, text: text) }
     }
 
     /// The async form of the call above: the same work on a global queue, so that the caller's

@@ -75,7 +75,7 @@ public final class Container: Sendable {
         observer = MainObserver(gitDirectory: gitDirectory, interval: options.watchInterval) {
             // While a write holds the core, `main` is read from its file: a sync never delays the news.
             (try? locked.withLockIfAvailable { try $0.history.head()?.hex }).flatMap { $0 }
-                ?? (try? LocalCloud.reference(ContainerCore.branch, gitDirectory: gitDirectory))??.hex
+                ?? (try? LocalCloud.reference(ContainerLayout.main, gitDirectory: gitDirectory))??.hex
         }
     }
 
@@ -336,9 +336,9 @@ public final class Container: Sendable {
                 try Checkout.writeJournal(in: repository, old: nil, new: repository.treeID(ofCommit: remoteMain))
             }
             try ConcordError.wrap("cannot set up the clone") {
-                try repository.forceReference(ContainerCore.remoteBranch, to: remoteMain, message: "concord: clone")
-                try repository.forceReference(ContainerCore.branch, to: remoteMain, message: "concord: clone")
-                try repository.setHead(ContainerCore.branch)
+                try repository.forceReference(ContainerLayout.remoteMain, to: remoteMain, message: "concord: clone")
+                try repository.forceReference(ContainerLayout.main, to: remoteMain, message: "concord: clone")
+                try repository.setHead(ContainerLayout.main)
             }
             try DeviceSettings(repository: repository).configureNewDevice(name: deviceName, id: options.deviceID)
             UnfinishedClone.unmark(repository)

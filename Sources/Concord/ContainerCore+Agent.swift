@@ -14,8 +14,8 @@ extension ContainerCore {
 
     /// Reads the agent's view; `cloud` is the folder from ``localCloudFolder()``.
     func agentView(cloud: String?) throws -> AgentView {
-        let origin = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
-        let cloudMain = cloud.flatMap { try? Repository.open(at: $0).resolve(Self.branch) }
+        let origin = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(ContainerLayout.remoteMain) }
+        let cloudMain = cloud.flatMap { try? Repository.open(at: $0).resolve(ContainerLayout.main) }
         return AgentView(
             main: try history.head()?.hex, origin: origin?.hex, cloud: cloudMain?.hex,
             airplane: try DeviceSettings(repository: repository).isAirplaneModeOn(),

@@ -10,11 +10,11 @@ extension ContainerCore {
             var text = "# Package documents: folders whose name matches one of these globs are versioned as one document.\n"
             for pattern in packagePatterns { text += "\(pattern)\n" }
             let data = Data(text.utf8)
-            let blob = try ConcordError.wrap("cannot write \(Self.packagesFile)") { try repository.writeBlob(data) }
+            let blob = try ConcordError.wrap("cannot write \(ContainerLayout.packages)") { try repository.writeBlob(data) }
             let tree = try ConcordError.wrap("cannot write the first tree") {
-                try repository.updateTree(nil, [.upsert(path: Self.packagesFile, id: blob, mode: TreeEntry.fileMode)])
+                try repository.updateTree(nil, [.upsert(path: ContainerLayout.packages, id: blob, mode: TreeEntry.fileMode)])
             }
-            try workTree.write(Self.packagesFile, data: data)
+            try workTree.write(ContainerLayout.packages, data: data)
             _ = try commitMaker.commit(tree: tree, parents: [], subject: "Create container", trailers: Trailers())
         }
     }
@@ -135,7 +135,7 @@ extension ContainerCore {
             let entries = try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: tree) }
             for entry in entries {
                 let path = prefix.isEmpty ? entry.name : "\(prefix)/\(entry.name)"
-                if path == ".concord" { continue }
+                if path == ContainerLayout.settingsFolder { continue }
                 let isPackage = entry.kind == .tree && patterns.contains { GlobPattern($0).matches(entry.name) }
                 if entry.kind == .tree && !isPackage {
                     try visit(entry.id, path)

@@ -36,7 +36,7 @@ extension ContainerCore {
         var folders = [""]
         while let folder = folders.popLast() {
             for name in workTree.names(inFolder: folder) where !name.hasPrefix(WorkTree.temporaryPrefix) {
-                if folder.isEmpty && (name == ".git" || name == ".concord") { continue }
+                if folder.isEmpty && ContainerLayout.isReservedAtRoot(name) { continue }
                 let path = folder.isEmpty ? name : "\(folder)/\(name)"
                 let kind = workTree.kind(path)
                 func add(_ reason: IgnoredEntry.Reason) throws {

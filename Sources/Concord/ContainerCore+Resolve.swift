@@ -282,8 +282,8 @@ extension ContainerCore {
     /// The rules of `.concord/policies` in `tree` (none when it has no such file).
     /// - Throws: ``ConcordError/failed(_:)`` naming the first bad line.
     func policyRules(in tree: OID?) throws -> PolicyRules {
-        guard let entry = try history.entry(Self.policiesFile, in: tree) else { return PolicyRules() }
-        let data = try ConcordError.wrap("cannot read \(Self.policiesFile)") { try repository.blob(entry.id) }
+        guard let entry = try history.entry(ContainerLayout.policies, in: tree) else { return PolicyRules() }
+        let data = try ConcordError.wrap("cannot read \(ContainerLayout.policies)") { try repository.blob(entry.id) }
         do {
             return try PolicyRules(text: String(decoding: data, as: UTF8.self))
         } catch {

@@ -97,7 +97,7 @@ extension ContainerCore {
         var twins = TwinFinder(entries: entries, names: names, folder: folder, scope: scope)
         for name in names {
             if name.hasPrefix(WorkTree.temporaryPrefix) { continue }
-            if isRoot && (name == ".git" || name == ".concord") {
+            if isRoot && ContainerLayout.isReservedAtRoot(name) {
                 inTree[TreePath(name)] = nil
                 continue
             }

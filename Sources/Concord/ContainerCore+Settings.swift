@@ -59,7 +59,7 @@ extension ContainerCore {
                 )
             }
         }
-        try saveSettings(Self.packagesFile, text: patterns.map { "\($0)\n" }.joined())
+        try saveSettings(ContainerLayout.packages, text: patterns.map { "\($0)\n" }.joined())
     }
 }
 

@@ -24,7 +24,7 @@ extension ContainerCore {
     /// content it had is a version too).
     func waitingDocuments() throws -> (versions: Int, documents: [DocumentPath: Int]) {
         guard let local = try history.head() else { return (0, [:]) }
-        let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
+        let remote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(ContainerLayout.remoteMain) }
         var versions = 0
         var documents: [DocumentPath: Int] = [:]
         try ConcordError.wrap("cannot walk the history") {
@@ -36,7 +36,7 @@ extension ContainerCore {
                 let tree = known.commit.tree
                 let parentTree = try known.commit.parents.first.map { try history.known($0).commit.tree }
                 let patterns = try history.packagePatterns(in: tree)
-                for change in try repository.diff(parentTree, tree) where !change.path.hasPrefix(".concord/") {
+                for change in try repository.diff(parentTree, tree) where !ContainerLayout.isConcords(change.path) {
                     if let (document, _) = history.document(containing: change.path, patterns: patterns) { changed.insert(document) }
                 }
                 for document in changed { documents[document, default: 0] += 1 }

@@ -41,7 +41,7 @@ extension ContainerCore {
                 throw ConcordError.cloudKeptMoving(attempts: report.attempts)
             }
             report.attempts += 1
-            let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(Self.remoteBranch) }
+            let previousRemote = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(ContainerLayout.remoteMain) }
             let packsBefore = Set(repository.packs().map(\.name))
             let fetched = try cloud.fetch(progress: progress)
             CrashPoint.reach("sync:fetched")
@@ -49,7 +49,7 @@ extension ContainerCore {
             if let fetched, fetched != previousRemote {
                 try checkArrival(fetched, local: local, packsBefore: packsBefore)
                 try ConcordError.wrap("cannot write origin/main") {
-                    try repository.forceReference(Self.remoteBranch, to: fetched, message: "concord: fetch")
+                    try repository.forceReference(ContainerLayout.remoteMain, to: fetched, message: "concord: fetch")
                 }
             }
             let remote = fetched ?? previousRemote

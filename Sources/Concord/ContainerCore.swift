@@ -10,13 +10,6 @@ internal import GitFormat
 /// ``Checkout`` of the work tree, the ``CommitMaker`` of this device's commits, the
 /// ``Integration`` of two histories and the read-only ``History``.
 final class ContainerCore {
-    static let branch = "refs/heads/main"
-    static let remoteBranch = "refs/remotes/origin/main"
-    /// Where a network fetch puts the cloud's `main` until it is checked (then removed).
-    static let incomingBranch = "refs/concord/incoming"
-    static let packagesFile = ".concord/packages"
-    static let policiesFile = ".concord/policies"
-
     let repository: Repository
     let workTree: WorkTree
     let lockTimeout: Double

@@ -8,7 +8,6 @@ internal import GitFormat
 /// up to ``ceiling``; a device's own setting (`CONCORD_MAX_OBJECT_SIZE`, `concord.maxObjectSize`)
 /// overrides it on that device. `concord limits --file-size SIZE` sets it.
 struct ContainerLimits: Equatable {
-    static let file = ".concord/limits"
     /// The limit when the container names none.
     static let defaultFileSize = ArrivalCheck.Limits.defaultObjectSize
     /// The most a device accepts on the container's word alone: what a cloud can make a device
@@ -31,7 +30,7 @@ struct ContainerLimits: Equatable {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let key = words.first, !key.hasPrefix("#") else { continue }
             guard key == "file-size", words.count == 2, let size = ArrivalCheck.Limits.parseSize(String(words[1])) else {
-                throw ConcordError.failed("\(Self.file) line \(number + 1): expected 'file-size SIZE' (bytes, or a number with k, m or g)")
+                throw ConcordError.failed("\(ContainerLayout.limits) line \(number + 1): expected 'file-size SIZE' (bytes, or a number with k, m or g)")
             }
             fileSize = size
         }
@@ -44,7 +43,7 @@ struct ContainerLimits: Equatable {
     /// absent, larger than ``largestFile`` or malformed (a limit is only taken from a well-formed
     /// file).
     static func fileSize(at commit: OID?, in repository: Repository) -> Int? {
-        guard let commit, let tree = try? repository.treeID(ofCommit: commit), let entry = try? repository.entry(at: file, in: tree),
+        guard let commit, let tree = try? repository.treeID(ofCommit: commit), let entry = try? repository.entry(at: ContainerLayout.limits, in: tree),
             entry.kind == .blob, let size = try? repository.blobSize(entry.id), size <= largestFile,
             let data = try? repository.blob(entry.id)
         else { return nil }
@@ -53,6 +52,6 @@ struct ContainerLimits: Equatable {
 
     /// The limit of the device's `main` (``fileSize(at:in:)``).
     static func fileSize(inMainOf repository: Repository) -> Int? {
-        fileSize(at: try? repository.resolve(ContainerCore.branch), in: repository)
+        fileSize(at: try? repository.resolve(ContainerLayout.main), in: repository)
     }
 }

@@ -55,7 +55,7 @@ final class ContainerLock {
 
     /// True when another process holds the container's lock now (checked without waiting or keeping it).
     static func isHeld(gitDirectory: String) -> Bool {
-        isHeld(file: "\(gitDirectory)concord/lock")
+        isHeld(file: gitDirectory + ContainerLayout.lock)
     }
 
     /// True when a process holds an exclusive lock on `file` now. The question takes a shared

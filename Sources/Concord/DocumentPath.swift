@@ -24,7 +24,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
             if PathRules.isDotGit(component) { throw ConcordError.invalidPath(text, reason: "'\(component)' would be read as '.git', which belongs to git") }
             if let problem = PathRules.problem(withName: component) { throw ConcordError.invalidPath(text, reason: problem) }
         }
-        if components[0] == ".concord" {
+        if components[0] == ContainerLayout.settingsFolder {
             throw ConcordError.invalidPath(text, reason: "'.concord' holds Concord's own records")
         }
         value = components.joined(separator: "/")

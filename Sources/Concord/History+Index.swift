@@ -192,7 +192,7 @@ extension History {
     /// Debug builds: compares the extended index with one rebuilt from scratch, path by path,
     /// and appends the first difference to the file `report` (for finding extension bugs in simulations).
     private func checkAgainstRebuild(_ index: HistoryIndex, from tip: OID, at head: OID, report: String) throws {
-        let fresh = HistoryIndex.empty(gitDirectory: repository.gitDirectory + "concord/check-", patterns: index.patterns)
+        let fresh = HistoryIndex.empty(gitDirectory: repository.gitDirectory + ContainerLayout.historyCheck, patterns: index.patterns)
         let saved = self.index
         self.index = .some(fresh)
         defer { self.index = saved }
@@ -214,6 +214,6 @@ extension History {
     #endif
 
     private static func isConcordPath(_ path: String) -> Bool {
-        path == ".concord" || path.hasPrefix(".concord/")
+        ContainerLayout.isConcords(path)
     }
 }

@@ -29,7 +29,7 @@ final class History {
     // MARK: Commits and trees
 
     func head() throws -> OID? {
-        try ConcordError.wrap("cannot read main") { try repository.resolve(ContainerCore.branch) }
+        try ConcordError.wrap("cannot read main") { try repository.resolve(ContainerLayout.main) }
     }
 
     func tree(of commit: OID?) throws -> OID? {
@@ -65,9 +65,9 @@ final class History {
 
     /// The package patterns in `tree`'s `.concord/packages` (one glob a line, `#` comments).
     func packagePatterns(in tree: OID?) throws -> [String] {
-        guard let entry = try entry(ContainerCore.packagesFile, in: tree) else { return [] }
+        guard let entry = try entry(ContainerLayout.packages, in: tree) else { return [] }
         if let known = patternsByBlob[entry.id] { return known }
-        let data = try ConcordError.wrap("cannot read \(ContainerCore.packagesFile)") { try repository.blob(entry.id) }
+        let data = try ConcordError.wrap("cannot read \(ContainerLayout.packages)") { try repository.blob(entry.id) }
         let patterns = Self.parseLines(data)
         if patternsByBlob.count > 64 { patternsByBlob = [:] }
         patternsByBlob[entry.id] = patterns
@@ -83,7 +83,7 @@ final class History {
     /// The document a tree path belongs to: the shallowest folder matching a package pattern,
     /// else the path itself. Nil for Concord's own files.
     func document(containing path: String, patterns: [String]) -> (document: DocumentPath, isPackage: Bool)? {
-        if path == ".concord" || path.hasPrefix(".concord/") { return nil }
+        if ContainerLayout.isConcords(path) { return nil }
         let components = path.split(separator: "/")
         for index in components.indices {
             if patterns.contains(where: { GlobPattern($0).matches(String(components[index])) }) {

@@ -64,12 +64,12 @@ final class HistoryIndex {
 
     /// An empty index, to be built and saved as a new base.
     static func empty(gitDirectory: String, patterns: [String]) -> HistoryIndex {
-        HistoryIndex(folder: gitDirectory + "concord/history", tip: nil, patterns: patterns, generation: 0, base: nil, logBytes: 0)
+        HistoryIndex(folder: gitDirectory + ContainerLayout.historyIndex, tip: nil, patterns: patterns, generation: 0, base: nil, logBytes: 0)
     }
 
     /// The index on disk; nil when there is none or it cannot be read whole.
     static func open(gitDirectory: String) -> HistoryIndex? {
-        let folder = gitDirectory + "concord/history"
+        let folder = gitDirectory + ContainerLayout.historyIndex
         guard let text = try? String(contentsOfFile: "\(folder)/tip", encoding: .utf8) else { return nil }
         let lines = text.split(separator: "\n").map(String.init)
         guard lines.count >= 4, lines[0] == Self.format, let tip = OID(hex: lines[1]),

@@ -10,7 +10,7 @@ struct IgnoreRules: Sendable {
     /// The container's rules file, at the root of the work tree.
     static let containerFile = ".concordignore"
     /// This device's rules file, relative to the git directory.
-    static let deviceFile = "concord/ignore"
+    static let deviceFile = ContainerLayout.deviceIgnore
     /// The most bytes read of a rules file, and the most rules read from one: an ignore file is
     /// a few hundred bytes, and one from the cloud must not make each scan of the work tree slow.
     static let limits = (bytes: 1 << 20, rules: 10_000)

@@ -218,7 +218,7 @@ struct Integration {
             if change.path.hasPrefix(ConflictRecord.folder + "/") {
                 let name = String(change.path.dropFirst(ConflictRecord.folder.count + 1))
                 if let document = ConflictRecord.document(fromName: name) { side.records.insert(document) }
-            } else if change.path.hasPrefix(".concord/") {
+            } else if ContainerLayout.isConcords(change.path) {
                 side.meta.insert(TreePath(change.path))
             } else if let (document, _) = history.document(containing: change.path, patterns: patterns) {
                 side.documents.insert(document)

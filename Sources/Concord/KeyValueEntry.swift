@@ -5,7 +5,7 @@ internal import Foundation
 /// or a tombstone after a removal, with the clock and device of the write. Between concurrent
 /// writes of a key, the greater clock (then device id) wins, on every device alike.
 struct KeyValueEntry: Equatable {
-    static let folder = ".concord/kv"
+    static let folder = ContainerLayout.keyValues
 
     var value: Data?
     var clock: HybridLogicalClock

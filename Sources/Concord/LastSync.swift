@@ -26,7 +26,7 @@ public struct LastSync: Sendable, Hashable, Codable {
         self.error = error
     }
 
-    static func file(gitDirectory: String) -> String { "\(gitDirectory)concord/last-sync" }
+    static func file(gitDirectory: String) -> String { gitDirectory + ContainerLayout.lastSync }
 
     /// Writes the record atomically and durably, as the checkout journal is written (a new file,
     /// flushed, renamed over the old one, its folder flushed).
@@ -36,7 +36,7 @@ public struct LastSync: Sendable, Hashable, Codable {
         encoder.dateEncodingStrategy = .iso8601
         var data = try encoder.encode(self)
         data.append(UInt8(ascii: "\n"))
-        try WorkTree(root: String(gitDirectory.dropLast())).write("concord/last-sync", data: data)
+        try WorkTree(root: String(gitDirectory.dropLast())).write(ContainerLayout.lastSync, data: data)
     }
 
     /// The record in `gitDirectory`; nil when no sync was recorded (or the file cannot be read).

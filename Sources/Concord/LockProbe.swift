@@ -15,7 +15,7 @@ final class LockProbe: Sendable {
     private let descriptors = Mutex<(lock: Int32?, waiting: Int32?)>((nil, nil))
 
     init(gitDirectory: String) {
-        lockFile = "\(gitDirectory)concord/lock"
+        lockFile = gitDirectory + ContainerLayout.lock
         waitingFile = WaitingWrite.file(gitDirectory: gitDirectory)
     }
 

@@ -58,6 +58,6 @@ extension ContainerCore {
         guard bytes >= 1024, bytes <= 2 << 30 else {
             throw ConcordError.failed("a file-size limit of \(ArrivalCheck.format(bytes)) is out of range: give 1 KB to 2 GB")
         }
-        try saveSettings(ContainerLimits.file, text: ContainerLimits(fileSize: bytes).text)
+        try saveSettings(ContainerLayout.limits, text: ContainerLimits(fileSize: bytes).text)
     }
 }

@@ -90,7 +90,7 @@ public final class SyncAgent: Sendable {
     }
 
     /// The file a running agent holds locked, in the git directory `gitDirectory`.
-    static func lockFile(gitDirectory: String) -> String { "\(gitDirectory)concord/agent" }
+    static func lockFile(gitDirectory: String) -> String { gitDirectory + ContainerLayout.agent }
 
     /// Asks the agent to stop: it finishes the operation under way (a save or a sync), then
     /// ends ``events``. Calling it again does nothing more.

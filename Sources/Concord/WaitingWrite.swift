@@ -20,7 +20,7 @@ final class WaitingWrite: Sendable {
     private let descriptor: Int32
 
     /// The file waiters lock, in the git directory `gitDirectory` (ending in `/`).
-    static func file(gitDirectory: String) -> String { "\(gitDirectory)concord/waiting" }
+    static func file(gitDirectory: String) -> String { gitDirectory + ContainerLayout.waiting }
 
     /// Registers a waiting write until this object goes; nil when the file cannot be opened or
     /// locked (the write still waits, unseen).

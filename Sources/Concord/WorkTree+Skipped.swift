@@ -15,7 +15,7 @@ extension WorkTree {
         while let folder = folders.popLast() {
             guard let descriptor = try? open(folder, creating: false), let names = try? descriptor.names() else { continue }
             for name in names where !name.hasPrefix(Self.temporaryPrefix) {
-                if folder.isEmpty && (name == ".git" || name == ".concord") { continue }
+                if folder.isEmpty && ContainerLayout.isReservedAtRoot(name) { continue }
                 let path = folder.isEmpty ? name : "\(folder)/\(name)"
                 guard let info = descriptor.status(of: name), !name.contains("\u{FFFD}") else {
                     result.append(SkippedFile(path: path, reason: .invalidName, detail: "not a valid document name (not UTF-8)"))

@@ -61,7 +61,7 @@ final class WorkTreeWatch: Sendable {
                 return  // gone already, or a link: nothing to watch
             }
             for name in workTree.names(inFolder: folder) {
-                if folder.isEmpty && (name == ".git" || name == ".concord") { continue }
+                if folder.isEmpty && ContainerLayout.isReservedAtRoot(name) { continue }
                 let child = folder.isEmpty ? name : "\(folder)/\(name)"
                 if workTree.kind(child) == .directory { watchFolder(child, inotify: inotify) }
             }
@@ -77,7 +77,7 @@ final class WorkTreeWatch: Sendable {
                     writing.withLock { $0.removeAll() }
                     continue
                 }
-                if event.folder == "" && (event.name == ".git" || event.name == ".concord") { continue }
+                if event.folder == "" && ContainerLayout.isReservedAtRoot(event.name) { continue }
                 if event.name.hasPrefix(WorkTree.temporaryPrefix) {
                     if event.has(.movedFrom) {
                         ownRenames.withLock { cookies in

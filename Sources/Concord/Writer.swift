@@ -56,6 +56,6 @@ struct Writer {
     /// holding the container lock writes these files, and this one holds it now, so any found
     /// are stale (git itself would refuse every later update until someone removed them).
     private func removeStaleGitLocks() {
-        repository.removeStaleLocks(ofReferences: [ContainerCore.branch, ContainerCore.remoteBranch])
+        repository.removeStaleLocks(ofReferences: [ContainerLayout.main, ContainerLayout.remoteMain])
     }
 }
