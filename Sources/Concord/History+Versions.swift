@@ -79,12 +79,26 @@ extension History {
 
     /// The current version of `document` at a merge where it is absent on each of `parents`: the
     /// first parent's (the integrating side's, as when both sides reach the same content), unless
-    /// that side never had the document; nil when none did.
+    /// that side never had the document, or another side deleted it anew knowing the first
+    /// side's deletion (that side's version is in the other's history, not the reverse): as an
+    /// integration takes the only side that changed a document, the later deletion is current
+    /// (two concurrent resolutions of a file and a folder of one name each delete the folder's
+    /// files: every device agrees on the one its integration kept for the name). Nil when none
+    /// had it.
     private func firstExisting(_ parents: [OID], document: DocumentPath) throws -> OID? {
+        var chosen: (parent: OID, version: OID)?
         for parent in parents {
-            if let version = try currentVersion(of: document, at: parent) { return version }
+            guard let version = try currentVersion(of: document, at: parent) else { continue }
+            guard let current = chosen else {
+                chosen = (parent, version)
+                continue
+            }
+            func holds(_ head: OID, _ version: OID) throws -> Bool { try head == version || descends(head, from: version) }
+            if version != current.version, try holds(parent, current.version), try !holds(current.parent, version) {
+                chosen = (parent, version)
+            }
         }
-        return nil
+        return chosen?.version
     }
 
     /// Whether a one-parent commit changed `document`, from the paths it changed, found once per
