@@ -59,15 +59,17 @@ import Testing
         try await laptop.useTodoPolicy(automatically: true)
         try await laptop.container.sync()
         try await desktop.container.sync()
-        let agent = try desktop.container.watch(SyncAgent.Options(interval: .seconds(3600)))
-        defer { agent.stop() }
         try await laptop.write("home.todo", "[ ] milk\n[ ] bread\n[ ] call Anna\n")
         try await laptop.container.sync()
         try await desktop.container.sync()
         try await laptop.write("home.todo", "[x] milk\n[ ] bread\n[ ] call Anna\n[ ] stamps\n")
         try await laptop.container.sync()
-        // The desktop's edit, saved by its agent, meets the laptop's in the agent's sync.
+        // The desktop's edit is in its work tree, not saved, when its agent starts: the agent saves
+        // it, and its sync meets the laptop's edit. (Started before the edit, the agent, woken by
+        // the laptop's push to this machine's cloud, could fetch first: then no conflict.)
         try Data("[ ] milk\n[ ] call Anna\n[ ] eggs\n".utf8).write(to: URL(fileURLWithPath: "\(desktop.container.root)/home.todo"))
+        let agent = try desktop.container.watch(SyncAgent.Options(interval: .seconds(3600)))
+        defer { agent.stop() }
         let resolved = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 for await event in agent.events {
