@@ -445,7 +445,20 @@ enum PageAssets {
               const done = await post("/api/resolve", how);
               say("Resolved " + done.document + ": " + done.explanation);
               const section = document.getElementById("view");
-              section.replaceChildren(el("p", "resolved", "Resolved " + done.document + "."));
+              const resolved = el("p", "resolved", "Resolved " + done.document + ". ");
+              const undo = el("button", "undo", "Undo");
+              undo.id = "undo";
+              const name = done.document;
+              undo.addEventListener("click", async () => {
+                try {
+                  await post("/api/undo", { document: name });
+                  say("Undid the resolution of " + name + ": its versions are in contention again");
+                  await loadList();
+                  await openConflict(name);
+                } catch (error) { say(error.message); }
+              });
+              resolved.appendChild(undo);
+              section.replaceChildren(resolved);
               openDocument = null;
               currentView = null;
               await loadList();

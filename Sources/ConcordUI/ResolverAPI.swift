@@ -182,6 +182,25 @@ struct ResolverAPI: Sendable {
         }
     }
 
+    /// Undoes the resolution that made a document's current version: its versions are in
+    /// contention again (``Container/undoResolution(of:)``).
+    func undo(_ request: Request) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: 1 << 16)
+        guard request.headers[.contentType]?.hasPrefix("application/json") == true,
+            let asked = try? JSONDecoder().decode(UndoRequestJSON.self, from: Data(body.readableBytesView))
+        else {
+            return Self.failure("send a JSON undo", status: .badRequest)
+        }
+        let document = try Self.document(asked.document)
+        do {
+            let saved = try await container.undoResolution(of: document)
+            return try Self.json(RestoredJSON(document: document.value, version: saved.version))
+        } catch let error as ConcordError {
+            return Self.failure(error.description, status: .conflict)
+        }
+    }
+
     /// Resolves every document in conflict whose path matches a glob, the same way, in one
     /// commit (all of them or none): with the latest version, each one's chosen policy
     /// (`.concord/policies`), or a named policy. With `dryRun`, says what each would keep and

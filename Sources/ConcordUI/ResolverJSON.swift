@@ -272,6 +272,11 @@ struct RestoreRequestJSON: Decodable {
     var version: String
 }
 
+/// `/api/undo`'s request: the document whose last resolution to undo.
+struct UndoRequestJSON: Decodable {
+    var document: String
+}
+
 /// `/api/restore`'s answer.
 struct RestoredJSON: Encodable {
     var document: String

@@ -54,6 +54,7 @@ public struct ResolverServer: Sendable {
         router.post("/api/resolve") { request, _ in try await api.resolve(request) }
         router.get("/api/history") { request, _ in try await api.history(request) }
         router.post("/api/restore") { request, _ in try await api.restore(request) }
+        router.post("/api/undo") { request, _ in try await api.undo(request) }
         router.post("/api/bulk") { request, _ in try await api.bulk(request) }
         router.get("/api/events") { _, _ in api.events() }
         return router

@@ -148,6 +148,16 @@ def security_checks(port: int, token: str):
     check(status == 403, f"a POST without Origin is refused ({status})")
 
 
+def eventually(driver, condition, what: str, seconds: float = 10):
+    """Checks `condition(driver)` once the page had time to act on a click or key (up to
+    `seconds`): a handler may update the page after the event returns."""
+    try:
+        WebDriverWait(driver, seconds).until(lambda d: condition(d))
+        check(True, what)
+    except TimeoutException:
+        check(False, what)
+
+
 def browser(screenshot: str | None):
     options = webdriver.ChromeOptions()
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1500,1100"):
@@ -212,7 +222,7 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         second = driver.find_elements(By.CSS_SELECTOR, ".column.version")[1].get_attribute("data-device")
         driver.find_element(By.TAG_NAME, "body").send_keys("2")
         old, new = EDITS[second]
-        check(editor.get_attribute("value") == BASE.replace(old, new), f"key 2 starts the result from the second version ({second}'s)")
+        eventually(driver, lambda d: editor.get_attribute("value") == BASE.replace(old, new), f"key 2 starts the result from the second version ({second}'s)")
 
         editor.clear()
         editor.send_keys("<<<<<<< iPhone\nONE\n=======\none\n>>>>>>> iPad\n")
@@ -221,17 +231,32 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         check("note.txt" in [c["document"] for c in fx.conflicts(fx.devices[0])], "a result with conflict markers is refused")
 
         text_row.find_element(By.CSS_SELECTOR, "button.show").click()
-        check(editor.get_attribute("value") == MERGED, "a policy's preview can be edited from")
+        eventually(driver, lambda d: editor.get_attribute("value") == MERGED, "a policy's preview can be edited from")
         hunks = driver.find_elements(By.CSS_SELECTOR, ".hunk")
         ticked = [[tick.get_attribute("data-device") for tick in hunk.find_elements(By.CSS_SELECTOR, "input:checked")] for hunk in hunks]
         check(ticked == [["iPhone"], ["iPad"], ["MacBook"]], f"each hunk starts picked from the version that changed it ({ticked})")
         hunks[0].find_element(By.CSS_SELECTOR, "input[data-device=iPhone]").click()
         driver.find_element(By.ID, "build-from-picks").click()
-        check(editor.get_attribute("value") == PICKED, "the result is built from the hunks picked (iPhone's left out)")
+        eventually(driver, lambda d: editor.get_attribute("value") == PICKED, "the result is built from the hunks picked (iPhone's left out)")
         driver.find_element(By.ID, "save-result").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view .resolved"))
         wait.until(lambda d: d.title.startswith("(2) "))
         check(True, "the note is resolved on the page, two conflicts left in the title")
+
+        # Undo: the same versions in contention again (a new version holding the content current
+        # before), then the same result saved once more.
+        driver.find_element(By.ID, "undo").click()
+        wait.until(lambda d: d.title.startswith("(3) "))
+        again = {c["document"]: c["versions"] for c in fx.conflicts(fx.devices[0])}
+        check(again.get("note.txt") == 3, f"undo puts the note's three versions back in contention ({again})")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view h2") and d.find_element(By.CSS_SELECTOR, "#view h2").text == "note.txt")
+        editor = driver.find_element(By.ID, "result")
+        editor.clear()
+        editor.send_keys(PICKED)
+        driver.find_element(By.ID, "save-result").click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view .resolved"))
+        wait.until(lambda d: d.title.startswith("(2) "))
+        check(True, "the note, resolved again after the undo, leaves two conflicts in the title")
 
         driver.find_element(By.TAG_NAME, "body").send_keys("j")
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view h2") and d.find_element(By.CSS_SELECTOR, "#view h2").text == "drawing.svg")
@@ -265,11 +290,11 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".history-entry"))
         entries = driver.find_elements(By.CSS_SELECTOR, ".history-entry")
         devices = {entry.get_attribute("data-device") for entry in entries}
-        check(len(entries) == 5 and devices == set(EDITS) and "current" in entries[0].text and "resolves 3" in entries[0].text,
-              f"a normal document opens its history: five versions, the resolution first ({len(entries)}, {devices})")
+        check(len(entries) == 7 and devices == set(EDITS) and "current" in entries[0].text and "resolves 3" in entries[0].text,
+              f"a normal document opens its history: seven versions (the first, three edits, a resolution, its undo, the resolution again), the last resolution first ({len(entries)}, {devices})")
         entries[-1].find_element(By.CSS_SELECTOR, "button.restore").click()
         wait.until(lambda d: d.find_element(By.ID, "message").text.startswith("Restored note.txt"))
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".history-entry")) == 6)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".history-entry")) == 8)
         with open(os.path.join(fx.devices[0].path, "note.txt")) as file:
             check(file.read() == BASE, "restoring the first version saves its content as a new version")
 

@@ -16,7 +16,9 @@ struct ResolveCommand: AsyncParsableCommand {
             A name that is a file in one version and a folder of documents in another: the folder is the \
             current version; keeping the file (--keep ID, --latest, --file) deletes the folder's documents, \
             keeping the folder sets the file aside, --keep-both saves the file beside the folder, and --merge \
-            needs a person.
+            needs a person. --undo undoes the resolution that made DOC's current version (while nothing \
+            changed it since): a new version with the content current before it, the versions it resolved in \
+            contention again on every device; the resolution stays in the history.
             """
     )
 
@@ -49,6 +51,9 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("When a merge needs a person, write the marked-up merge to FILE.", valueName: "FILE"))
     var output: String?
 
+    @Flag(help: "Undo the resolution that made DOC's current version: a new version with the content current before it, its versions in contention again.")
+    var undo = false
+
     @Flag(help: "Say what would be kept and removed; change nothing.")
     var dryRun = false
 
@@ -56,8 +61,9 @@ struct ResolveCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        let chosen = [latest, merge, keep != nil, file != nil, keepBoth].filter { $0 }.count
-        guard chosen == 1 else { throw ValidationError("give exactly one of --latest, --merge, --keep ID, --keep-both, --file SRC") }
+        let chosen = [latest, merge, keep != nil, file != nil, keepBoth, undo].filter { $0 }.count
+        guard chosen == 1 else { throw ValidationError("give exactly one of --latest, --merge, --keep ID, --keep-both, --file SRC, --undo") }
+        if undo && (all || dryRun || json) { throw ValidationError("--undo takes one document, without --all, --dry-run or --json") }
         if all {
             guard document == nil else { throw ValidationError("give a document or --all, not both") }
             guard latest || merge || keepBoth else { throw ValidationError("--all goes with --latest, --merge or --keep-both") }
@@ -69,6 +75,11 @@ struct ResolveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let container = try global.openContainer()
+        if undo, let document {
+            let saved = try await container.undoResolution(of: document)
+            Output.line("Undid the last resolution of \(document): its versions are in contention again (version \(saved.version?.prefix(7) ?? "?") on \(container.device.name))")
+            return
+        }
         let resolution = try makeResolution()
         let documents = await all ? try container.conflicts().map(\.document) : [document!]
         let reports: [ResolveReport]
