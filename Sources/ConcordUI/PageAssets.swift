@@ -32,6 +32,10 @@ enum PageAssets {
               <ul id="bulk-report"></ul>
             </details>
             <ul id="list"></ul>
+            <details id="deleted-box">
+              <summary>Recently deleted</summary>
+              <ul id="deleted"></ul>
+            </details>
           </nav>
           <section id="view" aria-live="polite"><p class="hint">Pick a document in conflict to compare its versions.</p></section>
         </main>
@@ -48,6 +52,9 @@ enum PageAssets {
         main { display: grid; grid-template-columns: minmax(12rem, 18rem) 1fr; min-height: calc(100vh - 3rem); }
         nav { border-right: 1px solid #ddd; overflow: auto; background: #fff; }
         #list { list-style: none; margin: 0; padding: 0; }
+        #deleted-box summary { padding: .35rem .75rem; cursor: pointer; }
+        #deleted { list-style: none; margin: 0; padding: 0; }
+        #deleted li { padding: .35rem .75rem; border-bottom: 1px solid #eee; display: flex; justify-content: space-between; gap: .5rem; color: #555; }
         #list li { padding: .35rem .75rem; border-bottom: 1px solid #eee; cursor: default; display: flex; justify-content: space-between; gap: .5rem; }
         #list li { cursor: pointer; }
         #list li.inConflict { font-weight: 600; }
@@ -128,6 +135,32 @@ enum PageAssets {
             document.title = (list.conflicts > 0 ? "(" + list.conflicts + ") " : "") + "Concord — " + list.device;
             document.getElementById("heading").textContent = list.conflicts === 1 ? "1 conflict" : list.conflicts + " conflicts";
             renderList();
+            await loadDeleted();
+          }
+
+          // Recently deleted documents, each with the device and date of its deletion, and a
+          // restore that saves the content it had (a new version).
+          async function loadDeleted() {
+            const list = await getJSON("/api/deleted");
+            const ul = document.getElementById("deleted");
+            ul.replaceChildren();
+            for (const item of list.deleted) {
+              const li = el("li", "deleted");
+              li.dataset.path = item.document;
+              li.appendChild(el("span", "path", item.document));
+              li.appendChild(el("span", "when", item.device + " · " + item.modified));
+              const restore = el("button", "restore-deleted", "Restore");
+              restore.addEventListener("click", async () => {
+                try {
+                  const done = await post("/api/restore", { document: item.document, version: item.lastVersion });
+                  say("Restored " + done.document + " as a new version" + (done.version ? " " + done.version.slice(0, 7) : ""));
+                  await loadList();
+                } catch (error) { say(error.message); }
+              });
+              li.appendChild(restore);
+              ul.appendChild(li);
+            }
+            document.getElementById("deleted-box").hidden = list.deleted.length === 0;
           }
 
           function renderList() {

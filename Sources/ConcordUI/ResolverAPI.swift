@@ -133,6 +133,18 @@ struct ResolverAPI: Sendable {
 
     /// A document's history, newest first: each version with the lines it changed against the
     /// version it was made on top of (for the first, against nothing).
+    /// The documents deleted recently, the latest first, each with what restores it.
+    func deleted() async throws -> Response {
+        let deleted = try await container.recentlyDeleted()
+        return try Self.json(
+            DeletedListJSON(
+                deleted: deleted.map {
+                    DeletedJSON(
+                        document: $0.document.value, device: $0.deletion.deviceName, modified: $0.deletion.modified,
+                        version: $0.deletion.id, lastVersion: $0.lastVersion)
+                }))
+    }
+
     func history(_ request: Request) async throws -> Response {
         let document = try Self.document(request.uri.queryParameters["document"].map(String.init))
         let versions: [DocumentVersion]

@@ -272,6 +272,21 @@ struct RestoreRequestJSON: Decodable {
     var version: String
 }
 
+/// `/api/deleted`'s answer: the documents deleted recently, the latest first.
+struct DeletedListJSON: Encodable {
+    var deleted: [DeletedJSON]
+}
+
+/// A deleted document: who deleted it and when, the deletion's version, and the version whose
+/// content a restore saves again.
+struct DeletedJSON: Encodable {
+    var document: String
+    var device: String
+    var modified: Date
+    var version: String
+    var lastVersion: String
+}
+
 /// `/api/undo`'s request: the document whose last resolution to undo.
 struct UndoRequestJSON: Decodable {
     var document: String

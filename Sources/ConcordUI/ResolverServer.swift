@@ -53,6 +53,7 @@ public struct ResolverServer: Sendable {
         router.get("/api/image") { request, _ in try await api.image(request) }
         router.post("/api/resolve") { request, _ in try await api.resolve(request) }
         router.get("/api/history") { request, _ in try await api.history(request) }
+        router.get("/api/deleted") { _, _ in try await api.deleted() }
         router.post("/api/restore") { request, _ in try await api.restore(request) }
         router.post("/api/undo") { request, _ in try await api.undo(request) }
         router.post("/api/bulk") { request, _ in try await api.bulk(request) }

@@ -298,6 +298,22 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         with open(os.path.join(fx.devices[0].path, "note.txt")) as file:
             check(file.read() == BASE, "restoring the first version saves its content as a new version")
 
+        # Recently deleted: another process deletes a document; the page lists it with its
+        # restore, which brings its content back as a new version.
+        fx.must(fx.save(fx.devices[0], "gone.txt", b"deleted, then restored\n"))
+        fx.must(fx.run(fx.devices[0], "rm", "gone.txt"))
+        try:
+            WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#deleted li[data-path='gone.txt']"))
+            check(True, "a document deleted by another process is listed under Recently deleted")
+        except TimeoutException:
+            check(False, "a document deleted by another process is listed under Recently deleted")
+        driver.find_element(By.ID, "deleted-box").click()
+        driver.find_element(By.CSS_SELECTOR, "#deleted li[data-path='gone.txt'] button.restore-deleted").click()
+        eventually(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-path='gone.txt']")
+                   and not d.find_elements(By.CSS_SELECTOR, "#deleted li[data-path='gone.txt']"), "Restore brings the deleted document back")
+        with open(os.path.join(fx.devices[0].path, "gone.txt")) as file:
+            check(file.read() == "deleted, then restored\n", "the restored document holds the content it had")
+
         fx.must(fx.save(fx.devices[0], "later.txt", b"saved by another process\n"))
         try:
             WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-path='later.txt']"))
