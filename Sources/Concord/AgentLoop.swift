@@ -131,6 +131,11 @@ final class AgentLoop: Sendable {
                 return seen
             }
             if seen.stop { break }
+            // Before anything that may `continue`: the news is taken, and a peek's answer must
+            // not be lost (no other peek starts until it is heard).
+            if let peeked = seen.peeked {
+                heard(peeked, plan: &plan)
+            }
             if let first = seen.firstEdit, let last = seen.lastEdit, now >= edited(first, last) {
                 plan.scope = plan.save ? union(plan.scope, seen.edited) : seen.edited
                 plan.save = true
@@ -150,9 +155,6 @@ final class AgentLoop: Sendable {
                 plan.refused = refused
                 await save(&plan, cloud: cloud, scoped: workTree != nil && refused == 0, writing: workTree?.writing.withLock { $0 } ?? [:])
                 continue
-            }
-            if let peeked = seen.peeked {
-                heard(peeked, plan: &plan)
             }
             if seen.repository || seen.cloud {
                 await look(&plan, cloud: cloud)
