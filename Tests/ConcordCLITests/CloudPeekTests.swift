@@ -83,6 +83,19 @@ import Testing
         #expect(b.stop() == 0)
     }
 
+    @Test func aCheckIntervalOutOfRangeIsBadUsageAndStartsNoAgent() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        for value in ["-1", "0.01", "nan", "100000"] {
+            let result = try cli.run(["-C", "a", "watch", "--peek-interval=\(value)"])
+            #expect(result.status == 2, "\(value)")
+            #expect(result.stderr.hasPrefix("Error: --peek-interval takes 0 (never) or a number of seconds from 0.1 to 86400\n"), "\(value): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(value)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/a/.git/concord/agent"))
+    }
+
     // MARK: Helpers
 
     /// Starts device B's agent, syncing every hour, and waits for its first sync to end (its
