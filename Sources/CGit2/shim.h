@@ -117,9 +117,9 @@ static inline void concord_odb_backend_free(git_odb_backend *backend) {
  * reference advertisement as they are read. libgit2 reads the advertisement inside its smart
  * transport's connect, the only call that installs a connection's credential and certificate
  * callbacks (set_connect_opts refuses a transport not connected); Concord then reads the same
- * bytes itself, with its own checks (Sources/Git/Repository+Upload.swift). Only the streams of
- * the advertisement actions (*_LS) are recorded, at most `limit` bytes: past it, or when memory
- * runs out, `failed` is set and nothing more is kept.
+ * bytes itself, with its own checks (Sources/Git/Repository+Connection.swift, for a push and for
+ * a peek at a reference). Only the streams of the advertisement actions (*_LS) are recorded, at
+ * most `limit` bytes: past it, or when memory runs out, `failed` is set and nothing more is kept.
  */
 typedef struct {
     git_smart_subtransport parent;

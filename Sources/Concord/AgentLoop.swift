@@ -15,6 +15,8 @@ final class AgentLoop: Sendable {
         var edited: Set<String>? = []
         var repository = false
         var cloud = false
+        /// What the last check of a network cloud's `main` found (``CloudPeek``), not yet looked at.
+        var peeked: Result<String?, any Error>?
         var stop = false
     }
 
@@ -46,6 +48,10 @@ final class AgentLoop: Sendable {
         /// first of them is saved anyway (``SyncAgent/Options/longestWrite``).
         var unsettled: Set<String> = []
         var unsettledDeadline: ContinuousClock.Instant?
+        /// When the next check of a network cloud's `main` is due, and when the one under way
+        /// started (nil: none is).
+        var nextPeek: ContinuousClock.Instant = .now
+        var peekStarted: ContinuousClock.Instant?
     }
 
     /// Where the loop runs (the task running it prefers it; the loop keeps it alive).
@@ -89,6 +95,10 @@ final class AgentLoop: Sendable {
 
     func run() async {
         let cloud = try? container.read { $0.localCloudFolder() }
+        let peek = options.peekInterval.flatMap { interval in
+            interval > .zero && (try? container.read { $0.hasNetworkCloud() }) == true
+                ? CloudPeek(root: container.root, lockTimeout: container.options.lockTimeout) : nil
+        }
         var workTree: WorkTreeWatch?
         do {
             workTree = try WorkTreeWatch(root: container.root) { [weak self] in self?.noteEdit($0) }
@@ -112,6 +122,7 @@ final class AgentLoop: Sendable {
                 let seen = news
                 news.repository = false
                 news.cloud = false
+                news.peeked = nil
                 if let first = news.firstEdit, let last = news.lastEdit, now >= edited(first, last) {
                     news.firstEdit = nil
                     news.lastEdit = nil
@@ -120,6 +131,11 @@ final class AgentLoop: Sendable {
                 return seen
             }
             if seen.stop { break }
+            // Before anything that may `continue`: the news is taken, and a peek's answer must
+            // not be lost (no other peek starts until it is heard).
+            if let peeked = seen.peeked {
+                heard(peeked, plan: &plan)
+            }
             if let first = seen.firstEdit, let last = seen.lastEdit, now >= edited(first, last) {
                 plan.scope = plan.save ? union(plan.scope, seen.edited) : seen.edited
                 plan.save = true
@@ -156,7 +172,14 @@ final class AgentLoop: Sendable {
                 await sync(&plan, cloud: cloud)
                 continue
             }
+            // A pending sync looks at the cloud itself; so does airplane mode, by not looking.
+            let peeking = peek != nil && !plan.sync && plan.peekStarted == nil && plan.view?.airplane != true
+            if let peek, peeking, now >= plan.nextPeek {
+                start(peek, plan: &plan)
+                continue
+            }
             var deadlines = [plan.lastSync + options.interval]
+            if peeking { deadlines.append(plan.nextPeek) }
             if let first = seen.firstEdit, let last = seen.lastEdit { deadlines.append(edited(first, last)) }
             if plan.save, let retry = plan.saveRetry { deadlines.append(retry) }
             if let due = plan.unsettledDeadline { deadlines.append(due) }
@@ -226,6 +249,7 @@ final class AgentLoop: Sendable {
 
     private func sync(_ plan: inout Plan, cloud: String?) async {
         plan.lastSync = .now
+        defer { plan.nextPeek = .now + (options.peekInterval ?? .zero) }
         await refresh(&plan, cloud: cloud)
         let before = plan.view
         if before?.airplane == true {
@@ -299,6 +323,42 @@ final class AgentLoop: Sendable {
         if let tip = view.cloud, tip != view.origin {
             plan.sync = true
             plan.syncRetry = nil
+        }
+    }
+
+    /// Starts a check of the cloud's `main` off the loop's queue (``CloudPeek``): a slow server
+    /// never delays a save; its answer comes back as news.
+    private func start(_ peek: CloudPeek, plan: inout Plan) {
+        plan.peekStarted = .now
+        DispatchQueue.global().async { [weak self] in
+            let found = Result { try peek.cloudMain() }
+            self?.note { $0.peeked = found }
+        }
+    }
+
+    /// Acts on what a check of the cloud's `main` found: a sync when it names a commit this
+    /// device has neither fetched nor made; when the cloud cannot be reached, offline (told
+    /// once) and the sync's backoff, the retry being a sync. An answer older than the last sync
+    /// started is dropped: that sync looked at the cloud since.
+    private func heard(_ peeked: Result<String?, any Error>, plan: inout Plan) {
+        let started = plan.peekStarted
+        plan.peekStarted = nil
+        plan.nextPeek = .now + (options.peekInterval ?? .zero)
+        guard let started, started >= plan.lastSync else { return }
+        switch peeked {
+        case let .success(tip):
+            guard let view = plan.view, !view.airplane, tip != view.origin, tip != view.main else { return }
+            plan.sync = true
+            plan.syncRetry = nil
+        case let .failure(error):
+            plan.sync = true
+            plan.failures += 1
+            plan.syncRetry = .now + backoff(plan.failures)
+            if let error = error as? ConcordError, case .offline = error {
+                if plan.offline == nil { goOffline(error, plan: &plan) }
+            } else {
+                fail(error, plan: &plan)
+            }
         }
     }
 

@@ -171,6 +171,23 @@ final class CloudLink {
         }
     }
 
+    /// The commit the cloud's `main` names now, read without transferring any object (a network
+    /// cloud's reference advertisement, a local cloud's reference file): what the sync agent
+    /// compares with `origin/main` between syncs. Moves no reference.
+    /// - Returns: the commit; nil when the cloud has no `main`.
+    /// - Throws: the errors of ``fetch(progress:)`` for a cloud that cannot be reached or
+    ///   refused this device.
+    func peek() throws -> OID? {
+        do {
+            let cloud = try transport.cloud()
+            let tip = try cloud.peek(ContainerCore.branch, from: repository)
+            try keep(cloud.acceptedCredential)
+            return tip
+        } catch let error as GitError {
+            throw failure(error, during: .fetch)
+        }
+    }
+
     /// Sends `main` to the cloud as a fast-forward of what was fetched, then records that the
     /// cloud has it (`origin/main`).
     /// - Returns: ``PushOutcome/cloudMoved`` when the cloud moved since the fetch (fetch and

@@ -12,6 +12,14 @@ extension ContainerCore {
         return path
     }
 
+    /// True when the container's cloud is reached over the network (ssh, https, http,
+    /// `git://`): the agent checks its `main` between syncs (``CloudPeek``).
+    func hasNetworkCloud() -> Bool {
+        guard let url = try? repository.remoteURL("origin") else { return false }
+        if case .local = CloudAddress(url).transport { return false }
+        return true
+    }
+
     /// Reads the agent's view; `cloud` is the folder from ``localCloudFolder()``.
     func agentView(cloud: String?) throws -> AgentView {
         let origin = try ConcordError.wrap("cannot read origin/main") { try repository.resolve(ContainerLayout.remoteMain) }

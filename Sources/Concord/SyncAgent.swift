@@ -10,14 +10,18 @@ internal import GitFormat
 /// moment after edits, saves what changed in one version (as ``Container/saveAll()`` does) and
 /// syncs. It also syncs every ``Options/interval`` to receive other devices' versions, at once
 /// when another process moves `main` (a resolve typed in a terminal) or turns airplane mode off,
-/// and — when the cloud is a folder on this machine — at once when another device pushes to it.
+/// and at once when another device pushes to the cloud: a cloud that is a folder on this machine
+/// is watched with inotify, and a network cloud's `main` is checked every ``Options/peekInterval``
+/// (a connection that reads the references the server advertises and closes, no object
+/// transferred), a full sync following only when it moved.
 ///
 /// In airplane mode, or while the cloud cannot be reached, it goes on saving and reports
 /// ``SyncAgentEvent/Kind/offline`` once; it retries with a backoff that doubles from one second
 /// up to the interval, and reports ``SyncAgentEvent/Kind/backOnline`` when a sync succeeds
 /// again. A sync never overwrites an edit that is not saved yet: the agent saves it first and
-/// syncs again. Between events it costs nothing: no thread polls, and the only timer is the
-/// periodic sync. It runs on a serial queue of its own, not on Swift's shared pool of threads:
+/// syncs again. Between events it costs nothing over a cloud on this machine: no thread polls,
+/// and the only timer is the periodic sync; over a network cloud, the check of its `main` is the
+/// other timer (a failed check goes offline as a failed sync does, and backs off the same way). It runs on a serial queue of its own, not on Swift's shared pool of threads:
 /// an app whose tasks keep that pool busy does not delay it.
 ///
 /// ```swift
@@ -44,16 +48,21 @@ public final class SyncAgent: Sendable {
         /// a file written slowly is saved once, whole, when its writer closes it; past this
         /// bound it is saved as it stands, and again once closed.
         public var longestWrite: Duration
+        /// How often it checks a network cloud's `main` between syncs (default 1 second), syncing
+        /// when it moved; nil or zero: never, the cloud's changes then arrive at the periodic sync.
+        /// A cloud on this machine needs no check: inotify tells of its changes.
+        public var peekInterval: Duration?
 
         /// Makes options; the defaults suit a person editing documents.
         public init(
             interval: Duration = .seconds(30), quietPeriod: Duration = .milliseconds(200), longestWait: Duration = .seconds(5),
-            longestWrite: Duration = .seconds(60)
+            longestWrite: Duration = .seconds(60), peekInterval: Duration? = .seconds(1)
         ) {
             self.interval = interval
             self.quietPeriod = quietPeriod
             self.longestWait = longestWait
             self.longestWrite = longestWrite
+            self.peekInterval = peekInterval
         }
     }
 

@@ -29,6 +29,14 @@ public protocol Cloud: AnyObject {
     ///   ``GitError/isBadObject`` (``GitError/isOverLimit``) for what it sent.
     func fetch(_ branch: String, into repository: Repository, known: [OID], progress: (@Sendable (TransferProgress) -> Void)?) throws -> OID?
 
+    /// The commit the cloud's `branch` names now, read without transferring any object: what
+    /// tells a device, between syncs, that the cloud moved. `repository` is the device's
+    /// (a network cloud's remote is configured there).
+    /// - Returns: the commit; nil when the cloud has no such branch.
+    /// - Throws: ``GitError``, as ``fetch(_:into:known:progress:)`` does when it cannot reach
+    ///   the cloud or either side refused the other.
+    func peek(_ branch: String, from repository: Repository) throws -> OID?
+
     /// Sends `target` and what the cloud lacks of its history from `repository`, and moves the
     /// cloud's `branch` to it if the branch still names `expected` (nil: if it does not exist).
     /// - Returns: ``PushOutcome/cloudMoved`` when the branch names another commit (nothing

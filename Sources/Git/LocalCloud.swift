@@ -34,6 +34,11 @@ public final class LocalCloud: Cloud {
         return tip
     }
 
+    /// The commit `branch` names, read from the cloud's files (``reference(_:)``).
+    public func peek(_ branch: String, from device: Repository) throws -> OID? {
+        try reference(branch)
+    }
+
     /// Copies the objects of `target`'s commits the cloud lacks (hiding `expected` and what
     /// the branch names now), then moves the branch by compare-and-swap from `expected`.
     public func push(_ target: OID, to branch: String, expected: OID?, from device: Repository) throws -> PushOutcome {

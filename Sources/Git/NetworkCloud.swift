@@ -43,6 +43,15 @@ public final class NetworkCloud: Cloud {
         return tip
     }
 
+    /// The commit `branch` names on the server, from the references it advertises when a fetch
+    /// connects; the connection is closed before anything else is said
+    /// (``Repository/advertisedReference(_:remote:url:access:limits:)``).
+    public func peek(_ branch: String, from repository: Repository) throws -> OID? {
+        let (id, accepted) = try repository.advertisedReference(branch, remote: remote, url: url, access: access, limits: limits)
+        acceptedCredential = accepted
+        return id
+    }
+
     /// Moves `branch` on the server from `expected` to `target`, sending one pack of what
     /// changed (``Repository/upload(_:to:expected:remote:url:access:limits:)``).
     public func push(_ target: OID, to branch: String, expected: OID?, from repository: Repository) throws -> PushOutcome {

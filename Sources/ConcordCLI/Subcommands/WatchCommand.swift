@@ -11,7 +11,9 @@ struct WatchCommand: AsyncParsableCommand {
         discussion: """
             The sync agent: it watches the work tree, saves what changed once edits pause (as save --all \
             does) and syncs; it also syncs every --interval seconds to receive other devices' versions, \
-            and at once when another device pushes to a cloud on this machine. In airplane mode, or while \
+            and at once when another device pushes: a cloud on this machine is watched, and a network \
+            cloud's main is checked every --peek-interval seconds (one connection that reads the \
+            references the server advertises; a sync follows only when main moved). In airplane mode, or while \
             the cloud cannot be reached, it keeps saving and retries later. Conflicts whose rule in \
             .concord/policies ends with 'auto' are resolved at once. One line per event on standard output: \
             watching, saved, sent, received, new conflict (one line for each document, with its versions), \
@@ -26,6 +28,11 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Sync every SECONDS when nothing else makes it sync (default 30).", valueName: "SECONDS"))
     var interval: Double = 30
 
+    @Option(
+        help: ArgumentHelp(
+            "Check a network cloud's main every SECONDS between syncs, syncing when it moved (default 1; 0: never).", valueName: "SECONDS"))
+    var peekInterval: Double = 1
+
     @Flag(help: "Print one JSON object a line (event, documents, time; detail for new conflict, auto-resolved, offline and failed).")
     var json = false
 
@@ -35,6 +42,9 @@ struct WatchCommand: AsyncParsableCommand {
     func validate() throws {
         guard interval.isFinite, (1...86_400).contains(interval) else {
             throw ValidationError("--interval takes a number of seconds from 1 to 86400")
+        }
+        guard peekInterval.isFinite, peekInterval == 0 || (0.1...86_400).contains(peekInterval) else {
+            throw ValidationError("--peek-interval takes 0 (never) or a number of seconds from 0.1 to 86400")
         }
     }
 
@@ -52,7 +62,9 @@ struct WatchCommand: AsyncParsableCommand {
         if notify && notifier == nil {
             Output.printError("concord: notify-send was not found (libnotify): new conflicts are told here only, not as desktop notifications")
         }
-        let agent = try container.watch(SyncAgent.Options(interval: .milliseconds(Int(interval * 1000))))
+        let agent = try container.watch(
+            SyncAgent.Options(
+                interval: .milliseconds(Int(interval * 1000)), peekInterval: peekInterval > 0 ? .milliseconds(Int(peekInterval * 1000)) : nil))
         stopper.stop(agent)
         for await event in agent.events {
             print(event, container: container)
