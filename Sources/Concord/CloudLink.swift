@@ -180,7 +180,7 @@ final class CloudLink {
     func peek() throws -> OID? {
         do {
             let cloud = try transport.cloud()
-            let tip = try cloud.peek(ContainerCore.branch, from: repository)
+            let tip = try cloud.peek(ContainerLayout.main, from: repository)
             try keep(cloud.acceptedCredential)
             return tip
         } catch let error as GitError {
