@@ -166,26 +166,7 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
         try await fixture[2].save(doc("a.txt"), content: text("a"))
         try await fixture.diverge("b.txt", base: "base\n", "one\n", "two\n")
         let container = try await Container.open(at: fixture[1].root, options: Container.Options(lockTimeout: 20))
-        let lock = "\(fixture[1].root)/.git/concord/lock"
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["-o", lock, "cat"]
-        let input = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = FileHandle.nullDevice
-        try holder.run()
-        defer { if holder.isRunning { holder.terminate() } }
-        var held = false
-        for _ in 0..<600 where !held {
-            let probe = Process()
-            probe.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-            probe.arguments = ["-n", "-s", lock, "true"]
-            try probe.run()
-            probe.waitUntilExit()
-            held = probe.terminationStatus != 0
-            if !held { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        #expect(held)
+        let holder = try await LockHolder(containerAt: fixture[1].root)
         let ended = Mutex(false)
         let syncing = Task {
             defer { ended.withLock { $0 = true } }
@@ -205,8 +186,7 @@ func collect<Element: Sendable>(_ stream: AsyncStream<Element>, within seconds: 
         #expect(query.results.map(\.path) == [doc("b.txt")])
         #expect(!ended.withLock { $0 }, "the reads waited for the sync to end")
         let waitingSync = syncing
-        try input.fileHandleForWriting.close()
-        holder.waitUntilExit()
+        try holder.release()
         _ = try await waitingSync.value
         query.stop()
         document.close()

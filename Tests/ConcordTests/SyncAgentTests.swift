@@ -182,31 +182,13 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
 
     /// Another process writing alone (util-linux flock standing in for its sync) disables no
     /// editing; a save waiting behind it (another handle on the container) does, until it ran.
-    /// The holder keeps the lock until the test closes its input: no step depends on a timing.
+    /// The holder keeps the lock until the test lets it go: no step depends on a timing.
     @Test func anOpenDocumentShowsEditingDisabledWhileAWriteWaits() async throws {
         let fixture = try Fixture(devices: 1)
         try await fixture[1].save(doc("a.txt"), content: text("a"))
         let document = try await fixture[1].openDocument(doc("a.txt"))
         let changes = document.changes()
-        let lock = "\(fixture[1].root)/.git/concord/lock"
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["-o", lock, "cat"]
-        let input = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = FileHandle.nullDevice
-        try holder.run()
-        var held = false
-        for _ in 0..<600 where !held {
-            let probe = Process()
-            probe.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-            probe.arguments = ["-n", "-s", lock, "true"]
-            try probe.run()
-            probe.waitUntilExit()
-            held = probe.terminationStatus != 0
-            if !held { try await Task.sleep(for: .milliseconds(50)) }
-        }
-        #expect(held)
+        let holder = try await LockHolder(containerAt: fixture[1].root)
         // Told of the lock taken (inotify) by now: a writer alone leaves the document normal.
         try await Task.sleep(for: .milliseconds(300))
         #expect(document.state == .normal)
@@ -219,8 +201,7 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         }
         let waiting = await collect(changes, within: 120) { $0.contains { $0.state == .editingDisabled } }
         #expect(waiting.contains { $0.state == .editingDisabled })
-        try input.fileHandleForWriting.close()
-        holder.waitUntilExit()
+        try holder.release()
         var version: String?
         for await value in saved { version = value }
         #expect(version != nil)
