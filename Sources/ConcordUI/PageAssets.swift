@@ -248,6 +248,17 @@ enum PageAssets {
                 const row = el("div", "line " + (change ? (change.change === "added" ? "added" : "changed") : "context"), file + (change ? " — " + change.change + counts : ""));
                 row.dataset.file = file;
                 body.appendChild(row);
+                // A changed text file's lines, as a unified diff below its name.
+                for (const hunk of (change && change.hunks) || []) {
+                  const block = el("div", "file-hunk");
+                  block.dataset.file = file;
+                  block.appendChild(el("div", "line context hunk-header", "@@ −" + hunk.oldStart + "," + hunk.oldCount + " +" + hunk.newStart + "," + hunk.newCount + " @@"));
+                  for (const line of hunk.lines) {
+                    const kind = line.kind === "added" ? "added" : line.kind === "removed" ? "removed" : "context";
+                    block.appendChild(el("div", "line " + kind, (kind === "added" ? "+ " : kind === "removed" ? "− " : "  ") + strip(line.text)));
+                  }
+                  body.appendChild(block);
+                }
               }
               for (const change of side.fileChanges || []) if (change.change === "removed") body.appendChild(el("div", "line removed", change.path + " — removed"));
             }

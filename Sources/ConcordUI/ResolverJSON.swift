@@ -339,6 +339,12 @@ struct FileChangeJSON: Encodable {
     var change: String
     var added: Int?
     var removed: Int?
+    /// A changed text file's differences, as hunks (nil for binary content, or past
+    /// ``largestShown`` lines of them: the counts still say how much changed).
+    var hunks: [TextDiff.Hunk]?
+
+    /// The most lines of hunks shown for one file of a package.
+    static let largestShown = 400
 
     static func changes(from before: [String: Data], to after: [String: Data]) -> [FileChangeJSON] {
         Set(before.keys).union(after.keys).sorted().compactMap { path in
@@ -347,7 +353,8 @@ struct FileChangeJSON: Encodable {
             case (_?, nil): return FileChangeJSON(path: path, change: "removed")
             case let (old?, new?) where old != new:
                 let diff = try? TextDiff(old: old, new: new)
-                return FileChangeJSON(path: path, change: "changed", added: diff?.addedCount, removed: diff?.removedCount)
+                let shown = diff.flatMap { $0.hunks.reduce(0) { $0 + $1.lines.count } <= largestShown ? $0.hunks : nil }
+                return FileChangeJSON(path: path, change: "changed", added: diff?.addedCount, removed: diff?.removedCount, hunks: shown)
             default: return nil
             }
         }

@@ -188,6 +188,11 @@ import Testing
         #expect(changes("iPhone") == ["photo.txt added", "text.md changed +1 -1"])
         #expect(changes("iPad") == ["meta.json removed"])
         #expect(versions.first { $0["device"] as? String == "iPad" }?["files"] as? [String] == ["text.md"])
+        // A changed text file's lines come with it, as a unified diff's hunks.
+        let phoneVersion = versions.first { $0["device"] as? String == "iPhone" }
+        let text = ((phoneVersion?["fileChanges"] as? [[String: Any]]) ?? []).first { $0["path"] as? String == "text.md" }
+        let lines = ((text?["hunks"] as? [[String: Any]]) ?? []).flatMap { ($0["lines"] as? [[String: Any]]) ?? [] }
+        #expect(lines.map { "\($0["kind"] as? String ?? "") \($0["text"] as? String ?? "")" } == ["context day one", "removed day two", "added day 2"])
     }
 
     @Test func manyConflictsAreResolvedAfterAPreviewOfWhatEachKeepsAndRemoves() async throws {
