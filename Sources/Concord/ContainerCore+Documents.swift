@@ -41,12 +41,13 @@ extension ContainerCore {
                 throw ConcordError.invalidPath(
                     document.value, reason: "it is a folder of documents in the work tree; remove them first, or replace the folder by the file and save it")
             }
-            if case let .file(data)? = content { try limits().checkSize(data.count, of: document.value) }
+            let limits = try limits()
+            if case let .file(data)? = content { try limits.checkSize(data.count, of: document.value) }
             if case let .package(files)? = content {
-                for (file, data) in files { try limits().checkSize(data.count, of: "\(document.value)/\(file)") }
+                for (file, data) in files { try limits.checkSize(data.count, of: "\(document.value)/\(file)") }
             }
             if let content { try writeWorkContent(document, content, isPackage: isPackage, rules: rules) }
-            let newEntry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository, ignoring: rules)
+            let newEntry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository, ignoring: rules, limits: limits)
             CrashPoint.reach("save:objects-written")
             guard let newEntry else { throw ConcordError.missingInput(document.value) }
             if oldEntry?.id == newEntry.id && oldEntry?.mode == newEntry.mode {

@@ -63,6 +63,6 @@ extension ContainerCore {
     private func workMatches(_ document: DocumentPath, _ entry: TreeEntry, isPackage: Bool) throws -> Bool {
         guard isPackage else { return try checkout.workFileMatches(document.value, entry) }
         guard workTree.kind(document.value) == .directory else { return false }
-        return try workTree.entry(of: document, isPackage: true, storingIn: repository, ignoring: ignoreRules())?.id == entry.id
+        return try workTree.entry(of: document, isPackage: true, storingIn: repository, ignoring: ignoreRules(), limits: limits())?.id == entry.id
     }
 }

@@ -22,7 +22,7 @@ extension ContainerCore {
         let head = try history.head()
         let headTree = try history.tree(of: head)
         let patterns = try history.packagePatterns(in: headTree)
-        var scan = Scan(rules: ignoreRules(), held: held)
+        var scan = Scan(rules: ignoreRules(), limits: try limits(), held: held)
         try scanFolder("", tree: headTree.flatMap { $0 }, patterns: patterns, scan: &scan, isRoot: true, scope: scope)
         var result = SaveAllResult(
             version: nil, added: scan.added.sorted(), changed: scan.changed.sorted(),
@@ -70,6 +70,8 @@ extension ContainerCore {
 
     private struct Scan {
         let rules: IgnoreRules
+        /// The size limits, read once for the whole scan.
+        let limits: ArrivalCheck.Limits
         /// Files still being written: left as they are in main.
         let held: Set<String>
         var updates: [TreeUpdate] = []
@@ -139,7 +141,7 @@ extension ContainerCore {
             case .directory, .file:
                 let entry: TreeEntry?
                 do {
-                    entry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository, ignoring: scan.rules)
+                    entry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository, ignoring: scan.rules, limits: scan.limits)
                 } catch let error as ConcordError {
                     scan.skipped.append(.init(path: path, reason: error.description))
                     continue

@@ -13,8 +13,10 @@ extension WorkTree {
     ///   one), a folder that is not a package, or anything but a regular file;
     ///   ``ConcordError/invalidPackage(_:reason:)`` for a file whose name matches a package pattern
     ///   or a package holding a link; ``ConcordError/io(_:reason:)`` for a file larger than other
-    ///   devices accept (``ArrivalCheck/Limits``).
-    func entry(of document: DocumentPath, isPackage: Bool, storingIn repository: Repository, ignoring rules: IgnoreRules) throws -> TreeEntry? {
+    ///   devices accept (`limits`, read once by the caller for the whole operation).
+    func entry(
+        of document: DocumentPath, isPackage: Bool, storingIn repository: Repository, ignoring rules: IgnoreRules, limits: ArrivalCheck.Limits
+    ) throws -> TreeEntry? {
         let path = document.value
         switch kind(path) {
         case .missing:
@@ -29,31 +31,29 @@ extension WorkTree {
             guard isPackage else {
                 throw ConcordError.invalidPath(path, reason: "it is a folder; save the files in it, or make folders like it packages (package patterns in .concord/packages)")
             }
-            return TreeEntry(name: document.name, id: try storePackageTree(path, in: repository, ignoring: rules), mode: TreeEntry.treeMode)
+            return TreeEntry(name: document.name, id: try storePackageTree(path, in: repository, ignoring: rules, limits: limits), mode: TreeEntry.treeMode)
         case .file:
             if isPackage { throw ConcordError.invalidPackage(path, reason: "it is a file, but its name matches a package pattern") }
-            let id = try storeBlob(path, in: repository)
+            let id = try storeBlob(path, in: repository, limits: limits)
             return TreeEntry(name: document.name, id: id, mode: isExecutable(path) ? TreeEntry.executableMode : TreeEntry.fileMode)
         }
     }
 
     /// Stores a work-tree file as a blob; a file larger than other devices accept is refused
     /// here, so that no device saves what the others refuse.
-    private func storeBlob(_ path: String, in repository: Repository) throws -> OID {
+    private func storeBlob(_ path: String, in repository: Repository, limits: ArrivalCheck.Limits) throws -> OID {
         try withOpenFile(path) { descriptor in
             var info = stat()
-            if fstat(descriptor, &info) == 0 {
-                try ArrivalCheck.Limits.current(in: repository, containerFileSize: ContainerLimits.fileSize(inMainOf: repository)).checkSize(Int(info.st_size), of: path)
-            }
+            if fstat(descriptor, &info) == 0 { try limits.checkSize(Int(info.st_size), of: path) }
             return try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromDescriptor: descriptor, name: path) }
         }
     }
 
-    private func storePackageTree(_ package: String, in repository: Repository, ignoring rules: IgnoreRules) throws -> OID {
+    private func storePackageTree(_ package: String, in repository: Repository, ignoring rules: IgnoreRules, limits: ArrivalCheck.Limits) throws -> OID {
         var updates: [TreeUpdate] = []
         for file in try packageFiles(package, ignoring: rules) {
             let full = "\(package)/\(file)"
-            let id = try storeBlob(full, in: repository)
+            let id = try storeBlob(full, in: repository, limits: limits)
             updates.append(.upsert(path: file, id: id, mode: isExecutable(full) ? TreeEntry.executableMode : TreeEntry.fileMode))
         }
         return try ConcordError.wrap("cannot write the package tree") { try repository.updateTree(nil, updates) }

@@ -9,10 +9,8 @@ import Testing
     private static let bound: Double = 20
 
     @Test func anEditArrivesOverGitDaemonLongBeforeThePeriodicSync() throws {
-        let cli = try CLI()
+        let (cli, daemon) = try CloudTesting.daemonFixture()
         defer { cli.remove() }
-        try CloudTesting.makeBare("\(cli.folder)/cloud.git")
-        let daemon = try GitDaemon(base: cli.folder)
         defer { daemon.stop() }
         try arrives(cli, url: daemon.url("cloud.git"))
     }
@@ -35,10 +33,8 @@ import Testing
 
     /// Without the check, the edit waits for the periodic sync: the check is what brings it.
     @Test func withTheCheckTurnedOffAnEditWaitsForThePeriodicSync() throws {
-        let cli = try CLI()
+        let (cli, daemon) = try CloudTesting.daemonFixture()
         defer { cli.remove() }
-        try CloudTesting.makeBare("\(cli.folder)/cloud.git")
-        let daemon = try GitDaemon(base: cli.folder)
         defer { daemon.stop() }
         let url = daemon.url("cloud.git")
         try cli.ok(["init", "a", "--device", "A", "--remote", url])

@@ -22,6 +22,19 @@ enum CloudTesting {
         return (cli, server)
     }
 
+    /// A CLI fixture with a `git daemon` serving an empty repository `cloud.git` from its folder
+    /// (`daemon.url("cloud.git")`).
+    static func daemonFixture() throws -> (cli: CLI, daemon: GitDaemon) {
+        let cli = try CLI()
+        do {
+            try makeBare("\(cli.folder)/cloud.git")
+            return (cli, try GitDaemon(base: cli.folder))
+        } catch {
+            cli.remove()
+            throw error
+        }
+    }
+
     /// Makes an empty bare repository with `main` as its HEAD.
     static func makeBare(_ path: String) throws {
         try runTool("/usr/bin/git", ["init", "--quiet", "--bare", "--initial-branch=main", path])

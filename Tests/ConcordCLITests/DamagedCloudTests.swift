@@ -118,10 +118,8 @@ import Testing
     }
 
     @Test func aMalformedCommitOverGitDaemonIsRefusedNotOffline() throws {
-        let cli = try CLI()
+        let (cli, daemon) = try CloudTesting.daemonFixture()
         defer { cli.remove() }
-        try CloudTesting.makeBare("\(cli.folder)/cloud.git")
-        let daemon = try GitDaemon(base: cli.folder)
         defer { daemon.stop() }
         let url = daemon.url("cloud.git")
         try cli.ok(["init", "a", "--device", "A", "--remote", url])

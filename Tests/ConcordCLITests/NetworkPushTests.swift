@@ -6,10 +6,8 @@ import Testing
 /// each other's versions (the one that finds the cloud moved fetches, integrates and tries again).
 @Suite struct NetworkPushTests {
     @Test func devicesSyncingAtOnceLoseNothing() throws {
-        let cli = try CLI()
+        let (cli, daemon) = try CloudTesting.daemonFixture()
         defer { cli.remove() }
-        try CloudTesting.makeBare("\(cli.folder)/cloud.git")
-        let daemon = try GitDaemon(base: cli.folder)
         defer { daemon.stop() }
         let url = daemon.url("cloud.git")
         try cli.ok(["init", "a", "--device", "A", "--remote", url])

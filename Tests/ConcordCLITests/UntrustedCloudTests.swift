@@ -70,10 +70,8 @@ import Glibc
     /// gigabyte from 16 KB of instructions is refused by libgit2's indexer at Concord's limit,
     /// before the gigabyte is spent; and the arrival limit counts each path there too.
     @Test func overGitDaemonADeltaBombAndOneFileUnderManyNamesAreRefused() throws {
-        let cli = try CLI()
+        let (cli, daemon) = try CloudTesting.daemonFixture()
         defer { cli.remove() }
-        try CloudTesting.makeBare("\(cli.folder)/cloud.git")
-        let daemon = try GitDaemon(base: cli.folder)
         defer { daemon.stop() }
         let url = daemon.url("cloud.git")
         try cli.ok(["init", "a", "--device", "A", "--remote", url])

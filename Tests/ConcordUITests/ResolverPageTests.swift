@@ -111,6 +111,32 @@ import Testing
         }
     }
 
+    @Test func aResolutionIsUndoneAndADeletedDocumentRestoredThroughTheAPI() async throws {
+        let conflict = try await Conflict()
+        let server = try UIServer(root: conflict.phone.root)
+        let note = try DocumentPath("note.txt")
+        let contenders = try await conflict.phone.unresolvedVersions(of: note).count
+        #expect(try server.post("/api/resolve", ["document": "note.txt", "action": "latest"]).status == 200)
+        let undone = try server.post("/api/undo", ["document": "note.txt"])
+        #expect(undone.status == 200, "\(undone.json)")
+        #expect(try await conflict.phone.unresolvedVersions(of: note).count == contenders, "the same versions in contention again")
+        // Refused, nothing changed: in conflict again, not JSON, a path outside the container.
+        let tree = try await conflict.phone.versions(of: note).count
+        #expect(try server.post("/api/undo", ["document": "note.txt"]).status == 409)
+        #expect(try server.request("POST", "/api/undo", headers: server.writeHeaders(), body: Data("undo".utf8)).status == 400)
+        #expect(try server.post("/api/undo", ["document": "../outside"]).status == 400)
+        #expect(try await conflict.phone.versions(of: note).count == tree)
+
+        try await conflict.phone.save(DocumentPath("gone.txt"), content: .file(Data("gone\n".utf8)))
+        try await conflict.phone.remove(DocumentPath("gone.txt"))
+        let deleted = try #require((try server.get("/api/deleted").json["deleted"] as? [[String: Any]])?.first)
+        #expect(deleted["document"] as? String == "gone.txt" && deleted["device"] as? String == conflict.phone.device.name)
+        let restored = try server.post("/api/restore", ["document": "gone.txt", "version": deleted["lastVersion"] as? String ?? ""])
+        let after = try server.get("/api/deleted").json["deleted"] as? [Any]
+        #expect(restored.status == 200 && after?.isEmpty == true)
+        #expect(try await conflict.phone.content(of: DocumentPath("gone.txt")) == .file(Data("gone\n".utf8)))
+    }
+
     @Test func theHistoryShowsEachVersionsChangesAndAVersionCanBeRestored() async throws {
         let conflict = try await Conflict()
         let server = try UIServer(root: conflict.phone.root)

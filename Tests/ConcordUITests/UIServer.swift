@@ -79,10 +79,12 @@ final class UIServer {
 
     /// A POST of `json` as the page makes it: same origin, the CSRF token.
     func post(_ path: String, _ json: [String: Any]) throws -> Answer {
-        try request(
-            "POST", path,
-            headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(port)", "X-Concord-CSRF": csrf, "Content-Type": "application/json"],
-            body: try JSONSerialization.data(withJSONObject: json))
+        try request("POST", path, headers: writeHeaders(), body: try JSONSerialization.data(withJSONObject: json))
+    }
+
+    /// The headers of a write the page would send: its cookie, origin and CSRF token.
+    func writeHeaders() -> [String: String] {
+        ["Cookie": cookie, "Origin": "http://127.0.0.1:\(port)", "X-Concord-CSRF": csrf, "Content-Type": "application/json"]
     }
 
     /// One request: `Host` is 127.0.0.1:PORT unless `headers` gives one.
