@@ -54,7 +54,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "ConcordUITool", dependencies: ["ConcordUI"]),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // GitBytes (formats written byte by byte) and ScriptedCloud (a cloud whose calls a test scripts).
+        .target(name: "TestSupport", dependencies: ["Git", "GitFormat"], path: "Tests/TestSupport"),
         // The fuzz targets' test functions, which the fuzz executables call and FuzzCorpusTests
         // runs every committed seed and saved crash through.
         .target(name: "GitFormatFuzzing", dependencies: ["GitFormat"], path: "Tests/GitFormatFuzzing"),

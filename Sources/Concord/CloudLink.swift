@@ -31,6 +31,8 @@ final class CloudLink {
         case missing(GitError)
         /// ssh, https, http or `git://`, through libgit2's transports.
         case network(NetworkCloud)
+        /// A test's cloud in place of the container's own (``CloudSubstitution``).
+        case substitute(any Cloud)
 
         /// The cloud, whatever its transport.
         /// - Throws: why a cloud on this machine cannot be reached.
@@ -39,6 +41,7 @@ final class CloudLink {
             case let .local(cloud): cloud
             case let .missing(error): throw error
             case let .network(cloud): cloud
+            case let .substitute(cloud): cloud
             }
         }
     }
@@ -78,6 +81,11 @@ final class CloudLink {
         }
         let address = CloudAddress(configured)
         self.address = address
+        if let substitute = try CloudSubstitution.cloud(for: repository) {
+            transport = .substitute(substitute)
+            secretsSource = nil
+            return
+        }
         if case let .local(path) = address.transport {
             do {
                 transport = .local(
