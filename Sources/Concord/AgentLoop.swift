@@ -288,6 +288,15 @@ final class AgentLoop: Sendable {
             switch error {
             case .offline:
                 if plan.offline == nil { goOffline(error, plan: &plan) }
+            case let .cloudRefused(refusal) where refusal.cause == .writeAccess:
+                // A device that may read but not write: what arrived was taken (say so), and
+                // the refusal is one line until it changes; its versions wait for write access.
+                if let main = before?.main, let now = await view(cloud: cloud)?.main, now != main,
+                    let received = try? container.read({ try $0.changedDocuments(from: main, to: now) }), !received.isEmpty
+                {
+                    report(.received, received.sorted())
+                }
+                fail(error, plan: &plan)
             case .busy:
                 break
             case .unsavedChanges:

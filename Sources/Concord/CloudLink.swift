@@ -60,6 +60,9 @@ final class CloudLink {
     private var pendingSecrets: CloudSecrets?
     /// Keeps a local cloud's object database small after a push (``Maintenance``).
     private let maintain: (Repository) -> Void
+    /// True once a fetch through this link was answered: a push refused by the server right
+    /// after is a refusal of this device's writes, not a cloud out of reach.
+    private var answeredFetch = false
 
     /// The link of the container whose repository is `repository`.
     /// - Parameter secretsSource: where the stored secrets came from, when init or clone was
@@ -173,6 +176,7 @@ final class CloudLink {
                 tip = try network.fetch(ContainerLayout.main, into: repository, known: known, progress: progress.map(SyncProgress.forward))
             }
             try keep(cloud.acceptedCredential)
+            answeredFetch = true
             return tip
         } catch let error as GitError {
             throw failure(error, during: .fetch)
@@ -296,6 +300,17 @@ final class CloudLink {
                 CloudRefusal(
                     cause: .certificate, url: url,
                     detail: "\(message); if a private authority signed it, name its certificate with SSL_CERT_FILE=FILE"))
+        }
+        if step == .push, answeredFetch, error.isRefusedByServer {
+            // The server answered the fetch a moment ago and turned the push away: a device
+            // that may read but not write (a read-only user of a shared git host).
+            let words = CloudText.redacted(error.message.split(whereSeparator: \.isNewline).joined(separator: " "))
+            let waiting = (try? Self.waitingVersions(in: repository)) ?? 0
+            return .cloudRefused(
+                CloudRefusal(
+                    cause: .writeAccess, url: url,
+                    detail: "\(words); this device received the others' versions and keeps its \(waiting) own "
+                        + "until it may write (ask the cloud's owner for write access)"))
         }
         if error.isOverLimit {
             let advice =

@@ -7,6 +7,14 @@ extension GitError {
         code == .certificate && errorClass == .ssh || errorClass == .ssh && message.contains("known_hosts")
     }
 
+    /// True when a server that was reached answered with a refusal of its own (an ssh server's
+    /// message, an https server's 403): not a connection lost, a time-out, nor a key or a
+    /// certificate refused.
+    public var isRefusedByServer: Bool {
+        if isTimeout || isHostKey || isAuthentication { return false }
+        return errorClass == .ssh || errorClass == .http && message.contains("403")
+    }
+
     /// True when a server's TLS certificate could not be verified.
     public var isCertificate: Bool { code == .certificate && !isHostKey }
 

@@ -18,8 +18,10 @@ final class SSHServer {
     private let process: ServerProcess
 
     /// Makes the keys and starts `sshd` with files below `folder`; every session runs
-    /// `forceCommand` instead of the command asked for, when given.
-    init(in folder: String, forceCommand: String? = nil) throws {
+    /// `forceCommand` instead of the command asked for, when given. The keys let in are those of
+    /// `authorizedKeys` when given (a file another program writes, as gitolite does), else the
+    /// home's key.
+    init(in folder: String, forceCommand: String? = nil, authorizedKeys: String? = nil) throws {
         self.folder = folder
         home = "\(folder)/home"
         try FileManager.default.createDirectory(atPath: "\(home)/.ssh", withIntermediateDirectories: true)
@@ -36,7 +38,7 @@ final class SSHServer {
             Port \(port)
             ListenAddress 127.0.0.1
             HostKey \(folder)/host_key
-            AuthorizedKeysFile \(folder)/authorized_keys
+            AuthorizedKeysFile \(authorizedKeys ?? "\(folder)/authorized_keys")
             PidFile none
             UsePAM no
             StrictModes no

@@ -44,15 +44,16 @@ concord_setup() {
     "${root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 }
 
-# The Debian packages of the cloud servers named (ssh, https; others need none): OpenSSH's server
+# The Debian packages of the cloud servers named (ssh, https, gitolite; others need none): OpenSSH's server
 # and client; lighttpd with its TLS module (a package of its own, only recommended by lighttpd)
-# and openssl for the certificates.
+# and openssl for the certificates; gitolite3 for a shared host with per-user rights.
 concord_server_packages() {
     local cloud
     for cloud in "$@"; do
         case "$cloud" in
             ssh) echo openssh-server openssh-client ;;
             https) echo lighttpd lighttpd-mod-openssl openssl ;;
+            gitolite) echo gitolite3 ;;
         esac
     done
 }
