@@ -21,14 +21,14 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
         for component in components {
             if component == ".." { throw ConcordError.invalidPath(text, reason: "'..' leaves the container") }
             if component == "." { throw ConcordError.invalidPath(text, reason: "'.' components are not allowed") }
-            if PathRules.isDotGit(component) { throw ConcordError.invalidPath(text, reason: "'\(component)' would be read as '.git', which belongs to git") }
             if let problem = PathRules.problem(withName: component) { throw ConcordError.invalidPath(text, reason: problem) }
         }
         if components[0] == ContainerLayout.settingsFolder {
             throw ConcordError.invalidPath(text, reason: "'.concord' holds Concord's own records")
         }
+        // Each name was checked above, and the '/'s of the text by checkText.
         value = components.joined(separator: "/")
-        if let problem = PathRules.problem(withPath: value) { throw ConcordError.invalidPath(text, reason: problem) }
+        if let problem = PathRules.lengthProblem(value) { throw ConcordError.invalidPath(text, reason: problem) }
     }
 
     /// The path `text` names when typed in `folder` (a folder of the container, from its root;

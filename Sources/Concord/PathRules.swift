@@ -30,14 +30,16 @@ enum PathRules {
 
     /// Why the slash-separated `path` cannot name something in a container; nil when it can.
     static func problem(withPath path: String) -> String? {
-        if path.utf8.count > maximumPathLength {
-            return "a path of \(path.utf8.count) bytes (at most \(maximumPathLength))"
-        }
-        if let problem = slashProblem(path) { return problem }
+        if let problem = lengthProblem(path) ?? slashProblem(path) { return problem }
         for component in path.split(separator: "/", omittingEmptySubsequences: false) {
             if let problem = problem(withName: component) { return problem }
         }
         return nil
+    }
+
+    /// Why `path` is too long for every system a container may be on; nil when it is not.
+    static func lengthProblem(_ path: String) -> String? {
+        path.utf8.count > maximumPathLength ? "a path of \(path.utf8.count) bytes (at most \(maximumPathLength))" : nil
     }
 
     /// The key under which two names are one on a file system that ignores case or Unicode
@@ -64,6 +66,8 @@ enum PathRules {
     /// character: Swift's `String` then splits the path elsewhere than git does (a folder `d`
     /// holding `\u{301}x.txt` reads as one name), and an integration once dropped such a file.
     static func slashProblem(_ path: String) -> String? {
+        // Only a combining or prepended mark, never ASCII, joins a '/' to its neighbour.
+        if path.utf8.allSatisfy({ $0 < 0x80 }) { return nil }
         let bytes = path.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
         let characters = path.reduce(0) { $0 + ($1 == "/" ? 1 : 0) }
         return bytes == characters ? nil : "a '/' joined with the character beside it into one (a name starting with a combining mark)"
@@ -78,6 +82,9 @@ enum PathRules {
     /// with code points HFS+ ignores (`.g\u{200C}it`), with trailing dots or spaces or an NTFS
     /// stream (`.git. `, `.git::$INDEX_ALLOCATION`), or NTFS's short name `git~1`.
     static func isDotGit(_ name: Substring) -> Bool {
+        // A name whose first byte is ASCII starts with that character once the code points
+        // HFS+ ignores (none ASCII) are dropped: unless it is '.' or 'g', no reading is '.git'.
+        if let first = name.utf8.first, first < 0x80, first != UInt8(ascii: "."), first | 0x20 != UInt8(ascii: "g") { return false }
         let visible = String(String.UnicodeScalarView(name.unicodeScalars.filter { !isIgnoredByHFS($0) })).lowercased()
         if visible == ".git" { return true }
         let lowered = name.lowercased()
