@@ -18,8 +18,8 @@ import subprocess
 import time
 
 from .agent import Agent, AgentFailure, file_stamp, start_writer
-from .content import (content_key, decode_content, describe_content, describe_key, encode_content, scratch_names, version_keys,
-                      work_tree_docs)
+from .content import (content_key, decode_content, describe_content, describe_key, encode_content, scratch_names,
+                      version_keys, work_tree_docs)
 from .fixture import blob_id, run_git
 from .hostile import ALL_ATTACKS, HostileCloud, names_the_commit
 from .oracle import UNKNOWN, Checker, Oracle, OracleFailure, commit_info
@@ -58,6 +58,7 @@ class Stats:
         self.gcs = self.hostile = self.scratch = 0
         self.renames = self.flips = 0
         self.slow = 0
+        self.slow_seconds = 0.0
 
     def summary(self):
         return (f"{self.saves} saves, {self.syncs} syncs, {self.conflicts} conflicts, {self.resolutions} resolutions, "
@@ -250,7 +251,7 @@ class Simulation:
         r = rng.random()
         if r < 0.04:
             return self.choose_scratch(dev)
-        if 0.34 <= r < 0.36:
+        if 0.33 <= r < 0.36:
             return self.choose_slow(dev)
         if r < 0.36:
             if rng.random() < 0.12:
@@ -694,6 +695,7 @@ class Simulation:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         agent = Agent(world, dev, os.path.join(self.root, "agents"))
         writer = None
+        started = time.monotonic()
         try:
             agent.wait(lambda: agent.events("watching"), "start (its watching event)")
             # Its first save (nothing: the work tree is saved) and sync (up to date, or offline)
@@ -717,6 +719,7 @@ class Simulation:
                 writer.kill()
                 writer.wait()
         self.stats.slow += 1
+        self.stats.slow_seconds += time.monotonic() - started
         dev.saved.setdefault(doc, {})[content_key(content)] = describe_content(content)
         # No version of the document from the agent but the whole content.
         listed = world.expect(world.run(dev, "versions", doc, "--all", "--json"), what=f"{dev.name} versions {doc} --all")
