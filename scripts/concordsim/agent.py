@@ -91,14 +91,14 @@ class Agent:
             if failed:
                 raise AgentFailure(f"{self.dev.name}: the agent reported a failure while the run waited for it to "
                                    f"{what}: {failed[0].get('detail')}; {self.describe()}")
+            if writer is not None and writer.poll() not in (None, 0):
+                raise AgentFailure(f"{self.dev.name}: the slow writer exited {writer.returncode} "
+                                   f"({writer.stderr.read().decode('utf-8', 'replace').strip()[:200]})")
             if condition():
                 return
             if self.process.poll() is not None:
                 raise AgentFailure(f"{self.dev.name}: the agent exited ({self.process.returncode}) while the run "
                                    f"waited for it to {what}; {self.describe()}")
-            if writer is not None and writer.poll() not in (None, 0):
-                raise AgentFailure(f"{self.dev.name}: the slow writer exited {writer.returncode} "
-                                   f"({writer.stderr.read().decode('utf-8', 'replace').strip()[:200]})")
             if time.monotonic() >= deadline:
                 raise AgentFailure(f"{self.dev.name}: timed out after {seconds:.0f} s waiting for the agent to "
                                    f"{what}; {self.describe()}")
