@@ -653,9 +653,9 @@ class Simulation:
         The rule (issue 38): the agent saves a file once its writer closed it, never a version of
         a half-written file. No version of the document that appeared during the step may hold
         anything but the final content (one holding a strict prefix of it is a half-written
-        save); exactly one appeared. The model: the agent's first sync is made before it starts,
-        with `concord sync` (a sync step, checked as any), so that the agent's own first sync
-        finds nothing to do; then its save is modelled as `save --all` would be (whatever differs
+        save); exactly one appeared. The model: when the device is online and its main is not the
+        cloud's, the agent's first sync is made before it starts, with `concord sync` (a sync step,
+        checked as any), so that the agent's own first sync finds nothing to do; then its save is modelled as `save --all` would be (whatever differs
         in the work tree; only this document can: every step ends with the work tree compared
         with the model, and editors' temporary files are ignored by both) and its sync as a sync
         that pushes. Offline (airplane mode, the cloud unreachable), only the save."""
