@@ -85,7 +85,7 @@ def random_run(args, seed, ndev, nsteps, replay_steps=None) -> int:
         print(f"seed {seed}: {sim.stats.summary()}, {SUMMARY_PASS} ({checked}{sim.stats.twins} integrations "
               f"replayed, {sim.stats.quiet} quiet rounds, {sim.stats.gcs} gc, {sim.stats.hostile} hostile "
               f"commits refused, {sim.stats.scratch} editors' temporary files passed over, {sim.stats.renames} renames, "
-              f"{sim.stats.flips} files made folders or back, {elapsed:.1f}s)", flush=True)
+              f"{sim.stats.flips} files made folders or back, {sim.stats.slow} slow writers ({sim.stats.slow_seconds:.1f}s), {elapsed:.1f}s)", flush=True)
         return 0
 
     print(f"INVARIANT FAILED at step {index} of seed {seed}: {failure}", flush=True)

@@ -130,6 +130,11 @@ MUTATIONS = [
              "if false, scan.rules.ignoringRuleHere(path, isFolder: kind == .directory) != nil {",
              "save --all and the agent apply no ignore rule (ContainerCore.saveAll): editors' temporary files "
              "(`.note.md.swp`, `4913`, `.~lock.x#`) become documents, and an ignored document's edits are saved"),
+    Mutation("agent-saves-open-files", "Sources/Concord/AgentLoop.swift",
+             "        let held = Set(unsettled.keys)\n",
+             "        let held = Set<String>()\n",
+             "the agent holds back no file its writer still has open (AgentLoop.save): a file written slowly is saved "
+             "half-written at each pause of its writer, then again whole"),
     Mutation("pack-index-fanout-unchecked", "Sources/GitFormat/PackIndex.swift",
              "            guard value >= previous else { throw FormatError(.packIndex, "
              "\"its fan-out table decreases at entry \\(bucket)\") }\n",

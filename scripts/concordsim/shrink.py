@@ -29,7 +29,7 @@ def shrink(args, steps, ndev, seed, failure, deadline):
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
-    for kind in ("skew", "quiet", "outage", "race", "airplane", "resolve2", "resolve-all", "resolve", "rm"):
+    for kind in ("skew", "quiet", "outage", "race", "airplane", "resolve2", "resolve-all", "resolve", "rm", "slow"):
         if time.monotonic() >= deadline:
             break
         candidate = [s for s in steps if s["op"] != kind]

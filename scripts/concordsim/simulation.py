@@ -17,9 +17,10 @@ import shutil
 import subprocess
 import time
 
-from .content import (content_key, decode_content, describe_content, encode_content, scratch_names, version_keys,
-                      work_tree_docs)
-from .fixture import run_git
+from .agent import Agent, AgentFailure, file_stamp, start_writer
+from .content import (content_key, decode_content, describe_content, describe_key, encode_content, scratch_names,
+                      version_keys, work_tree_docs)
+from .fixture import blob_id, run_git
 from .hostile import ALL_ATTACKS, HostileCloud, names_the_commit
 from .oracle import UNKNOWN, Checker, Oracle, OracleFailure, commit_info
 from .timeline import Timeline
@@ -40,6 +41,10 @@ FLIP_DOCS = ["plans", "inbox"]
 RENAMED = "renamed"
 WORDS = ("apple bread cloud delta echo fig grape harbor island juniper kite lemon mango nectar "
          "olive pepper quince river salt tulip umber violet walnut yarrow zest").split()
+# Slow writers (issue 38): a document written in chunks through one open file while `concord watch`
+# runs, each chunk followed by this pause (seconds): longer than the agent's quiet period (0.2 s),
+# so that it looks at the file while its writer still has it open.
+SLOW_PAUSE = 0.4
 SKEWS = [0, 0, 0, 90, -90, 3600, -3600, 86400, -86400, 7 * 86400]
 DRIFT_MS = 30 * 86400 * 1000  # a clock further ahead than this is not followed (HybridLogicalClock.maximumDrift)
 
@@ -52,6 +57,8 @@ class Stats:
         self.checks = 0
         self.gcs = self.hostile = self.scratch = 0
         self.renames = self.flips = 0
+        self.slow = 0
+        self.slow_seconds = 0.0
 
     def summary(self):
         return (f"{self.saves} saves, {self.syncs} syncs, {self.conflicts} conflicts, {self.resolutions} resolutions, "
@@ -114,6 +121,9 @@ def short_step(step, names) -> str:
     if op == "flip":
         what = f"a folder of {len(step['files'])} notes" if step["to"] == "folder" else "a file"
         return f"{who} makes {step['doc']} {what}, then save --all"
+    if op == "slow":
+        return (f"{who} runs concord watch while a writer writes {step['doc']} in {len(step['cuts']) + 1} chunks "
+                f"({describe_content(decode_content(step))})")
     return json.dumps(step)
 
 
@@ -241,6 +251,8 @@ class Simulation:
         r = rng.random()
         if r < 0.04:
             return self.choose_scratch(dev)
+        if 0.33 <= r < 0.36:
+            return self.choose_slow(dev)
         if r < 0.36:
             if rng.random() < 0.12:
                 return self.choose_name_change(dev)
@@ -321,6 +333,35 @@ class Simulation:
         name = rng.choice(scratch_names(rng.choice(docs)))
         text = f"{' '.join(rng.choice(WORDS) for _ in range(4))}\n"
         return {"op": "scratch", "dev": dev.index, "file": name, "text": text, "remove": rng.random() < 0.5}
+
+    @staticmethod
+    def slow_candidate(doc) -> bool:
+        """A document a slow writer may write: a text file that is not empty by design, resolves
+        no conflict on its own (an agent's sync could then resolve it, which the step does not
+        model) and lies under no name that turns into a folder or back."""
+        return (not doc.endswith(".note") and doc != "empty.txt" and doc not in AUTO_DOCS
+                and doc.split("/")[0] not in FLIP_DOCS)
+
+    def choose_slow(self, dev):
+        """A writer writes a document of `dev` (an existing one not in conflict, or a new one) in 3 or
+        4 chunks while `concord watch` runs (`slow_writer`)."""
+        rng = self.rng
+        docs = self.world.work_tree_docs(dev)
+        conflicts = set(self.conflicts_of(dev))
+        existing = sorted(d for d in docs if self.slow_candidate(d) and d not in conflicts and isinstance(docs[d], bytes))
+        new = [d for d in TEXT_DOCS if d not in docs and self.slow_candidate(d)]
+        if new and (not existing or rng.random() < 0.3):
+            doc = rng.choice(new)
+            content = self.new_text(doc)
+        elif existing:
+            doc = rng.choice(existing)
+            content = self.edit_text(docs[doc])
+            if content == docs[doc] or not content:
+                content += f"added: {' '.join(rng.choice(WORDS) for _ in range(3))}\n".encode()
+        else:
+            return self.choose_save(dev, 0.5)
+        cuts = sorted(rng.sample(range(1, len(content)), min(rng.randint(2, 3), len(content) - 1)))
+        return {"op": "slow", "dev": dev.index, "doc": doc, **encode_content(content), "cuts": cuts}
 
     def choose_name_change(self, dev):
         """A document renamed (`concord mv`, or rename(2) then `save --all`), or a name of
@@ -458,6 +499,8 @@ class Simulation:
             return self.rename(dev, step, index)
         elif op == "flip":
             self.flip(dev, step, index)
+        elif op == "slow":
+            return self.slow_writer(dev, step, index)
         else:
             raise ValueError(f"unknown step {step}")
         return True
@@ -600,6 +643,123 @@ class Simulation:
         clock = self.new_commit(dev, vid, [head], short_step(step, self.names))
         o.saved_all(dev.index, saves, vid, clock, folders=folders)
         self.check(dev, list(saves))
+
+    def slow_writer(self, dev, step, index):
+        """`concord watch --json` runs on `dev` while a writer process writes a document in chunks
+        through one open file, pausing after each (longer than the agent's quiet period: the agent
+        sees the file changed while it is still open), then closes it. The run waits for the agent
+        to save it and, online, to send it (its events), then stops it with SIGTERM (exit 0).
+
+        The rule (issue 38): the agent saves a file once its writer closed it, never a version of
+        a half-written file. No version of the document that appeared during the step may hold
+        anything but the final content (one holding a strict prefix of it is a half-written
+        save); exactly one appeared. The model: when the device is online and its main is not the
+        cloud's, the agent's first sync is made before it starts, with `concord sync` (a sync step,
+        checked as any), so that the agent's own first sync finds nothing to do; then its save is modelled as `save --all` would be (whatever differs
+        in the work tree; only this document can: every step ends with the work tree compared
+        with the model, and editors' temporary files are ignored by both) and its sync as a sync
+        that pushes. Offline (airplane mode, the cloud unreachable), only the save."""
+        world, o = self.world, self.oracle
+        doc = step["doc"]
+        content = decode_content(step)
+        path = os.path.join(dev.path, doc)
+
+        def writable():
+            parent = os.path.dirname(path)
+            while parent != dev.path and not os.path.exists(parent):
+                parent = os.path.dirname(parent)
+            return (os.path.isdir(parent) and not os.path.isdir(path) and doc not in self.conflicts_of(dev)
+                    and self.slow_candidate(doc))
+        if not writable():
+            return False
+        if not dev.airplane and not world.outage and world.head(dev) != world.cloud_head():
+            self.do_sync(dev, index)
+            if not writable():
+                return True
+        if world.work_tree_docs(dev).get(doc) == content:
+            return True  # the agent would have nothing to save
+        listed = world.run(dev, "versions", doc, "--all", "--json")
+        before = {v["id"] for v in listed.json()} if listed.rc == 0 else set()
+        head = world.head(dev)
+        online = not dev.airplane and not world.outage
+        last_sync = os.path.join(dev.path, ".git", "concord", "last-sync")
+        stamp = file_stamp(last_sync)
+        cuts = step["cuts"]
+        chunks = [content[a:b] for a, b in zip([0] + cuts, cuts + [len(content)])]
+        final = blob_id(content)
+        self.timeline.add(dev.index, "save", short_step(step, self.names))
+        self.say(f"{index:4d} {short_step(step, self.names)}" + ("" if online else " (offline)"))
+        # A new document's folder is made before the agent starts: a file created in a folder made
+        # a moment before is not known to be open until the agent watches that folder, and may be
+        # saved half-written (a gap of the agent's, not what this step is for).
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        agent = Agent(world, dev, os.path.join(self.root, "agents"))
+        writer = None
+        started = time.monotonic()
+        try:
+            agent.wait(lambda: agent.events("watching"), "start (its watching event)")
+            # Its first save (nothing: the work tree is saved) and sync (up to date, or offline)
+            # come before the writer starts: the last-sync record rewritten, or an offline event.
+            agent.wait(lambda: agent.events("offline") or file_stamp(last_sync) != stamp,
+                       "end its first sync (the last-sync record rewritten, or an offline event)")
+            writer = start_writer(path, chunks, SLOW_PAUSE)
+            agent.wait(lambda: writer.poll() is not None, f"let the writer write {doc} (the writer to finish)", writer=writer)
+
+            def saved():
+                if not agent.events("saved", doc):
+                    return False
+                if run_git("-C", dev.path, "rev-parse", "--verify", "--quiet", f"refs/heads/main:{doc}", check=False) != final:
+                    return False
+                return not online or (bool(agent.events("sent", doc)) and world.cloud_head() == world.head(dev))
+            agent.wait(saved, f"save {doc} once its writer closed it" + (" and send it to the cloud" if online else ""))
+            agent.stop()
+        finally:
+            agent.kill()
+            if writer is not None and writer.poll() is None:
+                writer.kill()
+                writer.wait()
+        self.stats.slow += 1
+        self.stats.slow_seconds += time.monotonic() - started
+        dev.saved.setdefault(doc, {})[content_key(content)] = describe_content(content)
+        # No version of the document from the agent but the whole content.
+        listed = world.expect(world.run(dev, "versions", doc, "--all", "--json"), what=f"{dev.name} versions {doc} --all")
+        prefixes = {blob_id(content[:n]): n for n in range(len(content))}
+        made = [v for v in listed.json() if v["id"] not in before]
+        for v in made:
+            key = world.version_content_key(dev, doc, v)
+            if key == ("file", final):
+                continue
+            if key is not None and key[0] == "file" and key[1] in prefixes:
+                raise AgentFailure(f"{dev.name}: the agent saved {doc} half-written: version {v['id'][:7]} holds its "
+                                   f"first {prefixes[key[1]]} bytes of {len(content)}, saved while its writer still "
+                                   f"had it open; {agent.describe()}")
+            raise AgentFailure(f"{dev.name}: the agent saved version {v['id'][:7]} of {doc} "
+                               f"({describe_key(key)}), not what its writer wrote; {agent.describe()}")
+        if len(made) != 1:
+            raise AgentFailure(f"{dev.name}: {len(made)} versions of {doc} appeared while the agent ran (the writer "
+                               f"wrote it once); {agent.describe()}")
+        commits = run_git("-C", dev.path, "rev-list", f"{head}..refs/heads/main", check=False).split()
+        if len(commits) != 1:
+            raise AgentFailure(f"{dev.name}: the agent made {len(commits)} commits, one save expected; {agent.describe()}")
+        if not o:
+            return True
+        vid = commits[0]
+        clock = self.new_commit(dev, vid, [head], f"the agent's save of {doc}")
+        replica = o.devices[dev.index]
+        live = o.live(replica)
+        disk = {d: content_key(data) for d, data in world.work_tree_docs(dev).items()}
+        saves = {d: key for d, key in disk.items() if live.get(d) != key}
+        saves.update({d: None for d in live if d not in disk})
+        o.saved_all(dev.index, saves, vid, clock)
+        if online:
+            prediction = o.synced(dev.index)
+            sent = agent.events("sent")[-1]["documents"]
+            if prediction.outcome != "pushed" or sorted(sent) != sorted(saves):
+                raise OracleFailure("sync", f"{dev.name}: the agent's sync after its save sent {sent}; the model: "
+                                    f"{prediction.outcome}, {sorted(saves)} sent")
+            self.checker.cloud(dev)
+        self.check(dev, list(saves))
+        return True
 
     def gc(self, dev, index, step):
         """`concord gc`: one pack, unreachable objects dropped, never a version. main and every
