@@ -110,8 +110,9 @@ extension Integration {
         if pure {
             return CarriedOutcome(merged: otherEntry, current: otherVersion, loser: nil, namesCurrent: true)
         }
-        if renamerEntry == otherEntry {
-            // The same content both ways: the local side's version stays current.
+        if renamerEntry?.id == otherEntry?.id, renamerEntry?.mode == otherEntry?.mode {
+            // The same content both ways (the entries' names differ: NEW and OLD): the local
+            // side's version stays current.
             let current = carried.renamedLocally ? renamerVersion : otherVersion
             return CarriedOutcome(merged: renamerEntry, current: current, loser: nil, namesCurrent: !carried.renamedLocally)
         }

@@ -177,6 +177,28 @@ import Glibc
         #expect(try cli.json(["-C", "a", "conflicts", "--json"]).isEmpty)
     }
 
+    /// The same edit made on both sides, one of them after renaming (found by the random
+    /// simulation, seed 8): the same content is no conflict, whichever side syncs first.
+    @Test(arguments: [true, false])
+    func aRenameAndAnEditToTheSameContentAreNoConflict(renamerSyncsFirst: Bool) throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try twoDevices(cli)
+        try cli.ok(["-C", "a", "save", "plan.txt"], input: "v0\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+        try cli.ok(["-C", "a", "mv", "plan.txt", "trip.txt"])
+        try cli.ok(["-C", "a", "save", "trip.txt"], input: "v1, the same on both\n")
+        try cli.ok(["-C", "b", "save", "plan.txt"], input: "v1, the same on both\n")
+        for device in renamerSyncsFirst ? ["a", "b", "a"] : ["b", "a", "b"] { try cli.ok(["-C", device, "sync"]) }
+        for device in ["a", "b"] {
+            #expect(try cli.json(["-C", device, "conflicts", "--json"]).isEmpty, "\(device)")
+            #expect(cli.file("\(device)/trip.txt") == "v1, the same on both\n", "\(device)")
+            #expect(cli.file("\(device)/plan.txt") == nil, "\(device)")
+        }
+        #expect(try cli.tree("a") == cli.tree("b"))
+    }
+
     /// The agent sees a rename made with rename(2) in the work tree: the same content gone under
     /// one name and new under another, saved as a rename, which the other device receives.
     @Test func theAgentSavesARenameMadeInTheWorkTree() throws {
