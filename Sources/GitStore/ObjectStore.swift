@@ -162,6 +162,7 @@ package final class ObjectStore {
                 let contents = try current.pack.contents(current.entry, header: header, largest: largestObject)
                 if chain.isEmpty { topStream = contents.stream }
                 object = ObjectBytes(type: type, bytes: contents.data)
+                if !chain.isEmpty, type == .tree { recentTrees.keep(current.entry.id, contents.data) }
                 break
             }
             chain.append((current.pack, current.entry, header))
@@ -196,6 +197,10 @@ package final class ObjectStore {
                 topStream = contents.stream
                 topDelta = (base, object.bytes, contents.data)
             }
+            // The folders below the top are kept too: reading a history newest first meets
+            // them next (each version a delta against its parent's), and a chain read again
+            // from its base at every step cost its length squared.
+            if index > 0, object.type == .tree { recentTrees.keep(entry.id, target) }
             object.bytes = target
         }
         if keepingStored, let topStream { object.stored = .init(stream: topStream, delta: topDelta) }
