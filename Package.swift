@@ -67,7 +67,7 @@ let package = Package(
             dependencies: ["ConcordCLI", "ConcordTool", "ConcordUITool"]
         ),
         // Runs the built concord-ui (ConcordUITool) on real containers, as ConcordCLITests runs concord.
-        .testTarget(name: "ConcordUITests", dependencies: ["Concord", "ConcordMerge", "ConcordUITool"]),
+        .testTarget(name: "ConcordUITests", dependencies: ["Concord", "ConcordMerge", "ConcordUI", "ConcordUITool"]),
 
     ],
     swiftLanguageModes: [.v6]
