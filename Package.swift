@@ -66,7 +66,8 @@ let package = Package(
             name: "ConcordCLITests",
             dependencies: ["ConcordCLI", "ConcordTool", "ConcordUITool"]
         ),
-        // Runs the built concord-ui (ConcordUITool) on real containers, as ConcordCLITests runs concord.
+        // Runs the built concord-ui (ConcordUITool) on real containers, as ConcordCLITests runs concord;
+        // JSONTextTests tries ConcordUI's JSON writer in-process.
         .testTarget(name: "ConcordUITests", dependencies: ["Concord", "ConcordMerge", "ConcordUI", "ConcordUITool"]),
 
     ],
