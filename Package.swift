@@ -67,8 +67,9 @@ let package = Package(
             name: "ConcordCLITests",
             dependencies: ["ConcordCLI", "ConcordTool", "ConcordUITool"]
         ),
-        // Runs the built concord-ui (ConcordUITool) on real containers, as ConcordCLITests runs concord.
-        .testTarget(name: "ConcordUITests", dependencies: ["Concord", "ConcordMerge", "ConcordUITool"]),
+        // Runs the built concord-ui (ConcordUITool) on real containers, as ConcordCLITests runs concord;
+        // JSONTextTests tries ConcordUI's JSON writer in-process.
+        .testTarget(name: "ConcordUITests", dependencies: ["Concord", "ConcordMerge", "ConcordUI", "ConcordUITool"]),
 
     ],
     swiftLanguageModes: [.v6]

@@ -273,16 +273,68 @@ enum PageAssets {
             return box;
           }
 
-          // The words between a changed line's common start and end with its partner are marked.
+          // Word marks: both lines cut into words, runs of white space and single other characters;
+          // the tokens of `text` outside a longest common subsequence with `other`'s are marked, a
+          // run of them as one mark (white space between two marked tokens joins them). Past
+          // `wordLimit` tokens on either side, between their common start and end, the one span
+          // between those is marked instead, so that a huge line costs no quadratic time.
+          const wordLimit = 400;
+
+          function tokens(text) { return text.match(/[\p{L}\p{N}\p{M}_]+|\s+|[^\p{L}\p{N}\p{M}_\s]/gu) || []; }
+
+          function changedSpans(text, other) {
+            const a = tokens(text), b = tokens(other);
+            let head = 0;
+            while (head < a.length && head < b.length && a[head] === b[head]) head++;
+            let tail = 0;
+            while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+            const n = a.length - head - tail, m = b.length - head - tail;
+            const marked = new Array(a.length).fill(false);
+            if (n > wordLimit || m > wordLimit || m === 0) {
+              for (let i = head; i < head + n; i++) marked[i] = true;
+            } else {
+              // Each token as a number, then lengths[i * (m + 1) + j]: the longest common
+              // subsequence of a's middle from i and b's from j.
+              const ids = new Map();
+              const number = (token) => { if (!ids.has(token)) ids.set(token, ids.size); return ids.get(token); };
+              const x = Int32Array.from(a.slice(head, head + n), number), y = Int32Array.from(b.slice(head, head + m), number);
+              const lengths = new Uint16Array((n + 1) * (m + 1));
+              for (let i = n - 1; i >= 0; i--) {
+                for (let j = m - 1; j >= 0; j--) {
+                  lengths[i * (m + 1) + j] = x[i] === y[j] ? lengths[(i + 1) * (m + 1) + j + 1] + 1
+                    : Math.max(lengths[(i + 1) * (m + 1) + j], lengths[i * (m + 1) + j + 1]);
+                }
+              }
+              let i = 0, j = 0;
+              while (i < n) {
+                if (j < m && x[i] === y[j]) { i++; j++; }
+                else if (j < m && lengths[i * (m + 1) + j + 1] >= lengths[(i + 1) * (m + 1) + j]) j++;
+                else { marked[head + i] = true; i++; }
+              }
+            }
+            for (let i = 1; i < a.length - 1; i++) if (!marked[i] && marked[i - 1] && marked[i + 1] && /^\s+$/u.test(a[i])) marked[i] = true;
+            const spans = [];
+            let offset = 0;
+            a.forEach((token, i) => {
+              if (marked[i]) {
+                const last = spans[spans.length - 1];
+                if (last && last[1] === offset) last[1] += token.length; else spans.push([offset, offset + token.length]);
+              }
+              offset += token.length;
+            });
+            return spans;
+          }
+
+          // A changed line, its words marked against its partner's (the line at its place on the other side).
           function fillLine(row, text, other) {
             if (other === null) { row.textContent = text; return; }
-            let start = 0;
-            while (start < text.length && start < other.length && text[start] === other[start]) start++;
-            let end = 0;
-            while (end < text.length - start && end < other.length - start && text[text.length - 1 - end] === other[other.length - 1 - end]) end++;
-            row.appendChild(document.createTextNode(text.slice(0, start)));
-            row.appendChild(el("mark", "word", text.slice(start, text.length - end)));
-            row.appendChild(document.createTextNode(text.slice(text.length - end)));
+            let at = 0;
+            for (const [start, end] of changedSpans(text, other)) {
+              if (start > at) row.appendChild(document.createTextNode(text.slice(at, start)));
+              row.appendChild(el("mark", "word", text.slice(start, end)));
+              at = end;
+            }
+            if (at < text.length) row.appendChild(document.createTextNode(text.slice(at)));
           }
 
           function conflictPaths() { return documents.filter((item) => item.state === "inConflict").map((item) => item.path); }

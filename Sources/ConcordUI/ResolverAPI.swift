@@ -22,17 +22,21 @@ struct ResolverAPI: Sendable {
 
     /// Every document with its state, those in conflict first (then by path).
     func documents() async throws -> Response {
-        let conflicts = Dictionary(try await container.conflicts().map { ($0.document, $0.versionCount) }, uniquingKeysWith: { a, _ in a })
-        let documents = try await container.documents().map { info in
-            DocumentJSON(path: info.path.value, state: Self.stateName(info, inConflict: conflicts[info.path] != nil), package: info.isPackage, versions: conflicts[info.path])
+        var conflicts = Dictionary(try await container.conflicts().map { ($0.document, $0.versionCount) }, uniquingKeysWith: { a, _ in a })
+        let count = conflicts.count
+        var inConflict: [DocumentJSON] = []
+        var others: [DocumentJSON] = []
+        for info in try await container.documents() {
+            let versions = conflicts.removeValue(forKey: info.path)
+            let document = DocumentJSON(path: info.path.value, state: Self.stateName(info, inConflict: versions != nil), package: info.isPackage, versions: versions)
+            if versions == nil { others.append(document) } else { inConflict.append(document) }
         }
         // A conflict whose document is deleted is listed too: it is the record that matters.
-        let listed = Set(documents.map(\.path))
-        let orphans = conflicts.filter { !listed.contains($0.key.value) }.map {
-            DocumentJSON(path: $0.key.value, state: "inConflict", package: false, versions: $0.value)
-        }
-        let all = (documents + orphans).sorted { ($0.versions == nil ? 1 : 0, $0.path) < ($1.versions == nil ? 1 : 0, $1.path) }
-        return try Self.json(ListJSON(device: container.device.name, conflicts: conflicts.count, documents: all))
+        inConflict += conflicts.map { DocumentJSON(path: $0.key.value, state: "inConflict", package: false, versions: $0.value) }
+        inConflict.sort { $0.path < $1.path }
+        others.sort { $0.path < $1.path }
+        let list = ListJSON(device: container.device.name, conflicts: count, inConflict: inConflict, others: others)
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: list.encoded)))
     }
 
     /// The state's name for the page (``DocumentState/name``, the word `concord ls` shows):

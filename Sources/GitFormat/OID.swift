@@ -46,16 +46,20 @@ public struct OID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     /// The 40-digit lowercase hexadecimal form.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(40)
-        withUnsafeBytes { bytes in
-            for byte in bytes {
-                out.append(digits[Int(byte >> 4)])
-                out.append(digits[Int(byte & 0xF)])
+        String(unsafeUninitializedCapacity: 40) { out in
+            withUnsafeBytes { bytes in
+                for (index, byte) in bytes.enumerated() {
+                    out[2 * index] = Self.digit(byte >> 4)
+                    out[2 * index + 1] = Self.digit(byte & 0xF)
+                }
+                return 2 * bytes.count
             }
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The lowercase hexadecimal digit of a value from 0 to 15.
+    private static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
     }
 
     /// The first seven hexadecimal digits, as git abbreviates.

@@ -184,6 +184,18 @@ import Testing
         #expect(try server.get("/api/image?document=note.txt").status == 404)
     }
 
+    @Test func theListNamesEachDocumentAsItIsNamedTheConflictsFirst() async throws {
+        let conflict = try await Conflict()
+        let odd = [#"say "hi" \ there.txt"#, "café/été 🎉.txt", "</script>.txt", "a.txt"]
+        for name in odd { try await conflict.phone.save(DocumentPath(name), content: .file(Data("\(name)\n".utf8))) }
+        let server = try UIServer(root: conflict.phone.root)
+        let list = try server.get("/api/documents").json
+        let documents = try #require(list["documents"] as? [[String: Any]])
+        #expect(documents.compactMap { $0["path"] as? String } == ["note.txt"] + odd.sorted())
+        #expect(documents.map { $0["versions"] as? Int } == [3] + odd.map { _ in nil })
+        #expect(documents.dropFirst().allSatisfy { $0["state"] as? String == "normal" && $0["package"] as? Bool == false })
+    }
+
     @Test func aPackagesVersionsListTheirFilesWithWhatChangedAgainstTheAncestor() async throws {
         let folder = NSTemporaryDirectory() + "concord-ui-tests-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }

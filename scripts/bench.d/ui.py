@@ -8,7 +8,11 @@ the last byte of the answer (the server's time plus a local socket's):
 - the conflict view (`/api/conflict`) of a 1 MB text note with three versions in contention, each
   device having changed ten lines of its own.
 
-    scripts/bench-ui [--documents N] [--conflicts K] [--reps R] [--keep]
+    scripts/bench-ui [--documents N] [--conflicts K] [--reps R] [--keep] [--baseline CONCORD]
+
+With --baseline (a `concord` with its `concord-ui` beside it, built from another commit), each
+request is also timed on a server of the baseline, started on the same container, the two servers
+asked in turn: on a loaded machine only the ratio of the two is worth comparing.
 
 Prints a markdown table; writes benchmarks/ui.md and benchmarks/ui.json unless --no-write.
 """
@@ -35,8 +39,8 @@ from concordsim.fixture import Fixture, find_concord  # noqa: E402
 REPOSITORY = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def serve(fx: Fixture, device):
-    process = subprocess.Popen([fx.concord, "-C", device.path, "ui", "--no-open"], stdout=subprocess.PIPE,
+def serve(fx: Fixture, device, concord: str | None = None):
+    process = subprocess.Popen([concord or fx.concord, "-C", device.path, "ui", "--no-open"], stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=fx.command_env(None))
     line = process.stdout.readline().decode()
     match = re.search(r"127\.0\.0\.1:(\d+)/\?token=([0-9a-f]{64})", line)
@@ -46,23 +50,39 @@ def serve(fx: Fixture, device):
     return process, int(match.group(1)), match.group(2)
 
 
-def timed_get(port: int, token: str, path: str, reps: int) -> tuple[list[float], int]:
-    """The seconds each of `reps` GETs took (after one not counted), and the answer's size."""
-    times, size = [], 0
-    for rep in range(reps + 1):
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-        started = time.perf_counter()
-        connection.request("GET", path, headers={"Host": f"127.0.0.1:{port}", "Cookie": f"concord_ui_{port}={token}"})
-        response = connection.getresponse()
-        body = response.read()
-        elapsed = time.perf_counter() - started
-        connection.close()
-        if response.status != 200:
-            raise RuntimeError(f"GET {path}: {response.status} {body[:200]!r}")
-        size = len(body)
-        if rep > 0:
-            times.append(elapsed)
-    return times, size
+def one_get(port: int, token: str, path: str) -> tuple[float, int]:
+    """The seconds one GET took, and the answer's size."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    started = time.perf_counter()
+    connection.request("GET", path, headers={"Host": f"127.0.0.1:{port}", "Cookie": f"concord_ui_{port}={token}"})
+    response = connection.getresponse()
+    body = response.read()
+    elapsed = time.perf_counter() - started
+    connection.close()
+    if response.status != 200:
+        raise RuntimeError(f"GET {path}: {response.status} {body[:200]!r}")
+    return elapsed, len(body)
+
+
+def measure(fx: Fixture, device, path: str, reps: int, baseline: str | None) -> dict:
+    """`reps` GETs of `path` (after one not counted) from a server of this build and, given a
+    baseline, from one of the baseline's beside it, asked in turn."""
+    servers = [serve(fx, device)] + ([serve(fx, device, baseline)] if baseline else [])
+    times: list[list[float]] = [[] for _ in servers]
+    sizes = [0 for _ in servers]
+    try:
+        for rep in range(reps + 1):
+            for index, (_, port, token) in enumerate(servers):
+                elapsed, sizes[index] = one_get(port, token, path)
+                if rep > 0:
+                    times[index].append(elapsed)
+    finally:
+        for process, _, _ in servers:
+            stop(process)
+    result = {"times": times[0], "bytes": sizes[0]}
+    if baseline:
+        result.update({"baseline_times": times[1], "baseline_bytes": sizes[1]})
+    return result
 
 
 def stop(process):
@@ -74,7 +94,7 @@ def stop(process):
         process.wait()
 
 
-def documents_list(concord: str, root: str, documents: int, conflicts: int, reps: int) -> dict:
+def documents_list(concord: str, root: str, documents: int, conflicts: int, reps: int, baseline: str | None) -> dict:
     fx = BulkFixture(concord, os.path.join(root, "list"))
     fx.setup_filled(documents)
     one, two = fx.devices
@@ -87,16 +107,14 @@ def documents_list(concord: str, root: str, documents: int, conflicts: int, reps
     fx.must(fx.sync(one))
     found = len(fx.conflicts(one))
     assert found == conflicts, f"{found} conflicts, not {conflicts}"
-    process, port, token = serve(fx, one)
     try:
-        times, size = timed_get(port, token, "/api/documents", reps)
+        result = measure(fx, one, "/api/documents", reps, baseline)
     finally:
-        stop(process)
         fx.close()
-    return {"what": f"documents list, {documents:,} documents, {conflicts} in conflict", "times": times, "bytes": size}
+    return {"what": f"documents list, {documents:,} documents, {conflicts} in conflict", **result}
 
 
-def conflict_view(concord: str, root: str, reps: int) -> dict:
+def conflict_view(concord: str, root: str, reps: int, baseline: str | None) -> dict:
     fx = Fixture(concord, os.path.join(root, "view"), names=["iPhone", "iPad", "MacBook"])
     fx.setup(packages=())
     lines = [f"line {i:06d} of the long note, with some words to make it about fifty bytes.\n" for i in range(14_000)]
@@ -116,13 +134,11 @@ def conflict_view(concord: str, root: str, reps: int) -> dict:
             fx.must(fx.sync(device))
     conflicts = fx.conflicts(phone)
     assert conflicts and conflicts[0]["versions"] == 3, conflicts
-    process, port, token = serve(fx, phone)
     try:
-        times, size = timed_get(port, token, "/api/conflict?document=note.txt", reps)
+        result = measure(fx, phone, "/api/conflict?document=note.txt", reps, baseline)
     finally:
-        stop(process)
         fx.close()
-    return {"what": f"conflict view, a {len(base.encode()) / 1e6:.2f} MB note, 3 versions", "times": times, "bytes": size}
+    return {"what": f"conflict view, a {len(base.encode()) / 1e6:.2f} MB note, 3 versions", **result}
 
 
 def main():
@@ -133,33 +149,45 @@ def main():
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--build", default=os.environ.get("BENCH_BUILD", "debug"), help="the build measured (for the table)")
+    parser.add_argument("--baseline", help="a concord (concord-ui beside it) of another commit, timed in turn with this one")
+    parser.add_argument("--baseline-name", default="baseline", help="what to call the baseline in the table (a commit)")
     options = parser.parse_args()
     concord = find_concord(build=False)
     root = tempfile.mkdtemp(prefix="concord-bench-ui-")
     try:
-        results = [documents_list(concord, root, options.documents, options.conflicts, options.reps),
-                   conflict_view(concord, root, options.reps)]
+        results = [documents_list(concord, root, options.documents, options.conflicts, options.reps, options.baseline),
+                   conflict_view(concord, root, options.reps, options.baseline)]
     finally:
         if options.keep:
             print(f"kept {root}")
         else:
             shutil.rmtree(root, ignore_errors=True)
-    table = ["| request | median | min | max | answer |", "|---|---|---|---|---|"]
+    def row(what: str, times: list[float], size: int, ratio: str = "") -> str:
+        return (f"| {what} | {statistics.median(times) * 1000:.0f} ms | {min(times) * 1000:.0f} ms | "
+                f"{max(times) * 1000:.0f} ms | {size / 1e6:.2f} MB |" + (f" {ratio} |" if options.baseline else ""))
+
+    table = ["| request | median | min | max | answer |" + (" median against the baseline |" if options.baseline else ""),
+             "|---|---|---|---|---|" + ("---|" if options.baseline else "")]
     for result in results:
-        times = result["times"]
-        table.append(f"| {result['what']} | {statistics.median(times) * 1000:.0f} ms | {min(times) * 1000:.0f} ms | "
-                     f"{max(times) * 1000:.0f} ms | {result['bytes'] / 1e6:.2f} MB |")
+        ratio = ""
+        if options.baseline:
+            ratio = f"{statistics.median(result['times']) / statistics.median(result['baseline_times']):.2f}"
+        table.append(row(result["what"], result["times"], result["bytes"], ratio))
+        if options.baseline:
+            table.append(row(f"the same, {options.baseline_name}", result["baseline_times"], result["baseline_bytes"], "1"))
     print("\n".join(table))
     if not options.no_write:
         stamp = time.strftime("%Y-%m-%d", time.gmtime())
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPOSITORY, capture_output=True, text=True).stdout.strip()
         with open(os.path.join(REPOSITORY, "benchmarks", "ui.json"), "w") as file:
-            json.dump({"date": stamp, "commit": commit, "build": options.build, "reps": options.reps, "results": results}, file, indent=2)
+            json.dump({"date": stamp, "commit": commit, "build": options.build, "reps": options.reps,
+                       **({"baseline": options.baseline_name} if options.baseline else {}), "results": results}, file, indent=2)
             file.write("\n")
         with open(os.path.join(REPOSITORY, "benchmarks", "ui.md"), "w") as file:
             file.write(f"# The resolver page's server time\n\n`scripts/bench-ui` ({stamp}, commit {commit}, {options.build} build, "
                        f"median of {options.reps} requests after one not counted; from the request sent to the answer's last byte "
-                       "over loopback). The issue's aims: under 200 ms for the list, 300 ms for the view.\n\n")
+                       "over loopback" + (f"; {options.baseline_name}'s server beside it on the same container, the two asked in turn"
+                       if options.baseline else "") + "). The issue's aims: under 200 ms for the list, 300 ms for the view.\n\n")
             file.write("\n".join(table) + "\n")
 
 

@@ -5,8 +5,9 @@ three-way conflict. iPhone starts `concord ui --no-open`; the test checks the pa
 plain HTTP requests, then opens the printed address in Chromium, finds the conflict listed, opens
 it, checks the ancestor and the three versions with their devices and changed lines, checks that a
 result holding conflict markers is refused, saves the merged result, and checks the file on disk,
-`concord conflicts` empty and the versions still in `versions --all`; then that a save by another
-process appears on the page without a reload. The server is stopped by its PID.
+`concord conflicts` empty and the versions still in `versions --all`; then a package conflict made
+while the page is open (its files listed with per-file hunks, a whole version kept), and that a
+save by another process appears on the page without a reload. The server is stopped by its PID.
 """
 
 from __future__ import annotations
@@ -32,17 +33,23 @@ from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-BASE = "one\n-\n-\ntwo\n-\n-\nthree\n"
-EDITS = {"iPhone": ("one", "ONE"), "iPad": ("two", "TWO"), "MacBook": ("three", "three and four")}
-MERGED = "ONE\n-\n-\nTWO\n-\n-\nthree and four\n"
+BASE = "one\n-\n-\ntwo\n-\n-\nthe three little pigs\n"
+# MacBook changes two words of its line, apart: two word marks, not one span from the first to the last.
+EDITS = {"iPhone": ("one", "ONE"), "iPad": ("two", "TWO"), "MacBook": ("the three little pigs", "the four little cats")}
+MERGED = "ONE\n-\n-\nTWO\n-\n-\nthe four little cats\n"
 # The merge with iPhone's hunk left out (the ancestor's line kept there), as the hunk picker builds it.
-PICKED = "one\n-\n-\nTWO\n-\n-\nthree and four\n"
+PICKED = "one\n-\n-\nTWO\n-\n-\nthe four little cats\n"
 SCRIPT_NAME = "<script>alert(1)</script>.txt"
 # A drawing two devices changed: an SVG carrying scripts, to be shown as text, never run.
 SVG_BASE = '<svg xmlns="http://www.w3.org/2000/svg">\n<circle r="1"/>\n</svg>\n'
 # Settings two devices changed, each another member: the JSON policy merges them.
 JSON_BASE = '{\n  "theme": "light",\n  "size": 12\n}\n'
 JSON_EDITS = {"iPhone": JSON_BASE.replace("light", "dark"), "iPad": JSON_BASE.replace("12", "14")}
+# A package (a folder document, `*.note`) iPhone and iPad change apart: iPhone a line of its text and
+# a photo added, iPad its metadata removed.
+PACKAGE = "trip.note"
+PACKAGE_BASE = {"text.md": "day one\nday two\nday three\n", "meta.json": "{}\n"}
+PACKAGE_EDITS = {"iPhone": {"text.md": "day one\nday 2\nday three\n", "photo.txt": "a photo\n"}, "iPad": {"meta.json": None}}
 SVG_EDITS = {"iPhone": SVG_BASE.replace("<svg ", '<svg onload="alert(3)" '),
              "iPad": SVG_BASE.replace("</svg>", "<script>alert(4)</script>\n</svg>")}
 
@@ -89,6 +96,77 @@ def make_conflict(fx: Fixture):
             fx.must(fx.sync(device))
     conflicts = {c["document"]: c["versions"] for c in fx.conflicts(phone)}
     assert conflicts == {"note.txt": 3, "drawing.svg": 2, "settings.json": 2}, conflicts
+
+
+def write_package(device, files: dict):
+    """Writes a package's files in the device's work tree (None: the file removed) and saves it."""
+    for name, text in files.items():
+        path = os.path.join(device.path, PACKAGE, name)
+        if text is None:
+            os.remove(path)
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as file:
+                file.write(text)
+
+
+def make_package_conflict(fx: Fixture):
+    """iPhone and iPad change the package apart and sync, while the page is open on iPhone."""
+    phone, tablet = fx.devices[:2]
+    write_package(phone, PACKAGE_BASE)
+    fx.must(fx.run(phone, "save", PACKAGE))
+    fx.must(fx.sync(phone))
+    fx.must(fx.sync(tablet))
+    for device in (phone, tablet):
+        write_package(device, PACKAGE_EDITS[device.name])
+        fx.must(fx.run(device, "save", PACKAGE))
+    for device in (phone, tablet, phone):
+        fx.must(fx.sync(device))
+    conflicts = {c["document"]: c["versions"] for c in fx.conflicts(phone)}
+    assert conflicts == {PACKAGE: 2}, conflicts
+
+
+def package_checks(fx: Fixture, driver):
+    """The package's conflict reaches the page; each version's changed files are listed with their
+    hunks; keeping iPhone's whole version resolves it."""
+    make_package_conflict(fx)
+    try:
+        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#list li[data-path='{PACKAGE}'][data-state=inConflict]"))
+        check(True, "a package's conflict made by other processes is listed")
+    except TimeoutException:
+        check(False, "a package's conflict made by other processes is listed")
+        return
+    driver.find_element(By.CSS_SELECTOR, f"#list li[data-path='{PACKAGE}']").click()
+    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view h2") and d.find_element(By.CSS_SELECTOR, "#view h2").text == PACKAGE
+                                    and d.find_elements(By.CSS_SELECTOR, ".column.version"))
+    phone = driver.find_element(By.CSS_SELECTOR, ".column.version[data-device=iPhone]")
+    tablet = driver.find_element(By.CSS_SELECTOR, ".column.version[data-device=iPad]")
+    files = {row.get_attribute("data-file"): row.text for row in phone.find_elements(By.CSS_SELECTOR, ".line[data-file]")}
+    check(files == {"meta.json": "meta.json", "photo.txt": "photo.txt — added", "text.md": "text.md — changed (+1 −1 lines)"},
+          f"iPhone's files are listed, each changed one with how ({files})")
+    hunk = [line.text for line in phone.find_elements(By.CSS_SELECTOR, ".file-hunk[data-file='text.md'] .line")]
+    check(len(hunk) > 1 and hunk[0].startswith("@@ ") and hunk[1:] == ["  day one", "− day two", "+ day 2", "  day three"],
+          f"the changed text file's hunk is shown under its name ({hunk})")
+    check(not phone.find_elements(By.CSS_SELECTOR, ".file-hunk[data-file='photo.txt'], .file-hunk[data-file='meta.json']"),
+          "no hunk for a file added or unchanged")
+    removed = [row.text for row in tablet.find_elements(By.CSS_SELECTOR, ".line.removed")]
+    listed = [row.get_attribute("data-file") for row in tablet.find_elements(By.CSS_SELECTOR, ".line[data-file]")]
+    check(removed == ["meta.json — removed"] and listed == ["text.md"], f"iPad's version lists its file and the one it removed ({listed}, {removed})")
+    phone.find_element(By.CSS_SELECTOR, "button.keep").click()
+    try:
+        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view .resolved")
+                                        and not d.find_elements(By.CSS_SELECTOR, "#list li[data-state=inConflict]"))
+        check(True, "keeping iPhone's whole version resolves the package on the page")
+    except TimeoutException:
+        check(False, "keeping iPhone's whole version resolves the package on the page")
+    kept = {**PACKAGE_BASE, **PACKAGE_EDITS["iPhone"]}
+    folder = os.path.join(fx.devices[0].path, PACKAGE)
+    on_disk = {}
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name)) as file:
+            on_disk[name] = file.read()
+    check(on_disk == kept, f"the package on disk is iPhone's version, every file ({sorted(on_disk)})")
+    check(fx.conflicts(fx.devices[0]) == [], "concord conflicts is empty after the package's resolution")
 
 
 def start_server(fx: Fixture):
@@ -208,7 +286,9 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
             check(added == [new] and removed == [old], f"{device}'s change against the ancestor is marked ({removed} -> {added})")
             check(device in column.find_element(By.CSS_SELECTOR, "header").text, f"{device}'s column names its device")
         marks = [mark.text for mark in driver.find_elements(By.CSS_SELECTOR, ".column[data-device=MacBook] .line.added mark.word")]
-        check([mark.strip() for mark in marks] == ["and four"], f"the words changed in a line are marked ({marks})")
+        check(marks == ["four", "cats"], f"the two words changed in a line are marked apart, the word between them not ({marks})")
+        marks = [mark.text for mark in driver.find_elements(By.CSS_SELECTOR, ".column[data-device=MacBook] .line.removed mark.word")]
+        check(marks == ["three", "pigs"], f"so are the two words they replace, in the ancestor's line ({marks})")
         text_row = driver.find_element(By.CSS_SELECTOR, ".previews tr[data-policy=text]")
         check("merges" in text_row.text, f"the text policy's preview merges ({text_row.text})")
         chosen = driver.find_element(By.CSS_SELECTOR, ".chosen").text
@@ -314,6 +394,8 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         with open(os.path.join(fx.devices[0].path, "gone.txt")) as file:
             check(file.read() == "deleted, then restored\n", "the restored document holds the content it had")
 
+        package_checks(fx, driver)
+
         fx.must(fx.save(fx.devices[0], "later.txt", b"saved by another process\n"))
         try:
             WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-path='later.txt']"))
@@ -335,7 +417,7 @@ def main():
     fx = Fixture(find_concord(build=False), root, names=["iPhone", "iPad", "MacBook"])
     server = None
     try:
-        fx.setup(packages=())
+        fx.setup(packages=("*.note",))
         make_conflict(fx)
         versions_before = {v["id"] for v in json.loads(fx.must(fx.run(fx.devices[0], "versions", "note.txt", "--json")).text)}
         server, address, port, token = start_server(fx)
