@@ -60,10 +60,16 @@ extension ObjectStore {
         return try readingFormat { () -> TreeEntry? in
             if let early = try RawTree.entry(named: name, amongTheFirst: 64, of: bytes) { return early }
             let index = try RawTree.Index(bytes)
-            // Four folders kept, each at most half the bytes the recent folders may hold.
+            // The folders indexed last, within the bytes the recent folders may hold (each at
+            // most half of it) and 32 folders: an integration looks names up in the base's, both
+            // sides' and their parents' versions of a folder in turn, and with fewer kept, a wide
+            // folder was indexed again at every lookup.
             if bytes.count <= recentTrees.limit / 2 {
                 indexedFolders.insert((id, index), at: 0)
-                if indexedFolders.count > 4 { indexedFolders.removeLast() }
+                var kept = indexedFolders.reduce(0) { $0 + $1.index.bytes.count }
+                while indexedFolders.count > 1, kept > recentTrees.limit || indexedFolders.count > 32 {
+                    kept -= indexedFolders.removeLast().index.bytes.count
+                }
             }
             return try index.entry(named: name)
         }
