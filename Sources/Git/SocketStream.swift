@@ -13,7 +13,7 @@ internal import Synchronization
 /// reads: libgit2's ssh transport hands the socket itself to libssh2, which reads and writes it
 /// without this stream (see `concord_socket_stream` in the C shim). So one watch covers every
 /// transport; a cut (`shutdown`) makes whichever library waits on the socket fail at once.
-final class SocketStream: Sendable {
+final class SocketStream: Sendable, WatchedConnection {
     let host: String
     let port: String
     let operation: NetworkOperation
