@@ -190,6 +190,25 @@ MUTATIONS = [
              "",
              "a pkt-line longer than git's 65520 bytes is taken (PacketLineReader.next): a server's advertisement or "
              "report line may be up to 64 KiB"),
+    Mutation("ssh-connection-not-kept", "Sources/Git/SSHClient.swift",
+             "guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }",
+             "guard let controlFolder, Self.isPrivateFolder(controlFolder), controlFolder.isEmpty else { return nil }",
+             "no ssh connection is kept (SSHClient.controlPath): a sync's fetch and push, and each of the agent's "
+             "peeks, open a connection of their own"),
+    Mutation("ssh-failure-all-refusals", "Sources/Git/SSHFailure.swift",
+             "            code = Int32(GIT_ERROR.rawValue)\n            errorClass = GIT_ERROR_NET\n",
+             "",
+             "every failed ssh run is a host key refusal (SSHFailure): a server that is down or restarting is a "
+             "refusal, not offline"),
+    Mutation("ssh-config-ignored", "Sources/Git/SSHClient.swift",
+             "arguments += [\"-F\", FileManager.default.fileExists(atPath: config) ? config : \"/dev/null\"]",
+             "arguments += [\"-F\", \"/dev/null\"]",
+             "$HOME/.ssh/config is not given to ssh when HOME is not the account's home (SSHClient.arguments): "
+             "its host aliases, ports, users and keys are ignored"),
+    Mutation("ssh-host-key-accept-new", "Sources/Git/SSHClient.swift",
+             "\"StrictHostKeyChecking=yes\"",
+             "\"StrictHostKeyChecking=accept-new\"",
+             "ssh trusts an unknown host key and writes it to known_hosts (SSHClient.arguments)"),
 ]
 
 
