@@ -258,10 +258,11 @@ typedef struct {
 
 /*
  * The stream Concord registers for every plain socket libgit2 opens (Sources/Git/SocketStream.swift).
- * libgit2 1.5's ssh transport never calls a stream's read or write: _git_ssh_session_create casts
- * the stream to libgit2's private git_socket_stream (src/libgit2/streams/socket.h: the git_stream,
- * the host, the port, then the socket) and hands that socket to libssh2. So this struct starts
- * with exactly those fields, in that order; Concord's own come after them.
+ * It starts with the fields of libgit2's private git_socket_stream (src/libgit2/streams/socket.h:
+ * the git_stream, the host, the port, then the socket), which libgit2 1.5's libssh2 transport
+ * casts a stream to; Concord's ssh goes through OpenSSH's client instead (SSHSubtransport.swift),
+ * and the layout stays so that nothing breaks if that transport ever runs. Concord's own fields
+ * come after them.
  */
 typedef struct {
     git_stream parent;

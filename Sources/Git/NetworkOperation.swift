@@ -46,7 +46,7 @@ final class NetworkOperation: Sendable {
     /// Runs `body` (the libgit2 calls of one operation) as the calling thread's operation.
     /// - Throws: what `body` throws; a ``GitError`` is replaced by the cause the watch found
     ///   (``GitError/isTimeout``, ``GitError/isOversizedAnswer``) when it cut a connection, since
-    ///   the error libgit2 or libssh2 then reports (`early EOF`, `SSH could not read data`) only
+    ///   the error libgit2 then reports (`early EOF`, a read that failed) only
     ///   describes the cut.
     func run<T>(_ body: () throws -> T) throws -> T {
         let previous = pthread_getspecific(currentOperationKey)

@@ -3,16 +3,15 @@ internal import Foundation
 internal import Synchronization
 
 /// A connection libgit2 opened through Concord: the stream registered for `GIT_STREAM_STANDARD`,
-/// which libgit2 uses for every plain socket it opens: `git://`, http, https (mbedTLS's stream
-/// runs over it) and ssh.
+/// which libgit2 uses for every plain socket it opens: `git://`, http and https (mbedTLS's
+/// stream runs over it). ssh is OpenSSH's client's own connection (``SSHProcess``).
 ///
 /// Connecting is bounded by the operation's ``NetworkLimits/timeout``: the name is resolved on a
 /// thread of its own (`getaddrinfo` cannot be interrupted), each address is connected without
 /// blocking and waited for with `poll`. Once connected, the socket blocks, and ``NetworkWatch``
-/// watches it from the kernel's byte counters of the socket rather than from this stream's
-/// reads: libgit2's ssh transport hands the socket itself to libssh2, which reads and writes it
-/// without this stream (see `concord_socket_stream` in the C shim). So one watch covers every
-/// transport; a cut (`shutdown`) makes whichever library waits on the socket fail at once.
+/// watches it from the kernel's byte counters of the socket, which count what mbedTLS reads and
+/// writes on it as well. A cut (`shutdown`) makes whichever library waits on the socket fail at
+/// once.
 final class SocketStream: Sendable, WatchedConnection {
     let host: String
     let port: String
