@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -156,6 +157,19 @@ class SSHServer(Server):
         runtime = Path(f"/tmp/concord-bench-ssh-{self.port}")
         runtime.mkdir(mode=0o700, exist_ok=True)
         return {"HOME": str(self.home), "SSH_AUTH_SOCK": "", "CONCORD_SSH_KEY": "", "XDG_RUNTIME_DIR": str(runtime)}
+
+    def stop(self) -> None:
+        # The connections it serves end with it (their clients' kept connections close), with
+        # SIGTERM: each ends the commands it runs in their own time.
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children") if self.process else None
+        serving = [int(pid) for pid in children.read_text().split()] if children and children.exists() else []
+        super().stop()
+        for pid in serving:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(f"/tmp/concord-bench-ssh-{self.port}", ignore_errors=True)
 
     def sessions(self) -> int:
         """The sessions (commands run) sshd started so far, from its log (LogLevel VERBOSE)."""
