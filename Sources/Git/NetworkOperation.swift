@@ -134,6 +134,38 @@ final class NetworkOperation: Sendable {
     }
 }
 
+/// One connection's progress as the network watch judges it: the bytes it had moved (received
+/// and sent) when it last made progress, the bytes received then, and when. The one rule for
+/// every kind of connection (``SocketStream``, ``SSHProcess``).
+struct ConnectionProgress {
+    private var bytes: UInt64 = 0
+    private var received: UInt64 = 0
+    private(set) var time: ContinuousClock.Instant = .now
+
+    /// Judges the connection that has received `received` and moved `moved` bytes in all, at
+    /// `now`, within `operation`: more than the answer's limit before any object
+    /// (``NetworkOperation/noteReceived(_:by:peer:)``), or fewer than
+    /// ``NetworkLimits/minimumProgress`` bytes moved within the time-out while libgit2 reported
+    /// no progress either.
+    /// - Returns: the verdict that cuts it; nil while it goes on.
+    mutating func verdict(
+        received: UInt64, moved: UInt64, at now: ContinuousClock.Instant, in operation: NetworkOperation, connection: ObjectIdentifier, peer: String
+    ) -> NetworkOperation.Verdict? {
+        if let oversized = operation.noteReceived(received, by: connection, peer: peer) { return oversized }
+        if moved &- bytes >= operation.limits.minimumProgress || operation.lastProgressReport > time {
+            bytes = moved
+            self.received = received
+            time = now
+        } else if now - time >= .seconds(operation.limits.timeout) {
+            return .stalled(peer: peer, received: received &- self.received)
+        }
+        return nil
+    }
+
+    /// Starts the clock again (a connection just made).
+    mutating func restart() { time = .now }
+}
+
 /// The thread-specific slot that holds the thread's ``NetworkOperation`` (unretained: ``NetworkOperation/run(_:)`` keeps it alive).
 private let currentOperationKey: pthread_key_t = {
     var key = pthread_key_t()

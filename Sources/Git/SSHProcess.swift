@@ -25,9 +25,7 @@ final class SSHProcess: Sendable, WatchedConnection {
     private struct State {
         var received: UInt64 = 0
         var sent: UInt64 = 0
-        var progressBytes: UInt64 = 0
-        var progressReceived: UInt64 = 0
-        var progressTime: ContinuousClock.Instant = .now
+        var progress = ConnectionProgress()
         var cut: NetworkOperation.Verdict?
         /// What ssh wrote on its standard error (the first 64 KiB).
         var stderr: [UInt8] = []
@@ -171,17 +169,8 @@ final class SSHProcess: Sendable, WatchedConnection {
     func inspect(at now: ContinuousClock.Instant) -> NetworkOperation.Verdict? {
         state.withLock { state in
             guard !state.closed, state.cut == nil, state.status == nil else { return nil }
-            var verdict = operation.noteReceived(state.received, by: ObjectIdentifier(self), peer: peer)
-            if verdict == nil {
-                let moved = state.received &+ state.sent
-                if moved &- state.progressBytes >= operation.limits.minimumProgress || operation.lastProgressReport > state.progressTime {
-                    state.progressBytes = moved
-                    state.progressReceived = state.received
-                    state.progressTime = now
-                } else if now - state.progressTime >= .seconds(operation.limits.timeout) {
-                    verdict = .stalled(peer: peer, received: state.received &- state.progressReceived)
-                }
-            }
+            let verdict = state.progress.verdict(
+                received: state.received, moved: state.received &+ state.sent, at: now, in: operation, connection: ObjectIdentifier(self), peer: peer)
             guard let verdict else { return nil }
             state.cut = verdict
             kill(pid, SIGKILL)

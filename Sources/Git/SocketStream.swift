@@ -20,11 +20,8 @@ final class SocketStream: Sendable, WatchedConnection {
     private struct State {
         var descriptor: Int32 = -1
         var cut: NetworkOperation.Verdict?
-        /// The bytes moved (received and acknowledged) when the connection last made progress,
-        /// the bytes received then, and when.
-        var progressBytes: UInt64 = 0
-        var progressReceived: UInt64 = 0
-        var progressTime: ContinuousClock.Instant = .now
+        /// Its progress, counted in bytes received and acknowledged.
+        var progress = ConnectionProgress()
     }
 
     private let state = Mutex(State())
@@ -66,7 +63,7 @@ final class SocketStream: Sendable, WatchedConnection {
             case let .connected(descriptor):
                 state.withLock { state in
                     state.descriptor = descriptor
-                    state.progressTime = .now
+                    state.progress.restart()
                 }
                 NetworkWatch.add(self)
                 return descriptor
@@ -137,17 +134,8 @@ final class SocketStream: Sendable, WatchedConnection {
             guard state.descriptor >= 0, state.cut == nil else { return nil }
             var received: UInt64 = 0, acknowledged: UInt64 = 0
             guard concord_tcp_bytes(state.descriptor, &received, &acknowledged) == 0 else { return nil }
-            var verdict = operation.noteReceived(received, by: ObjectIdentifier(self), peer: peer)
-            if verdict == nil {
-                let moved = received &+ acknowledged
-                if moved &- state.progressBytes >= operation.limits.minimumProgress || operation.lastProgressReport > state.progressTime {
-                    state.progressBytes = moved
-                    state.progressReceived = received
-                    state.progressTime = now
-                } else if now - state.progressTime >= .seconds(operation.limits.timeout) {
-                    verdict = .stalled(peer: peer, received: received &- state.progressReceived)
-                }
-            }
+            let verdict = state.progress.verdict(
+                received: received, moved: received &+ acknowledged, at: now, in: operation, connection: ObjectIdentifier(self), peer: peer)
             guard let verdict else { return nil }
             state.cut = verdict
             shutdown(state.descriptor, Int32(SHUT_RDWR))

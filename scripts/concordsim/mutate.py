@@ -115,10 +115,10 @@ MUTATIONS = [
              "        guard true else {\n",
              "Concord's readers open whatever a cloud holds where a pack, an index or a loose object should be "
              "(RegularFile.open): a FIFO there makes sync and clone wait forever"),
-    Mutation("no-stall-time-out", "Sources/Git/SocketStream.swift",
-             "} else if now - state.progressTime >= .seconds(operation.limits.timeout) {",
-             "} else if false, now - state.progressTime >= .seconds(operation.limits.timeout) {",
-             "the network watch never cuts a connection that stalled (SocketStream.inspect): a server that never "
+    Mutation("no-stall-time-out", "Sources/Git/NetworkOperation.swift",
+             "} else if now - time >= .seconds(operation.limits.timeout) {",
+             "} else if false, now - time >= .seconds(operation.limits.timeout) {",
+             "the network watch never cuts a connection that stalled (ConnectionProgress.verdict): a server that never "
              "answers, or drips, holds sync, clone and the container's lock forever"),
     Mutation("no-answer-limit", "Sources/Git/NetworkOperation.swift",
              "return all > UInt64(limits.answerLimit) ? .oversized(peer: peer) : nil",
