@@ -234,6 +234,20 @@ static inline const char *concord_recorded_advertisement(git_smart_subtransport 
     return owner->failed ? NULL : owner->recorded;
 }
 
+/*
+ * The smart subtransport Concord makes for ssh URLs and its stream (Sources/Git/SSHSubtransport.swift):
+ * libgit2's structure first, then the Swift object that owns it.
+ */
+typedef struct {
+    git_smart_subtransport parent;
+    void *owner;
+} concord_subtransport;
+
+typedef struct {
+    git_smart_subtransport_stream parent;
+    void *owner;
+} concord_subtransport_stream;
+
 #include <errno.h>
 #include <git2/sys/stream.h>
 #include <netinet/in.h>
@@ -244,10 +258,11 @@ static inline const char *concord_recorded_advertisement(git_smart_subtransport 
 
 /*
  * The stream Concord registers for every plain socket libgit2 opens (Sources/Git/SocketStream.swift).
- * libgit2 1.5's ssh transport never calls a stream's read or write: _git_ssh_session_create casts
- * the stream to libgit2's private git_socket_stream (src/libgit2/streams/socket.h: the git_stream,
- * the host, the port, then the socket) and hands that socket to libssh2. So this struct starts
- * with exactly those fields, in that order; Concord's own come after them.
+ * It starts with the fields of libgit2's private git_socket_stream (src/libgit2/streams/socket.h:
+ * the git_stream, the host, the port, then the socket), which libgit2 1.5's libssh2 transport
+ * casts a stream to; Concord's ssh goes through OpenSSH's client instead (SSHSubtransport.swift),
+ * and the layout stays so that nothing breaks if that transport ever runs. Concord's own fields
+ * come after them.
  */
 typedef struct {
     git_stream parent;
@@ -297,6 +312,17 @@ static inline int concord_tcp_bytes(int socket, uint64_t *received, uint64_t *ac
 int syncfs(int fd);
 static inline int concord_syncfs(int descriptor) {
     return syncfs(descriptor);
+}
+
+/* For ssh's child (Sources/Git/SSHProcess.swift): glibc's posix_spawn_file_actions_addclosefrom_np
+ * (2.34) and POSIX_SPAWN_SETSID (2.26) are declared only under _GNU_SOURCE. */
+#include <spawn.h>
+int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+static inline int concord_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+static inline short concord_spawn_setsid_flag(void) {
+    return 0x80; /* POSIX_SPAWN_SETSID in glibc's <spawn.h> */
 }
 
 /* malloc_trim(3) is in <malloc.h>, which Swift's Glibc module does not export. */

@@ -5,17 +5,16 @@ internal import GitFormat
 internal import Glibc
 #endif
 
-/// What the environment says about reaching a cloud, read once: where ssh keys and known
-/// hosts are, the ssh-agent, credentials given for an https cloud, extra certificate
-/// authorities.
+/// What the environment says about reaching a cloud, read once: how OpenSSH's client is run
+/// (the home folder whose `.ssh` it reads, the key given, where kept connections live),
+/// credentials given for an https cloud, extra certificate authorities.
 struct CloudEnvironment {
     /// `HOME`: `~/.ssh` is below it.
     var home: String
     /// This user's login name: the ssh user when the URL names none.
     var loginName: String
-    /// `SSH_AUTH_SOCK`, when set and not empty.
-    var agentSocket: String?
-    /// `CONCORD_SSH_KEY`: the one key file to offer instead of `~/.ssh/id_*`.
+    /// `CONCORD_SSH_KEY`: the one key file ssh offers (with the agent's keys) instead of
+    /// `~/.ssh/id_*`. The agent is `SSH_AUTH_SOCK`'s, which ssh reads itself.
     var sshKey: String?
     /// `CONCORD_CLOUD_USERNAME`.
     var username: String?
@@ -23,6 +22,8 @@ struct CloudEnvironment {
     var password: String?
     /// `SSL_CERT_FILE`: certificate authorities trusted as well as the system's.
     var certificateFile: String?
+    /// `XDG_RUNTIME_DIR`: this user's private folder for sockets, when the system gives one.
+    var runtimeFolder: String?
 
     /// The process's environment.
     static var current: CloudEnvironment {
@@ -31,30 +32,28 @@ struct CloudEnvironment {
         var login = value("USER") ?? "git"
         if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { login = String(cString: name) }
         return CloudEnvironment(
-            home: value("HOME") ?? NSHomeDirectory(), loginName: login, agentSocket: value("SSH_AUTH_SOCK"),
+            home: value("HOME") ?? NSHomeDirectory(), loginName: login,
             sshKey: value("CONCORD_SSH_KEY"), username: value("CONCORD_CLOUD_USERNAME"),
-            password: value("CONCORD_CLOUD_PASSWORD"), certificateFile: value("SSL_CERT_FILE"))
+            password: value("CONCORD_CLOUD_PASSWORD"), certificateFile: value("SSL_CERT_FILE"), runtimeFolder: value("XDG_RUNTIME_DIR"))
     }
 
-    /// The key files offered when `CONCORD_SSH_KEY` is not set, in this order.
-    static let defaultKeyNames = ["id_ed25519", "id_ecdsa", "id_rsa"]
+    /// The key files named in messages when `CONCORD_SSH_KEY` is not set, in OpenSSH's order.
+    static let defaultKeyNames = ["id_rsa", "id_ecdsa", "id_ed25519"]
 
-    /// The ssh credentials, in the order offered: the agent's keys, then `CONCORD_SSH_KEY` or
-    /// else each of `~/.ssh/id_ed25519`, `id_ecdsa`, `id_rsa` that exists.
-    var sshCredentials: [Credential] {
-        var credentials: [Credential] = agentSocket.map { [.sshAgent(socket: $0)] } ?? []
-        if let sshKey {
-            credentials.append(.sshKey(privateKey: sshKey))
-        } else {
-            for name in Self.defaultKeyNames where FileManager.default.fileExists(atPath: "\(home)/.ssh/\(name)") {
-                credentials.append(.sshKey(privateKey: "\(home)/.ssh/\(name)"))
-            }
-        }
-        return credentials
+    /// How OpenSSH's client is run: with the files of `~/.ssh` below ``home``, `CONCORD_SSH_KEY`
+    /// as its one key file when set, connections kept under `$XDG_RUNTIME_DIR/concord-ssh`, else
+    /// `/tmp/concord-ssh-UID` (each made private, 0700, when missing).
+    var sshClient: SSHClient {
+        let folder = runtimeFolder.map { "\($0)/concord-ssh" } ?? "/tmp/concord-ssh-\(getuid())"
+        return SSHClient(home: home, identityFile: sshKey, controlFolder: folder)
     }
 
-    /// The user's and the system's known_hosts files.
-    var knownHosts: KnownHosts { KnownHosts(files: KnownHosts.standardFiles(home: home)) }
+    /// The key files ssh may offer from `~/.ssh` or `CONCORD_SSH_KEY` that it cannot use without
+    /// a person (a passphrase), each with the reason: what a refusal names as skipped.
+    var unusableSSHKeys: [String] {
+        let files = sshKey.map { [$0] } ?? Self.defaultKeyNames.map { "\(home)/.ssh/\($0)" }.filter { FileManager.default.fileExists(atPath: $0) }
+        return files.compactMap { file in SSHKeyFile.problem(at: file).map { "\(file) (\($0))" } }
+    }
 
     /// The secrets given with a new cloud URL to init or clone, and where they came from: the
     /// URL's, with the environment's password (and user name, when it gives one) for an https

@@ -12,7 +12,8 @@ internal import GitFormat
 /// object fetched hashed to its id, and the cloud's `main` moves by compare-and-swap under git's
 /// lock file. Nothing of the cloud is shared with the device: no hard link, no alternates. Any other
 /// cloud goes through libgit2's transports, with the credentials of ``CloudEnvironment`` and the
-/// store (``CloudSecrets``), ssh host keys checked against known_hosts, certificates always
+/// store (``CloudSecrets``), ssh through OpenSSH's client (its configuration, keys and
+/// known_hosts, one connection kept for the operations that follow), certificates always
 /// verified, and time-outs (``NetworkLimits/current(in:)``): a server that stalls makes a sync
 /// offline, like one that cannot be reached.
 final class CloudLink {
@@ -63,6 +64,8 @@ final class CloudLink {
     /// True once a fetch through this link was answered: a push refused by the server right
     /// after is a refusal of this device's writes, not a cloud out of reach.
     private var answeredFetch = false
+    /// What the environment said, for messages.
+    private let environment: CloudEnvironment
 
     /// The link of the container whose repository is `repository`.
     /// - Parameter secretsSource: where the stored secrets came from, when init or clone was
@@ -76,6 +79,7 @@ final class CloudLink {
     ) throws {
         self.repository = repository
         self.maintain = maintain
+        self.environment = environment
         self.lockTimeout = lockTimeout
         self.purpose = purpose
         let configured = try ConcordError.wrap("cannot read the configuration") { try repository.remoteURL("origin") }
@@ -115,16 +119,8 @@ final class CloudLink {
             source = "in CONCORD_CLOUD_USERNAME and CONCORD_CLOUD_PASSWORD"
         }
         secretsSource = given ?? source
-        var credentials: [Credential] = []
-        var hostKeys: HostKeyCheck?
-        if address.transport == .ssh {
-            credentials = environment.sshCredentials
-            hostKeys = HostKeyCheck(host: address.host, port: address.port ?? 22, knownHosts: environment.knownHosts)
-        }
-        if let username = secrets?.username {
-            credentials.append(.password(username: username, password: secrets?.password ?? ""))
-        }
-        let access = RemoteAccess(credentials: credentials, sshUser: address.username ?? environment.loginName, hostKeys: hostKeys)
+        let credentials = secrets?.username.map { [Credential.password(username: $0, password: secrets?.password ?? "")] } ?? []
+        let access = RemoteAccess(credentials: credentials, ssh: address.transport == .ssh ? environment.sshClient : nil)
         transport = .network(
             NetworkCloud(
                 remote: "origin", url: secrets?.query.map { "\(address.url)?\($0)" }, access: access, limits: try NetworkLimits.current(in: repository),
@@ -291,9 +287,7 @@ final class CloudLink {
             return .cloudRefused(CloudRefusal(cause: .authentication, url: url, detail: authenticationAdvice(message)))
         }
         if error.isHostKey {
-            // libgit2 reads ~/.ssh/known_hosts with libssh2 before any check, and gives up on a line it cannot parse.
-            let advice = message.contains("loading known_hosts") ? "; libssh2 cannot read a line of ~/.ssh/known_hosts: fix or remove it" : ""
-            return .cloudRefused(CloudRefusal(cause: .hostKey, url: url, detail: message + advice))
+            return .cloudRefused(CloudRefusal(cause: .hostKey, url: url, detail: message))
         }
         if error.isCertificate {
             return .cloudRefused(
@@ -345,8 +339,9 @@ final class CloudLink {
 
     private func authenticationAdvice(_ message: String) -> String {
         if address.transport == .ssh {
-            let keys = Self.describedKeys
-            return "\(message) (keys come from ssh-agent, then \(keys), or CONCORD_SSH_KEY=FILE)"
+            let skipped = environment.unusableSSHKeys
+            return "\(message) (keys come from ssh-agent, then ~/.ssh/config's IdentityFile or \(Self.describedKeys), or CONCORD_SSH_KEY=FILE)"
+                + (skipped.isEmpty ? "" : "; skipped \(skipped.joined(separator: ", "))")
         }
         guard let secretsSource else {
             return "\(message): give a user name and password (or token) in the URL to init or clone, "

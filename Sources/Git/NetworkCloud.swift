@@ -1,7 +1,8 @@
 public import GitFormat
 
-/// A cloud reached over ssh, https, http or `git://`: libgit2's transports connect (with the
-/// credentials and host key check of ``RemoteAccess``, and time-outs), libgit2 fetches, and a
+/// A cloud reached over ssh, https, http or `git://`: libgit2's smart transports connect (over
+/// OpenSSH's client for ssh, with the credentials of ``RemoteAccess`` for https, and
+/// time-outs), libgit2 fetches, and a
 /// push is Concord's own receive-pack over libgit2's transport, sending one pack of what
 /// changed (``Repository/upload(_:to:expected:remote:url:access:limits:)``).
 public final class NetworkCloud: Cloud {
@@ -10,7 +11,7 @@ public final class NetworkCloud: Cloud {
     /// The URL for this use only (with a query the configuration must not hold); nil uses the
     /// remote's.
     public let url: String?
-    /// Credentials and the host key check.
+    /// How ssh is run, and credentials for https.
     public let access: RemoteAccess?
     /// How long the server may stall, and how much it may send before any object.
     public let limits: NetworkLimits

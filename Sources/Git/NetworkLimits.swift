@@ -18,8 +18,8 @@ public struct NetworkLimits: Sendable, Equatable {
     /// The limit on what a server sends before any object: 32 MB, about 400,000 references.
     public static let defaultAnswerLimit = 32 << 20
     /// The slowest a connection may move and still count as progressing, in bytes a second,
-    /// counted on the socket (ssh's and TLS's framing included): a server dripping a byte a
-    /// second, which under encryption moves some 30 to 50 bytes a second, is stalled. The model
+    /// counted on the socket (TLS's framing included), or on an `ssh` child's standard input
+    /// and output: a server dripping a byte a second is stalled. The model
     /// is curl's low-speed limit (`CURLOPT_LOW_SPEED_LIMIT`, git's `http.lowSpeedLimit`); a
     /// server at work on a large fetch says so in progress messages, which count as progress
     /// whatever their size.

@@ -46,7 +46,7 @@ final class NetworkOperation: Sendable {
     /// Runs `body` (the libgit2 calls of one operation) as the calling thread's operation.
     /// - Throws: what `body` throws; a ``GitError`` is replaced by the cause the watch found
     ///   (``GitError/isTimeout``, ``GitError/isOversizedAnswer``) when it cut a connection, since
-    ///   the error libgit2 or libssh2 then reports (`early EOF`, `SSH could not read data`) only
+    ///   the error libgit2 then reports (`early EOF`, a read that failed) only
     ///   describes the cut.
     func run<T>(_ body: () throws -> T) throws -> T {
         let previous = pthread_getspecific(currentOperationKey)
@@ -132,6 +132,38 @@ final class NetworkOperation: Sendable {
         let code: GitError.Code = if case .oversized = verdict { .oversizedAnswer } else { .timeout }
         return GitError(code: code, errorClass: .net, message: message(for: verdict, limits: limits), function: function)
     }
+}
+
+/// One connection's progress as the network watch judges it: the bytes it had moved (received
+/// and sent) when it last made progress, the bytes received then, and when. The one rule for
+/// every kind of connection (``SocketStream``, ``SSHProcess``).
+struct ConnectionProgress {
+    private var bytes: UInt64 = 0
+    private var received: UInt64 = 0
+    private(set) var time: ContinuousClock.Instant = .now
+
+    /// Judges the connection that has received `received` and moved `moved` bytes in all, at
+    /// `now`, within `operation`: more than the answer's limit before any object
+    /// (``NetworkOperation/noteReceived(_:by:peer:)``), or fewer than
+    /// ``NetworkLimits/minimumProgress`` bytes moved within the time-out while libgit2 reported
+    /// no progress either.
+    /// - Returns: the verdict that cuts it; nil while it goes on.
+    mutating func verdict(
+        received: UInt64, moved: UInt64, at now: ContinuousClock.Instant, in operation: NetworkOperation, connection: ObjectIdentifier, peer: String
+    ) -> NetworkOperation.Verdict? {
+        if let oversized = operation.noteReceived(received, by: connection, peer: peer) { return oversized }
+        if moved &- bytes >= operation.limits.minimumProgress || operation.lastProgressReport > time {
+            bytes = moved
+            self.received = received
+            time = now
+        } else if now - time >= .seconds(operation.limits.timeout) {
+            return .stalled(peer: peer, received: received &- self.received)
+        }
+        return nil
+    }
+
+    /// Starts the clock again (a connection just made).
+    mutating func restart() { time = .now }
 }
 
 /// The thread-specific slot that holds the thread's ``NetworkOperation`` (unretained: ``NetworkOperation/run(_:)`` keeps it alive).

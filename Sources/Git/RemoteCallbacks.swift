@@ -1,8 +1,8 @@
 internal import CGit2
 internal import Foundation
 
-/// What libgit2's callbacks share during one fetch or upload: the credentials offered so
-/// far, the host key check, transfer progress (which also tells the network watch that objects
+/// What libgit2's callbacks share during one fetch or upload: the transport (OpenSSH's client
+/// for ssh), the credentials offered so far, transfer progress (which also tells the network watch that objects
 /// arrive).
 ///
 /// Passed to libgit2 as `payload` with `Unmanaged.passUnretained` inside `withExtendedLifetime`,
@@ -19,8 +19,8 @@ final class RemoteCallbacks {
     private(set) var offered: [String] = []
     /// The credential handed to libgit2 last: the one the server accepted, when the operation succeeded.
     private(set) var lastOffered: Credential?
-    /// Credentials passed over, with the reason.
-    private(set) var skipped: [String] = []
+    /// The captures of the ssh transports made for this operation, alive as long as it is.
+    private var sshSubtransports: [Subtransport] = []
 
     init(access: RemoteAccess?, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: NetworkOperation? = nil) {
         self.access = access
@@ -37,40 +37,18 @@ final class RemoteCallbacks {
             callbacks.sideband_progress = sidebandProgressCallback
             callbacks.pack_progress = packProgressCallback
         }
-        if access != nil {
-            callbacks.credentials = credentialsCallback
-            callbacks.certificate_check = certificateCheckCallback
-        }
+        callbacks.transport = transportCallback
+        if access != nil { callbacks.credentials = credentialsCallback }
     }
 
     /// Makes the credential to offer now, of a type in `allowed`; sets libgit2's error and
     /// returns `GIT_EAUTH` when none is left.
-    fileprivate func acquire(_ out: UnsafeMutablePointer<OpaquePointer?>, username: String?, allowed: UInt32) -> Int32 {
+    fileprivate func acquire(_ out: UnsafeMutablePointer<OpaquePointer?>, allowed: UInt32) -> Int32 {
         guard let access else { return GIT_PASSTHROUGH.rawValue }
-        if allowed == GIT_CREDENTIAL_USERNAME.rawValue {
-            return git_credential_username_new(out, access.sshUser)
-        }
-        let user = username ?? access.sshUser
         while next < access.credentials.count {
             let credential = access.credentials[next]
             next += 1
             switch credential {
-            case let .sshAgent(socket) where allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0:
-                guard SSHKeyFile.agentAnswers(at: socket) else {
-                    skipped.append("ssh-agent (\(socket) does not answer)")
-                    continue
-                }
-                offer(credential)
-                return git_credential_ssh_key_from_agent(out, user)
-            case let .sshKey(path) where allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0:
-                if let problem = SSHKeyFile.problem(at: path) {
-                    skipped.append("\(path) (\(problem))")
-                    continue
-                }
-                offer(credential)
-                let publicKey = path + ".pub"
-                return git_credential_ssh_key_new(
-                    out, user, FileManager.default.fileExists(atPath: publicKey) ? publicKey : nil, path, nil)
             case let .password(name, password) where allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0:
                 offer(credential)
                 return git_credential_userpass_plaintext_new(out, name, password)
@@ -78,65 +56,28 @@ final class RemoteCallbacks {
                 continue
             }
         }
-        var message =
+        let message =
             offered.isEmpty
             ? "no credential to offer (the server accepts \(Self.describe(allowed)))"
             : "the server refused \(offered.joined(separator: ", "))"
-        if !skipped.isEmpty { message += "; skipped \(skipped.joined(separator: ", "))" }
         git_error_set_str(Int32(GIT_ERROR_CALLBACK.rawValue), message)
         return GIT_EAUTH.rawValue
     }
 
-    /// Decides on an ssh host key by ``HostKeyCheck``; leaves TLS certificates to libgit2's
-    /// verification (which refuses any it cannot verify).
-    fileprivate func check(_ certificate: UnsafeMutablePointer<git_cert>, host: String?) -> Int32 {
-        guard certificate.pointee.cert_type == GIT_CERT_HOSTKEY_LIBSSH2, let check = access?.hostKeys else {
-            return GIT_PASSTHROUGH.rawValue
-        }
-        let hostKey = UnsafeMutableRawPointer(certificate).assumingMemoryBound(to: git_cert_hostkey.self).pointee
-        guard hostKey.type.rawValue & GIT_CERT_SSH_RAW.rawValue != 0, let raw = hostKey.hostkey else {
-            return refuse("the server's host key cannot be read")
-        }
-        guard host?.lowercased() == check.host.lowercased() else {
-            return refuse("libgit2 connected to \(host ?? "?"), not to \(check.host)")
-        }
-        let key = Array(UnsafeRawBufferPointer(start: raw, count: hostKey.hostkey_len))
-        let type = KnownHosts.keyType(of: key)
-        var fingerprint = "of unknown fingerprint"
-        if hostKey.type.rawValue & GIT_CERT_SSH_SHA256.rawValue != 0 {
-            var digest = hostKey.hash_sha256
-            let text = withUnsafeBytes(of: &digest) { Data($0).base64EncodedString() }
-            fingerprint = "SHA256:" + text.replacingOccurrences(of: "=", with: "")
-        }
-        let name = KnownHosts.name(host: check.host, port: check.port)
-        let file = check.knownHosts.files.first ?? "~/.ssh/known_hosts"
-        switch check.knownHosts.verdict(forKey: key, host: check.host, port: check.port) {
-        case .trusted:
-            return 0
-        case let .unknown(types):
-            let portOption = check.port == 22 ? "" : "-p \(check.port) "
-            let also = types.isEmpty ? "" : " (it is listed only with \(types.joined(separator: ", ")) keys)"
-            return refuse(
-                "\(name) is not a known host\(also): its \(type) key \(fingerprint) is not in \(file); "
-                    + "if that is the server's key, trust it with: ssh-keyscan \(portOption)-t \(type) \(check.host) >> \(file)")
-        case let .changed(listed, line):
-            return refuse(
-                "THE HOST KEY OF \(name) HAS CHANGED: it presents the \(type) key \(fingerprint), "
-                    + "not the one in \(listed) line \(line); someone may be intercepting the connection. "
-                    + "If the server's key really changed, remove the old one with: ssh-keygen -R '\(name)' -f \(listed)")
-        case let .revoked(listed, line):
-            return refuse("the \(type) key \(fingerprint) of \(name) is marked @revoked in \(listed) line \(line)")
-        }
+    /// The transport for the remote `owner`: a smart transport over OpenSSH's client
+    /// (``SSHSubtransport``) for an ssh URL, libgit2's own for any other.
+    fileprivate func transport(_ out: UnsafeMutablePointer<UnsafeMutablePointer<git_transport>?>, owner: OpaquePointer?) -> Int32 {
+        let url = git_remote_url(owner).map { String(cString: $0) } ?? ""
+        guard Subtransport.Kind(url: url) == .ssh else { return git_transport_new(out, owner, url) }
+        let capture = Subtransport(.ssh, recordingAtMost: nil, ssh: access?.ssh)
+        sshSubtransports.append(capture)
+        var definition = git_smart_subtransport_definition(callback: subtransportCallback, rpc: 0, param: Unmanaged.passUnretained(capture).toOpaque())
+        return git_transport_smart(out, owner, &definition)
     }
 
     private func offer(_ credential: Credential) {
         offered.append(credential.description)
         lastOffered = credential
-    }
-
-    private func refuse(_ message: String) -> Int32 {
-        git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), message)
-        return GIT_ECERTIFICATE.rawValue
     }
 
     private static func describe(_ allowed: UInt32) -> String {
@@ -148,16 +89,14 @@ final class RemoteCallbacks {
     }
 }
 
-private let credentialsCallback: git_credential_acquire_cb = { out, _, username, allowed, payload in
+private let credentialsCallback: git_credential_acquire_cb = { out, _, _, allowed, payload in
     guard let out, let payload else { return GIT_PASSTHROUGH.rawValue }
-    let state = Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue()
-    return state.acquire(out, username: username.map { String(cString: $0) }, allowed: allowed)
+    return Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().acquire(out, allowed: allowed)
 }
 
-private let certificateCheckCallback: git_transport_certificate_check_cb = { certificate, _, host, payload in
-    guard let certificate, let payload else { return GIT_PASSTHROUGH.rawValue }
-    let state = Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue()
-    return state.check(certificate, host: host.map { String(cString: $0) })
+private let transportCallback: git_transport_cb = { out, owner, payload in
+    guard let out, let payload else { return -1 }
+    return Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().transport(out, owner: owner)
 }
 
 private let transferProgressCallback: git_indexer_progress_cb = { stats, payload in

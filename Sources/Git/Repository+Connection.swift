@@ -56,7 +56,7 @@ extension Repository {
         guard let address = git_remote_url(remote).map({ String(cString: $0) }), let kind = Subtransport.Kind(url: address) else {
             throw GitError(message: "\(service.step) needs an ssh, https, http or git:// remote", function: "git_transport_smart")
         }
-        let capture = Subtransport(kind, recordingAtMost: limits.answerLimit)
+        let capture = Subtransport(kind, recordingAtMost: limits.answerLimit, ssh: access?.ssh)
         let operation = NetworkOperation(limits: limits)
         let callbacks = RemoteCallbacks(access: access, operation: operation)
         return try withExtendedLifetime((capture, callbacks)) {

@@ -31,7 +31,7 @@ extension Repository {
     /// - Parameters:
     ///   - url: the URL to use for this fetch only (for example with a query the configuration
     ///     must not hold); nil uses the configured one.
-    ///   - access: credentials and the host key check, for ssh and https.
+    ///   - access: how ssh is run (``SSHClient``), and credentials for https.
     ///   - limits: how long a server may take, and how much it may send before any object.
     ///   - largestObject: the largest object libgit2's indexer accepts in the pack it receives,
     ///     refused by its header before it is inflated, a delta's result included (a

@@ -3,17 +3,16 @@ internal import Foundation
 internal import Synchronization
 
 /// A connection libgit2 opened through Concord: the stream registered for `GIT_STREAM_STANDARD`,
-/// which libgit2 uses for every plain socket it opens: `git://`, http, https (mbedTLS's stream
-/// runs over it) and ssh.
+/// which libgit2 uses for every plain socket it opens: `git://`, http and https (mbedTLS's
+/// stream runs over it). ssh is OpenSSH's client's own connection (``SSHProcess``).
 ///
 /// Connecting is bounded by the operation's ``NetworkLimits/timeout``: the name is resolved on a
 /// thread of its own (`getaddrinfo` cannot be interrupted), each address is connected without
 /// blocking and waited for with `poll`. Once connected, the socket blocks, and ``NetworkWatch``
-/// watches it from the kernel's byte counters of the socket rather than from this stream's
-/// reads: libgit2's ssh transport hands the socket itself to libssh2, which reads and writes it
-/// without this stream (see `concord_socket_stream` in the C shim). So one watch covers every
-/// transport; a cut (`shutdown`) makes whichever library waits on the socket fail at once.
-final class SocketStream: Sendable {
+/// watches it from the kernel's byte counters of the socket, which count what mbedTLS reads and
+/// writes on it as well. A cut (`shutdown`) makes whichever library waits on the socket fail at
+/// once.
+final class SocketStream: Sendable, WatchedConnection {
     let host: String
     let port: String
     let operation: NetworkOperation
@@ -21,11 +20,8 @@ final class SocketStream: Sendable {
     private struct State {
         var descriptor: Int32 = -1
         var cut: NetworkOperation.Verdict?
-        /// The bytes moved (received and acknowledged) when the connection last made progress,
-        /// the bytes received then, and when.
-        var progressBytes: UInt64 = 0
-        var progressReceived: UInt64 = 0
-        var progressTime: ContinuousClock.Instant = .now
+        /// Its progress, counted in bytes received and acknowledged.
+        var progress = ConnectionProgress()
     }
 
     private let state = Mutex(State())
@@ -67,7 +63,7 @@ final class SocketStream: Sendable {
             case let .connected(descriptor):
                 state.withLock { state in
                     state.descriptor = descriptor
-                    state.progressTime = .now
+                    state.progress.restart()
                 }
                 NetworkWatch.add(self)
                 return descriptor
@@ -138,17 +134,8 @@ final class SocketStream: Sendable {
             guard state.descriptor >= 0, state.cut == nil else { return nil }
             var received: UInt64 = 0, acknowledged: UInt64 = 0
             guard concord_tcp_bytes(state.descriptor, &received, &acknowledged) == 0 else { return nil }
-            var verdict = operation.noteReceived(received, by: ObjectIdentifier(self), peer: peer)
-            if verdict == nil {
-                let moved = received &+ acknowledged
-                if moved &- state.progressBytes >= operation.limits.minimumProgress || operation.lastProgressReport > state.progressTime {
-                    state.progressBytes = moved
-                    state.progressReceived = received
-                    state.progressTime = now
-                } else if now - state.progressTime >= .seconds(operation.limits.timeout) {
-                    verdict = .stalled(peer: peer, received: received &- state.progressReceived)
-                }
-            }
+            let verdict = state.progress.verdict(
+                received: received, moved: received &+ acknowledged, at: now, in: operation, connection: ObjectIdentifier(self), peer: peer)
             guard let verdict else { return nil }
             state.cut = verdict
             shutdown(state.descriptor, Int32(SHUT_RDWR))

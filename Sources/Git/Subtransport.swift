@@ -1,7 +1,9 @@
 internal import CGit2
+internal import Foundation
 internal import GitFormat
 
-/// The subtransport libgit2 makes for a smart transport, inside one that records the
+/// The subtransport of a smart transport: libgit2's for http and `git://`, Concord's
+/// ``SSHSubtransport`` (OpenSSH's client) for ssh; when recording, inside one that records the
 /// advertisement libgit2 reads as it connects (`concord_recording_subtransport` in the C shim),
 /// kept so that Concord reads that advertisement itself (a push, a peek at a reference) and a
 /// push uses its stream directly.
@@ -44,14 +46,18 @@ final class Subtransport {
     }
 
     let kind: Kind
-    /// The most bytes of an advertisement kept.
-    let limit: Int
-    /// libgit2's subtransport inside a recording one (`concord_recording_subtransport_new`).
+    /// The most bytes of an advertisement kept; nil records nothing.
+    let limit: Int?
+    /// How ssh is run, for an ssh URL.
+    let ssh: SSHClient
+    /// The subtransport, inside a recording one (`concord_recording_subtransport_new`) when
+    /// recording.
     var subtransport: UnsafeMutablePointer<git_smart_subtransport>?
 
-    init(_ kind: Kind, recordingAtMost limit: Int) {
+    init(_ kind: Kind, recordingAtMost limit: Int?, ssh: SSHClient?) {
         self.kind = kind
         self.limit = limit
+        self.ssh = ssh ?? SSHClient(home: NSHomeDirectory(), controlFolder: nil)
     }
 
     /// The references the remote advertised for `service` when the transport connected, read
@@ -63,7 +69,7 @@ final class Subtransport {
         var failed: Int32 = 0
         let start = concord_recorded_advertisement(subtransport, &length, &failed)
         guard failed == 0 else {
-            throw GitError(code: .oversizedAnswer, errorClass: .net, message: "the remote's advertisement is over \(limit) bytes", function: service.step)
+            throw GitError(code: .oversizedAnswer, errorClass: .net, message: "the remote's advertisement is over \(limit ?? 0) bytes", function: service.step)
         }
         let bytes = start.map { Array(UnsafeRawBufferPointer(start: $0, count: length)) } ?? []
         do {
@@ -78,14 +84,21 @@ let subtransportCallback: git_smart_subtransport_cb = { out, owner, param in
     guard let out, let param else { return -1 }
     let capture = Unmanaged<Subtransport>.fromOpaque(param).takeUnretainedValue()
     var inner: UnsafeMutablePointer<git_smart_subtransport>?
-    let result =
-        switch capture.kind {
-        case .ssh: git_smart_subtransport_ssh(&inner, owner, nil)
-        case .http: git_smart_subtransport_http(&inner, owner, nil)
-        case .git: git_smart_subtransport_git(&inner, owner, nil)
-        }
+    let result: Int32
+    switch capture.kind {
+    case .ssh:
+        inner = SSHSubtransport.make(client: capture.ssh)
+        result = 0
+    case .http: result = git_smart_subtransport_http(&inner, owner, nil)
+    case .git: result = git_smart_subtransport_git(&inner, owner, nil)
+    }
     guard result == 0, let inner else { return result < 0 ? result : -1 }
-    guard let recording = concord_recording_subtransport_new(inner, capture.limit) else {
+    guard let limit = capture.limit else {
+        capture.subtransport = inner
+        out.pointee = inner
+        return 0
+    }
+    guard let recording = concord_recording_subtransport_new(inner, limit) else {
         inner.pointee.free(inner)
         return -1
     }

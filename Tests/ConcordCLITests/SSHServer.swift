@@ -15,7 +15,9 @@ final class SSHServer {
     let port: Int
     /// The host key's public line (`ssh-ed25519 AAAA…`).
     let hostKey: String
-    private let process: ServerProcess
+    private var process: ServerProcess
+    /// The server's log (LogLevel VERBOSE: each connection and each session in it).
+    var log: String { "\(folder)/sshd.log" }
 
     /// Makes the keys and starts `sshd` with files below `folder`; every session runs
     /// `forceCommand` instead of the command asked for, when given. The keys let in are those of
@@ -50,8 +52,44 @@ final class SSHServer {
             LogLevel VERBOSE
             """ + (forceCommand.map { "\nForceCommand \($0)" } ?? "")
         try config.write(toFile: "\(folder)/sshd_config", atomically: true, encoding: .utf8)
-        process = try ServerProcess(["/usr/sbin/sshd", "-D", "-e", "-f", "\(folder)/sshd_config"], log: "\(folder)/sshd.log")
+        process = try SSHServer.start(in: folder, port: port)
+    }
+
+    private static func start(in folder: String, port: Int) throws -> ServerProcess {
+        let process = try ServerProcess(["/usr/sbin/sshd", "-D", "-e", "-f", "\(folder)/sshd_config"], log: "\(folder)/sshd.log")
         try process.wait(until: { ServerProcess.canConnect(port) }, what: "sshd (see \(folder)/sshd.log)")
+        return process
+    }
+
+    /// Stops the server and every connection it serves, waits `pause` seconds, and starts it
+    /// again on the same port with the same keys: as a machine restarted.
+    func restart(after pause: Double) throws {
+        stop()
+        usleep(UInt32(pause * 1_000_000))
+        process = try SSHServer.start(in: folder, port: port)
+    }
+
+    /// The connections and sessions the log shows from line `start` on (the log's line count
+    /// before what is counted): for each connection that authenticated, by its client port in
+    /// the order they came, the sessions (commands run) it carried.
+    func connections(fromLine start: Int = 0) -> [(port: String, sessions: Int)] {
+        var connections: [(port: String, sessions: Int)] = []
+        for line in logLines.dropFirst(start) {
+            let words = line.split(separator: " ")
+            guard let at = words.firstIndex(of: "port"), at + 1 < words.count else { continue }
+            let port = String(words[at + 1])
+            if line.hasPrefix("Accepted publickey for ") {
+                connections.append((port, 0))
+            } else if line.hasPrefix("Starting session: "), let index = connections.firstIndex(where: { $0.port == port }) {
+                connections[index].sessions += 1
+            }
+        }
+        return connections
+    }
+
+    /// The log's lines so far.
+    var logLines: [String] {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(whereSeparator: \.isNewline).map(String.init)
     }
 
     /// The `ssh://` URL of a repository at the absolute path `path` on the server.
@@ -85,7 +123,16 @@ final class SSHServer {
             .write(toFile: "\(home)/.ssh/known_hosts", atomically: true, encoding: .utf8)
     }
 
-    func stop() { process.stop() }
+    /// Stops the server and the processes serving its connections (its children, found before
+    /// it stops: they outlive it otherwise, and so would the clients' kept connections), with
+    /// SIGTERM: each closes its connection, and the commands it runs end on their own (a shell
+    /// killed at start-up can leave the lock of its profile's scripts behind).
+    func stop() {
+        let text = (try? String(contentsOfFile: "/proc/\(process.pid)/task/\(process.pid)/children", encoding: .utf8)) ?? ""
+        let serving = text.split(separator: " ").compactMap { pid_t($0) }
+        process.stop()
+        for pid in serving { kill(pid, SIGTERM) }
+    }
 
     /// Makes an ed25519 key pair without passphrase at `path` and `path.pub`.
     static func makeKey(_ path: String) throws {

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -144,14 +145,36 @@ class SSHServer(Server):
             f"Port {self.port}", "ListenAddress 127.0.0.1", f"HostKey {self.folder / 'host_key'}",
             f"AuthorizedKeysFile {self.folder / 'authorized_keys'}", "PidFile none", "UsePAM no", "StrictModes no",
             "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PermitRootLogin prohibit-password",
-            "AllowTcpForwarding no", "X11Forwarding no", "MaxStartups 100", "LogLevel ERROR", ""]))
+            "AllowTcpForwarding no", "X11Forwarding no", "MaxStartups 100", "LogLevel VERBOSE", ""]))
         self._start(["/usr/sbin/sshd", "-D", "-e", "-f", config], self.folder / "sshd.log", "sshd")
 
     def url(self, relative: str) -> str:
         return f"ssh://127.0.0.1:{self.port}{self.base / relative}"
 
     def concord_env(self) -> dict:
-        return {"HOME": str(self.home), "SSH_AUTH_SOCK": "", "CONCORD_SSH_KEY": ""}
+        # Concord keeps its ssh connections' sockets below XDG_RUNTIME_DIR: a private folder of
+        # the run's, short enough for a socket's name.
+        runtime = Path(f"/tmp/concord-bench-ssh-{self.port}")
+        runtime.mkdir(mode=0o700, exist_ok=True)
+        return {"HOME": str(self.home), "SSH_AUTH_SOCK": "", "CONCORD_SSH_KEY": "", "XDG_RUNTIME_DIR": str(runtime)}
+
+    def stop(self) -> None:
+        # The connections it serves end with it (their clients' kept connections close), with
+        # SIGTERM: each ends the commands it runs in their own time.
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children") if self.process else None
+        serving = [int(pid) for pid in children.read_text().split()] if children and children.exists() else []
+        super().stop()
+        for pid in serving:
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(f"/tmp/concord-bench-ssh-{self.port}", ignore_errors=True)
+
+    def sessions(self) -> int:
+        """The sessions (commands run) sshd started so far, from its log (LogLevel VERBOSE)."""
+        log = self.folder / "sshd.log"
+        return sum(line.startswith("Starting session: ") for line in log.read_text(errors="replace").splitlines()) if log.exists() else 0
 
     def git_env(self) -> dict:
         return {"GIT_SSH_COMMAND": f"ssh -i {self.key} -o IdentitiesOnly=yes -o BatchMode=yes "

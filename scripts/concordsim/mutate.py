@@ -115,10 +115,10 @@ MUTATIONS = [
              "        guard true else {\n",
              "Concord's readers open whatever a cloud holds where a pack, an index or a loose object should be "
              "(RegularFile.open): a FIFO there makes sync and clone wait forever"),
-    Mutation("no-stall-time-out", "Sources/Git/SocketStream.swift",
-             "} else if now - state.progressTime >= .seconds(operation.limits.timeout) {",
-             "} else if false, now - state.progressTime >= .seconds(operation.limits.timeout) {",
-             "the network watch never cuts a connection that stalled (SocketStream.inspect): a server that never "
+    Mutation("no-stall-time-out", "Sources/Git/NetworkOperation.swift",
+             "} else if now - time >= .seconds(operation.limits.timeout) {",
+             "} else if false, now - time >= .seconds(operation.limits.timeout) {",
+             "the network watch never cuts a connection that stalled (ConnectionProgress.verdict): a server that never "
              "answers, or drips, holds sync, clone and the container's lock forever"),
     Mutation("no-answer-limit", "Sources/Git/NetworkOperation.swift",
              "return all > UInt64(limits.answerLimit) ? .oversized(peer: peer) : nil",
@@ -195,6 +195,25 @@ MUTATIONS = [
              "",
              "a pkt-line longer than git's 65520 bytes is taken (PacketLineReader.next): a server's advertisement or "
              "report line may be up to 64 KiB"),
+    Mutation("ssh-connection-not-kept", "Sources/Git/SSHClient.swift",
+             "guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }",
+             "guard let controlFolder, Self.isPrivateFolder(controlFolder), controlFolder.isEmpty else { return nil }",
+             "no ssh connection is kept (SSHClient.controlPath): a sync's fetch and push, and each of the agent's "
+             "peeks, open a connection of their own"),
+    Mutation("ssh-failure-all-refusals", "Sources/Git/SSHFailure.swift",
+             "            code = Int32(GIT_ERROR.rawValue)\n            errorClass = GIT_ERROR_NET\n",
+             "",
+             "every failed ssh run is a host key refusal (SSHFailure): a server that is down or restarting is a "
+             "refusal, not offline"),
+    Mutation("ssh-config-ignored", "Sources/Git/SSHClient.swift",
+             "arguments += [\"-F\", FileManager.default.fileExists(atPath: config) ? config : \"/dev/null\"]",
+             "arguments += [\"-F\", \"/dev/null\"]",
+             "$HOME/.ssh/config is not given to ssh when HOME is not the account's home (SSHClient.arguments): "
+             "its host aliases, ports, users and keys are ignored"),
+    Mutation("ssh-host-key-accept-new", "Sources/Git/SSHClient.swift",
+             "\"StrictHostKeyChecking=yes\"",
+             "\"StrictHostKeyChecking=accept-new\"",
+             "ssh trusts an unknown host key and writes it to known_hosts (SSHClient.arguments)"),
 ]
 
 

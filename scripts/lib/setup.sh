@@ -3,7 +3,7 @@
 # scripts need, installed with apt-get when missing.
 #
 #   source scripts/lib/setup.sh
-#   concord_setup [PACKAGE...]     # libgit2-dev, libmbedtls-dev, pkg-config, git, python3, and the packages named
+#   concord_setup [PACKAGE...]     # libgit2-dev, libmbedtls-dev, pkg-config, git, python3, openssh-client, and the packages named
 #   concord_setup $(concord_server_packages $(concord_cloud_option "$@"))   # and a --cloud option's server
 #
 # A package named is installed when `dpkg -s` does not know it. Installing needs root or sudo; without
@@ -26,6 +26,8 @@ concord_setup() {
     [ -e /usr/include/mbedtls/sha1.h ] || missing+=(libmbedtls-dev)
     command -v git >/dev/null 2>&1 || missing+=(git)
     command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    # An ssh cloud is reached through OpenSSH's own client.
+    command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
     local package
     for package in "$@"; do
         dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
