@@ -118,13 +118,15 @@ package final class StoredPack {
     }
 
     /// Hands `body` the entry's stored bytes from `start` to its end, in pieces of at most a
-    /// megabyte, each read from the file when large (``readFromFile``).
+    /// megabyte, each read from the file when the entry is large (``readFromFile``), its last
+    /// piece too.
     /// - Throws: ``StoreError`` when the entry runs past the pack, or what `body` throws.
     package func forEachPiece(of entry: Entry, from start: Int, _ body: ([UInt8]) throws -> Void) throws {
+        let fromFile = entry.end - start >= Self.readFromFile
         var offset = start
         repeat {
             let count = min(entry.end - offset, PackWriter.piece)
-            try body(try read(offset, count))
+            try body(try read(offset, count, fromFile: fromFile))
             offset += count
         } while offset < entry.end
     }
@@ -260,9 +262,11 @@ package final class StoredPack {
         return order.position(ofOffset: offset).map { index.id(at: order.number(at: $0)) }
     }
 
-    private func read(_ start: Int, _ count: Int) throws -> [UInt8] {
+    /// `count` bytes from `start`: from the mapping, or from the file when `fromFile` (by
+    /// default, when they are ``readFromFile`` or more).
+    private func read(_ start: Int, _ count: Int, fromFile: Bool? = nil) throws -> [UInt8] {
         guard start >= 0, count >= 0, start + count <= packSize else { throw damaged("an entry runs past its end") }
-        guard count >= Self.readFromFile else { return Array(UnsafeRawBufferPointer(rebasing: pack[start..<(start + count)])) }
+        guard fromFile ?? (count >= Self.readFromFile) else { return Array(UnsafeRawBufferPointer(rebasing: pack[start..<(start + count)])) }
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
