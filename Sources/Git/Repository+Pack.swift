@@ -20,10 +20,4 @@ extension Repository {
     func storePendingPack() throws {
         try readingStore { try store.flushSession() }
     }
-
-    /// Stores a complete pack Concord wrote with its index (``ObjectStore/storePack(_:index:)``).
-    /// - Returns: the pack's file name, `pack-<hash>.pack`.
-    func storeOwnPack(_ pack: [UInt8], index: [UInt8]) throws -> String {
-        try readingStore { try store.storePack(pack, index: index) }
-    }
 }

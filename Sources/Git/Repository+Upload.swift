@@ -28,7 +28,10 @@ extension Repository {
         _ target: OID, to reference: String, expected: OID?, remote name: String, url: String? = nil, access: RemoteAccess? = nil,
         limits: NetworkLimits = NetworkLimits()
     ) throws -> (outcome: PushOutcome, accepted: Credential?) {
-        let pack = try readingStore { try store.packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true).bytes }
+        let pack = try readingStore {
+            var writer = try store.packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true)
+            return try writer.finishInMemory()
+        }
         let (outcome, accepted) = try connect(remote: name, url: url, access: access, limits: limits, for: .receivePack) { connection -> PushOutcome in
             guard connection.advertisement.id(of: reference) == expected else { return .cloudMoved }
             let address = connection.address, subtransport = connection.subtransport

@@ -120,9 +120,10 @@ package enum Zlib {
         }
     }
 
-    /// The CRC-32 of `bytes` (as a pack index records each entry's).
-    package static func crc32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        UInt32(CZlib.crc32(0, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
+    /// The CRC-32 of `bytes` (as a pack index records each entry's), or of the bytes whose
+    /// CRC-32 is `previous` followed by `bytes`.
+    package static func crc32(_ bytes: UnsafeRawBufferPointer, continuing previous: UInt32 = 0) -> UInt32 {
+        UInt32(CZlib.crc32(uLong(previous), bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
     }
 
     /// A zlib stream inflated step by step into buffers the caller gives. zlib's state points
@@ -158,17 +159,51 @@ package enum Zlib {
             guard output.count > 0 else { return 0 }
             var written = 0
             while written < output.count {
-                stream.pointee.next_out = output.baseAddress!.advanced(by: written).assumingMemoryBound(to: Bytef.self)
-                let room = min(output.count - written, Int(UInt32.max))
-                stream.pointee.avail_out = uInt(room)
-                let status = CZlib.inflate(stream, Z_NO_FLUSH)
-                written += room - Int(stream.pointee.avail_out)
+                let status: Int32
+                (status, written) = step(into: output, from: written)
                 if status == Z_STREAM_END { break }
                 guard status == Z_OK else {
                     throw FormatError(.zlib, status == Z_BUF_ERROR ? "the stream is cut short" : "the stream is damaged (zlib error \(status))")
                 }
             }
             return written
+        }
+
+        /// One call of zlib's inflate into `output` from `written` on: its status, and how much
+        /// of `output` is written after it.
+        private func step(into output: UnsafeMutableRawBufferPointer, from written: Int) -> (status: Int32, written: Int) {
+            stream.pointee.next_out = output.baseAddress!.advanced(by: written).assumingMemoryBound(to: Bytef.self)
+            let room = min(output.count - written, Int(UInt32.max))
+            stream.pointee.avail_out = uInt(room)
+            let status = CZlib.inflate(stream, Z_NO_FLUSH)
+            return (status, written + room - Int(stream.pointee.avail_out))
+        }
+
+        /// Inflates `piece`, the next part of the stream (when the input given at the start ran
+        /// out), into `output` until the piece is used up, `output` is full or the stream ends.
+        /// - Returns: how many bytes of `piece` were used and of `output` written, and whether
+        ///   the stream ended.
+        /// - Throws: ``FormatError`` when the data is damaged.
+        package func inflate(piece: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(FormatError) -> (
+            consumed: Int, written: Int, ended: Bool
+        ) {
+            let given = min(piece.count, Int(UInt32.max))
+            stream.pointee.next_in = UnsafeMutablePointer(mutating: piece.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.pointee.avail_in = uInt(given)
+            defer {
+                stream.pointee.next_in = nil
+                stream.pointee.avail_in = 0
+            }
+            var written = 0
+            while written < output.count {
+                let status: Int32
+                (status, written) = step(into: output, from: written)
+                if status == Z_STREAM_END { return (given - Int(stream.pointee.avail_in), written, true) }
+                if status == Z_BUF_ERROR, stream.pointee.avail_in == 0 { break }
+                guard status == Z_OK else { throw FormatError(.zlib, "the stream is damaged (zlib error \(status))") }
+                if stream.pointee.avail_in == 0, stream.pointee.avail_out > 0 { break }
+            }
+            return (given - Int(stream.pointee.avail_in), written, false)
         }
 
         /// Inflates into the start of `array` (see ``fill(_:)-(UnsafeMutableRawBufferPointer)``).

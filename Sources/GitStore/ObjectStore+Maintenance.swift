@@ -24,7 +24,7 @@ extension ObjectStore {
             return RepackReport(packsMerged: 0, looseObjectsPacked: 0, objectsWritten: 0, objectsPruned: 0)
         }
         let sources = try packs.map { try self.packs.pack(named: $0.name) }
-        var pack = PackWriter(thin: false, copyingFrom: sources)
+        var pack = try PackWriter(thin: false, copyingFrom: sources, spillingInto: path + "pack/")
         // When a merged pack holds a wide folder whole (each save stores its version whole),
         // the commits merged come first, with the changes they made as deltas against their
         // parents' versions; then the rest as stored, then what is loose.
@@ -46,8 +46,7 @@ extension ObjectStore {
         for id in loose { try pack.add(id, previous: nil, read: read) }
         try pack.addMissingBases(read: read)
         let written = pack.count
-        let bytes = try pack.finish()
-        let name = try storePack(bytes, index: pack.index(of: bytes))
+        let name = try storePack(&pack)
         CrashPoint.reach("repack:pack-written")
         // A new pack identical to an old one has its name: that one stays.
         removePacks(packs.map(\.name).filter { $0 != name })
@@ -67,15 +66,14 @@ extension ObjectStore {
         let loose = looseObjects()
         let commits = try self.commits(from: tips)
         let sources = try before.reversed().map { try packs.pack(named: $0.name) }
-        var pack = PackWriter(thin: false, copyingFrom: sources)
+        var pack = try PackWriter(thin: false, copyingFrom: sources, spillingInto: path + "pack/")
         try addChanges(of: commits.reversed(), to: &pack, skipping: { _ in false })
         try pack.addMissingBases(read: read)
         let written = pack.count
         var kept = Set<OID>()
         var name: String?
         if written > 0 {
-            let bytes = try pack.finish()
-            let stored = try storePack(bytes, index: pack.index(of: bytes))
+            let stored = try storePack(&pack)
             CrashPoint.reach("repack:pack-written")
             kept = Set(try Self.objectIDs(ofIndex: indexPath(of: stored)))
             name = stored

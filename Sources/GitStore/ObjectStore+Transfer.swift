@@ -31,23 +31,24 @@ extension ObjectStore {
         let receiverPacks = destination.packs, receiverLoose = Set(destination.looseObjects())
         let receiverHas: (OID) -> Bool = { receiverPacks.contains($0) || receiverLoose.contains($0) }
         defer { if hashing != nil { recentTrees.removeAll() } }
-        var (pack, bytes): (PackWriter, [UInt8])
+        var pack: PackWriter
         do {
-            (pack, bytes) = try packOfChanges(from: tips, hiding: known, reusing: hashing == nil, verifyingWith: hashing, skipping: receiverHas)
+            pack = try packOfChanges(
+                from: tips, hiding: known, reusing: hashing == nil, verifyingWith: hashing, skipping: receiverHas, spillingInto: destination.path + "pack/")
         } catch let error as StoreError where error.kind == .io {
             throw StoreError(.damaged, error.message)
         }
         guard pack.count > 0 else { return 0 }
-        _ = try destination.storePack(bytes, index: pack.index(of: bytes))
+        _ = try destination.storePack(&pack)
         CrashPoint.reach("objects:copied")
-        bytes = []
         return pack.count
     }
 
     /// One pack of the objects of the commits reachable from `tips` and not from `known`: each
     /// commit, and the folders and files of its tree that differ from its parents' trees
-    /// (objects for which `skip` is true are left out, with what is below them), with its
-    /// bytes. Cost follows what changed, not the size of the trees: a changed folder or file
+    /// (objects for which `skip` is true are left out, with what is below them), not finished
+    /// yet (``PackWriter/finish()``), written into a temporary file of `folder` (the pack folder
+    /// of the store it is for) as it is built, or with no folder kept in memory. Cost follows what changed, not the size of the trees: a changed folder or file
     /// is stored as a delta against the same path's version in the parent commit
     /// (``PackWriter``), and nothing searches for other deltas. A `thin` pack may name as bases
     /// objects of `known` commits, which the receiver must have. `reusing` copies entries of
@@ -56,15 +57,14 @@ extension ObjectStore {
     /// - Throws: ``StoreError`` when an object cannot be read or the pack cannot be built.
     package func packOfChanges(
         from tips: [OID], hiding known: [OID], thin: Bool = false, reusing: Bool = false, verifyingWith hashing: ObjectHasher? = nil,
-        skipping skip: @escaping (OID) -> Bool = { _ in false }
-    ) throws -> (pack: PackWriter, bytes: [UInt8]) {
+        skipping skip: @escaping (OID) -> Bool = { _ in false }, spillingInto folder: String? = nil
+    ) throws -> PackWriter {
         let commits = try self.commits(from: tips, hiding: known, verifyingWith: hashing)
         let sources = reusing ? try packFiles().reversed().map { try packs.pack(named: $0.name) } : []
-        var pack = PackWriter(thin: thin, copyingFrom: sources, receiverHas: skip)
+        var pack = try PackWriter(thin: thin, copyingFrom: sources, receiverHas: skip, spillingInto: folder)
         try addChanges(of: commits.reversed(), to: &pack, verifyingWith: hashing, skipping: skip)
         if !thin { try pack.addMissingBases(read: read) }
-        let bytes = try pack.finish()
-        return (pack, bytes)
+        return pack
     }
 
     /// Adds to `pack` each of `commits` (parents before children) with the folders and files of

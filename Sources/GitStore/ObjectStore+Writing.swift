@@ -93,7 +93,7 @@ extension ObjectStore {
     /// - Throws: ``StoreError`` when the pack cannot be stored.
     package func flushSession() throws {
         guard let session, !session.order.isEmpty else { return }
-        var writer = PackWriter(thin: false)
+        var writer = try PackWriter(thin: false, spillingInto: path + "pack/")
         for id in session.order where !packs.contains(id) {
             try writer.add(id, previous: nil) { id in
                 guard let object = session.objects[id] else { throw self.notFound(id) }
@@ -101,32 +101,36 @@ extension ObjectStore {
             }
         }
         if writer.count > 0 {
-            let bytes = try writer.finish()
-            _ = try storePack(bytes, index: writer.index(of: bytes))
+            _ = try storePack(&writer)
             CrashPoint.reach("pack:stored")
         }
         session.clear()
     }
 
-    /// Stores a complete pack that Concord wrote (every delta's base inside it) with the index
-    /// it wrote for it (``PackWriter/index(of:)``): each file written under a temporary name,
-    /// synced and renamed into place, the pack before its index, then the folder synced.
-    /// Nothing is unpacked or hashed again, so this is for objects Concord made, holds, or has
-    /// just hashed.
+    /// Finishes and stores a complete pack that Concord wrote into this store's pack folder
+    /// (every delta's base inside it; ``PackWriter/finish()``) with the index the writer made
+    /// for it (``PackWriter/index()``): each file under a temporary name (a large pack is in
+    /// one already, written as it was built), synced and renamed into place, the pack before
+    /// its index, then the folder synced. Nothing is unpacked or hashed again, so this is for
+    /// objects Concord made, holds, or has just hashed.
     /// - Returns: the pack's file name, `pack-<hash>.pack`.
     /// - Throws: ``StoreError`` when a file cannot be written.
     @discardableResult
-    package func storePack(_ pack: [UInt8], index: [UInt8]) throws -> String {
+    package func storePack(_ writer: inout PackWriter) throws -> String {
+        let checksum = try writer.finish()
+        let index = writer.index()
+        let (bytes, file) = writer.finished()
         let folder = path + "pack"
-        let name = "pack-\(OID(bytes: pack.suffix(20))!.hex)"
+        let name = "pack-\(OID(bytes: checksum)!.hex)"
         let stem = "\(folder)/\(name)"
         if access(stem + ".idx", F_OK) == 0 { return name + ".pack" }
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        for (bytes, file) in [(pack, stem + ".pack"), (index, stem + ".idx")] {
-            let temporary = try TemporaryFile(at: file + ".tmp-\(getpid())")
-            try temporary.write(bytes)
-            try temporary.finish(at: file, durable: durable)
-        }
+        let pack = try file ?? TemporaryFile(at: stem + ".pack.tmp-\(getpid())")
+        if let bytes { try pack.write(bytes) }
+        try pack.finish(at: stem + ".pack", durable: durable)
+        let indexFile = try TemporaryFile(at: stem + ".idx.tmp-\(getpid())")
+        try indexFile.write(index)
+        try indexFile.finish(at: stem + ".idx", durable: durable)
         refresh()
         return name + ".pack"
     }

@@ -1,4 +1,5 @@
 internal import Foundation
+internal import Glibc
 package import GitFormat
 
 /// A repository's objects, owned by one type: every read and write of an object, a device's
@@ -104,10 +105,13 @@ package final class ObjectStore {
             let object = try readPacked(pack, entry)
             return (object.type, object.bytes.count)
         }
-        let file = try looseFile(id)
-        guard let file else { throw notFound(id) }
-        let head = try readingFormat(file: file.path) {
-            try file.bytes.withUnsafeBytes { bytes in
+        guard let file = try openLoose(id) else { throw notFound(id) }
+        defer { close(file.descriptor) }
+        let path = loosePath(id)
+        // The first piece of the file: the header is at the start of the stream.
+        let first = try RegularFile.pieces(of: file, path: path)() ?? []
+        let head = try readingFormat(file: path) {
+            try first.withUnsafeBytes { bytes in
                 let inflater = try Zlib.Inflater(bytes)
                 var head = [UInt8](repeating: 0, count: 32)
                 let got = try inflater.fill(&head)
@@ -159,10 +163,14 @@ package final class ObjectStore {
             let header = try current.pack.header(of: current.entry)
             guard let base = header.base else {
                 guard let type = Pack.EntryType(rawValue: header.type)?.object else { throw damaged(entry.id, "its base has no type") }
-                let contents = try current.pack.contents(current.entry, header: header, largest: largestObject)
-                if chain.isEmpty { topStream = contents.stream }
-                object = ObjectBytes(type: type, bytes: contents.data)
-                if !chain.isEmpty, type == .tree { recentTrees.keep(current.entry.id, contents.data) }
+                if chain.isEmpty, keepingStored {
+                    let contents = try current.pack.contents(current.entry, header: header, largest: largestObject)
+                    topStream = contents.stream
+                    object = ObjectBytes(type: type, bytes: contents.data)
+                } else {
+                    object = ObjectBytes(type: type, bytes: try current.pack.inflated(current.entry, header: header, largest: largestObject))
+                }
+                if !chain.isEmpty, type == .tree { recentTrees.keep(current.entry.id, object.bytes) }
                 break
             }
             chain.append((current.pack, current.entry, header))
@@ -182,7 +190,9 @@ package final class ObjectStore {
         }
         var topDelta: (base: OID, baseBytes: [UInt8], instructions: [UInt8])?
         for (index, (pack, entry, header)) in chain.enumerated().reversed() {
-            let contents = try pack.contents(entry, header: header, largest: largestObject + PackWriter.deltaOverhead)
+            let keeping = index == 0 && keepingStored
+            let largest = largestObject + PackWriter.deltaOverhead
+            let contents = keeping ? try pack.contents(entry, header: header, largest: largest) : (stream: [], data: try pack.inflated(entry, header: header, largest: largest))
             let target = try contents.data.withUnsafeBytes { instructions in
                 guard let sizes = Delta.sizes(instructions) else { throw damaged(entry.id, "its delta is malformed") }
                 guard sizes.target <= largestObject else { throw overLimit(entry.id, sizes.target) }
@@ -193,7 +203,7 @@ package final class ObjectStore {
                     return target
                 }
             }
-            if index == 0, keepingStored, let base = header.base {
+            if keeping, let base = header.base {
                 topStream = contents.stream
                 topDelta = (base, object.bytes, contents.data)
             }
@@ -212,26 +222,30 @@ package final class ObjectStore {
         return "\(path)\(hex.prefix(2))/\(hex.dropFirst(2))"
     }
 
-    /// The compressed bytes of the loose file of `id`; nil when there is none. A file larger
-    /// than the largest object could compress to is refused unread.
-    private func looseFile(_ id: OID) throws -> (path: String, bytes: [UInt8])? {
-        let file = loosePath(id)
+    /// The loose file of `id` opened; nil when there is none. A file larger than the largest
+    /// object could compress to is refused unread.
+    private func openLoose(_ id: OID) throws -> RegularFile.Opened? {
         do {
-            return (file, try RegularFile.read(file, largest: largestObject + largestObject / 256 + 1024))
+            return try RegularFile.open(loosePath(id), largest: largestObject + largestObject / 256 + 1024)
         } catch let error as StoreError where error.kind == .notFound {
             return nil
         }
     }
 
+    /// The loose object `id`, its file read a megabyte at a time (no copy of a large file's
+    /// compressed bytes is held); nil when there is none. A file larger than the largest object
+    /// could compress to is refused unread.
     private func readLoose(_ id: OID) throws -> ObjectBytes? {
-        guard let file = try looseFile(id) else { return nil }
+        guard let file = try openLoose(id) else { return nil }
+        defer { close(file.descriptor) }
+        let path = loosePath(id)
         do {
-            let object = try file.bytes.withUnsafeBytes { try LooseObject.read($0, largest: largestObject) }
+            let object = try LooseObject.read(pieces: RegularFile.pieces(of: file, path: path), largest: largestObject)
             return ObjectBytes(type: object.type, bytes: object.bytes)
         } catch let error as FormatError where error.isOverLimit {
             throw StoreError(.overLimit, "object \(id.hex) \(error.claimed.map { StoreError.overLimit($0, largestObject) } ?? error.message)")
         } catch let error as FormatError {
-            throw StoreError(.damaged, "object \(id.hex) is damaged: its file \(file.path): \(error.description)")
+            throw StoreError(.damaged, "object \(id.hex) is damaged: its file \(path): \(error.description)")
         }
     }
 

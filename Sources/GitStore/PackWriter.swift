@@ -1,9 +1,14 @@
 internal import Glibc
 package import GitFormat
 
-/// A pack (git's pack format, version 2) built in memory from objects Concord chose, each
-/// stored whole or as a delta against a base Concord chose (``Delta``), instead of letting
-/// libgit2's pack builder search every pair of objects for deltas.
+/// A pack (git's pack format, version 2) built from objects Concord chose, each stored whole
+/// or as a delta against a base Concord chose (``Delta``), instead of letting libgit2's pack
+/// builder search every pair of objects for deltas.
+///
+/// The pack goes to a temporary file of the pack folder it will be stored in as it is built
+/// (``PackOutput``), each entry's CRC-32 computed as it is written and the checksum from what
+/// was written, and a large object is compressed and copied piece by piece: memory follows the
+/// largest object, not the pack.
 ///
 /// A delta's base is the same path's object in the parent commit. To keep every object quick
 /// to read, a line of successive versions is not chained one after the other: the version at
@@ -14,7 +19,11 @@ package struct PackWriter {
     /// How to read an object's type and bytes when it is needed again as a base.
     package typealias Reader = (OID) throws -> ObjectBytes
 
-    private var bytes: [UInt8] = Pack.header(count: 0)
+    private let output: PackOutput
+    /// The CRC-32 of each entry as written, for the index.
+    private var crcs: [OID: UInt32] = [:]
+    /// The pack's checksum, once finished.
+    private var checksum: [UInt8]?
     /// Objects written, in order.
     package private(set) var count = 0
     private var offsets: [OID: Int] = [:]
@@ -47,11 +56,21 @@ package struct PackWriter {
     /// Bases named by id, which a pack that is not thin must hold by the time it is finished.
     private var namedBases: Set<OID> = []
 
-    package init(thin: Bool, copyingFrom sources: [StoredPack] = [], receiverHas: @escaping (OID) -> Bool = { _ in false }, keepingBases recentLimit: Int = 16 << 20) {
+    /// A writer whose pack spills into a temporary file of `folder` (the pack folder it is to
+    /// be stored in, with a trailing slash) once it is larger than a few megabytes; with no
+    /// folder (a pack to send), the pack stays in memory.
+    /// - Throws: ``StoreError`` when the header cannot be written.
+    package init(
+        thin: Bool, copyingFrom sources: [StoredPack] = [], receiverHas: @escaping (OID) -> Bool = { _ in false }, keepingBases recentLimit: Int = 16 << 20,
+        spillingInto folder: String?
+    ) throws {
         self.thin = thin
         self.sources = sources
         self.receiverHas = receiverHas
         self.recentLimit = recentLimit
+        output = PackOutput(spillingInto: folder)
+        try output.append(Pack.header(count: 0))
+        _ = output.takeCRC()
     }
 
     /// True when `id` is in the pack.
@@ -65,9 +84,9 @@ package struct PackWriter {
         let canDelta = previous.map { offsets[$0] != nil || thin } ?? false
         if try copyStored(id, unlessWholeWith: canDelta) { return }
         let object = try read(id)
-        let start = bytes.count
+        let start = output.count
         let isTree = object.type == .tree
-        var stored = appendAsRead(id, object, deltaPossible: canDelta)
+        var stored = try appendAsRead(id, object, deltaPossible: canDelta)
         if !stored, let previous, isTree || object.type == .blob, canDelta {
             placeOnALine(previous)
             let position = (lines[previous]?.position ?? 0) + 1
@@ -87,6 +106,7 @@ package struct PackWriter {
         }
         if !stored { try appendWhole(object.bytes, type: object.type) }
         offsets[id] = start
+        crcs[id] = output.takeCRC()
         remember(id, object.bytes)
     }
 
@@ -114,19 +134,19 @@ package struct PackWriter {
     /// base is in this pack, within the depth limit, and was read as the bytes this pack holds
     /// for it (so its instructions rebuild `object` from them). False when `object` must be
     /// encoded anew.
-    private mutating func appendAsRead(_ id: OID, _ object: ObjectBytes, deltaPossible: Bool) -> Bool {
+    private mutating func appendAsRead(_ id: OID, _ object: ObjectBytes, deltaPossible: Bool) throws -> Bool {
         guard let stored = object.stored else { return false }
         if let delta = stored.delta {
             let depth = (depths[delta.base] ?? 0) + 1
             guard offsets[delta.base] != nil, depth <= Self.deepest, let held = recent[delta.base], Self.same(held, delta.baseBytes) else { return false }
-            appendDeltaHeader(size: delta.instructions.count, base: delta.base)
+            try appendDeltaHeader(size: delta.instructions.count, base: delta.base)
             bases[id] = delta.base
             depths[id] = depth
         } else {
             if object.type == .tree, object.bytes.count >= Self.wideFolder, deltaPossible { return false }
-            appendHeader(type: Pack.EntryType(rawValue: object.type.rawValue)!, size: object.bytes.count)
+            try appendHeader(type: Pack.EntryType(rawValue: object.type.rawValue)!, size: object.bytes.count)
         }
-        bytes.append(contentsOf: stored.stream)
+        try output.append(stored.stream)
         return true
     }
 
@@ -144,16 +164,17 @@ package struct PackWriter {
     package mutating func copy(_ entry: StoredPack.Entry, of stored: StoredPack, header known: StoredPack.Header? = nil) throws {
         guard offsets[entry.id] == nil else { return }
         let header = try known ?? stored.header(of: entry)
-        let start = bytes.count
+        let start = output.count
         if let base = header.base {
-            appendDeltaHeader(size: header.size, base: base)
+            try appendDeltaHeader(size: header.size, base: base)
             bases[entry.id] = base
         } else {
             guard let type = Pack.EntryType(rawValue: header.type) else { throw PackWriter.malformed(entry.id) }
-            appendHeader(type: type, size: header.size)
+            try appendHeader(type: type, size: header.size)
         }
-        bytes.append(contentsOf: try stored.bytes(of: entry, from: header.data))
+        try stored.forEachPiece(of: entry, from: header.data) { try output.append($0) }
         offsets[entry.id] = start
+        crcs[entry.id] = output.takeCRC()
     }
 
     /// The size from which a folder stored whole is worth making a delta of when it is copied
@@ -172,34 +193,36 @@ package struct PackWriter {
         while let base = missingBases.first { try add(base, previous: nil, read: read) }
     }
 
-    /// The pack's bytes: the count in the header, and the SHA-1 of everything before it at the
-    /// end. Call it once, when every object is in.
+    /// Finishes the pack: the count in its header, and the SHA-1 of everything before it at
+    /// the end. Call it once, when every object is in.
+    /// - Returns: the pack's checksum, its trailer.
+    /// - Throws: ``StoreError`` when the pack's file cannot be written or read back.
+    @discardableResult
     package mutating func finish() throws -> [UInt8] {
-        bytes.replaceSubrange(0..<12, with: Pack.header(count: count))
-        bytes += Self.sha1(bytes)
-        return bytes
+        let made = try output.finish(header: Pack.header(count: count))
+        checksum = made
+        return made
     }
 
-    /// The index (version 2) of `pack`, the bytes ``finish()`` returned: the ids in order, the
-    /// CRC-32 of each entry as stored, the offsets, the pack's checksum and the index's own
+    /// The finished pack: its bytes when it stayed in memory, else the temporary file that
+    /// holds it (``finish()`` first). Call it once.
+    func finished() -> (bytes: [UInt8]?, file: TemporaryFile?) { output.take() }
+
+    /// The bytes of a finished pack built in memory (with no folder to spill into): ``finish()``
+    /// and take them.
+    /// - Throws: ``StoreError`` when the pack cannot be finished.
+    package mutating func finishInMemory() throws -> [UInt8] {
+        try finish()
+        return finished().bytes ?? []
+    }
+
+    /// The index (version 2) of the finished pack (``finish()``): the ids in order, the CRC-32
+    /// of each entry as written, the offsets, the pack's checksum and the index's own
     /// (``PackIndex/write(_:packChecksum:)``).
-    package func index(of pack: [UInt8]) -> [UInt8] {
-        let byStart = offsets.sorted { $0.value < $1.value }
-        var listings: [PackIndex.Listing] = []
-        listings.reserveCapacity(byStart.count)
-        pack.withUnsafeBytes { buffer in
-            for (number, entry) in byStart.enumerated() {
-                let end = number + 1 < byStart.count ? byStart[number + 1].value : pack.count - 20
-                let crc = Zlib.crc32(UnsafeRawBufferPointer(rebasing: buffer[entry.value..<end]))
-                listings.append(PackIndex.Listing(id: entry.key, offset: entry.value, crc: crc))
-            }
-        }
-        // The checksum (suffix(_:) here resolved to Sequence's, a walk over the whole pack).
-        return PackIndex.write(listings, packChecksum: Array(pack[(pack.count - 20)...]))
+    package func index() -> [UInt8] {
+        let listings = offsets.map { PackIndex.Listing(id: $0.key, offset: $0.value, crc: crcs[$0.key] ?? 0) }
+        return PackIndex.write(listings, packChecksum: checksum ?? [])
     }
-
-    /// The SHA-1 of `bytes` (``SHA1``).
-    package static func sha1(_ bytes: [UInt8]) -> [UInt8] { SHA1.digest(bytes) }
 
     // MARK: Pieces
 
@@ -246,7 +269,7 @@ package struct PackWriter {
     }
 
     private mutating func appendWhole(_ data: [UInt8], type: ObjectType) throws {
-        appendHeader(type: Pack.EntryType(rawValue: type.rawValue)!, size: data.count)
+        try appendHeader(type: Pack.EntryType(rawValue: type.rawValue)!, size: data.count)
         try appendCompressed(data, level: Self.compressionLevel(of: type, size: data.count))
     }
 
@@ -264,30 +287,55 @@ package struct PackWriter {
     }
 
     private mutating func appendDelta(_ delta: [UInt8], base: OID) throws {
-        appendDeltaHeader(size: delta.count, base: base)
+        try appendDeltaHeader(size: delta.count, base: base)
         try appendCompressed(delta, level: delta.count > 65536 ? .fastest : .standard)
     }
 
     /// A delta entry's header: an offset back to its base when the base is in this pack, else the base's id.
-    private mutating func appendDeltaHeader(size: Int, base: OID) {
+    private mutating func appendDeltaHeader(size: Int, base: OID) throws {
         count += 1
+        var header: [UInt8] = []
         if let baseOffset = offsets[base] {
-            Pack.appendOffsetDeltaHeader(size: size, distance: bytes.count - baseOffset, to: &bytes)
+            Pack.appendOffsetDeltaHeader(size: size, distance: output.count - baseOffset, to: &header)
         } else {
             namedBases.insert(base)
-            Pack.appendReferenceDeltaHeader(size: size, base: base, to: &bytes)
+            Pack.appendReferenceDeltaHeader(size: size, base: base, to: &header)
         }
+        try output.append(header)
     }
 
     /// An entry's header: its type and uncompressed size.
-    private mutating func appendHeader(type: Pack.EntryType, size: Int) {
+    private mutating func appendHeader(type: Pack.EntryType, size: Int) throws {
         count += 1
-        Pack.appendEntryHeader(type: type, size: size, to: &bytes)
+        var header: [UInt8] = []
+        Pack.appendEntryHeader(type: type, size: size, to: &header)
+        try output.append(header)
     }
 
+    /// Appends `data` compressed: at once when small, else a megabyte at a time with one
+    /// stream (``Zlib/Deflater``), so that no compressed copy of a large object is held.
     private mutating func appendCompressed(_ data: [UInt8], level: Zlib.Level) throws {
-        try data.withUnsafeBytes { data in try readingFormat { try Zlib.deflate(data, level: level, appendingTo: &bytes) } }
+        try data.withUnsafeBytes { data in
+            var compressed: [UInt8] = []
+            guard data.count > Self.piece else {
+                try readingFormat { try Zlib.deflate(data, level: level, appendingTo: &compressed) }
+                try output.append(compressed)
+                return
+            }
+            let deflater = try readingFormat { try Zlib.Deflater(level: level) }
+            var start = 0
+            while start < data.count {
+                let end = min(start + Self.piece, data.count)
+                try readingFormat { try deflater.deflate(UnsafeRawBufferPointer(rebasing: data[start..<end]), finish: end == data.count, appendingTo: &compressed) }
+                try output.append(compressed)
+                compressed.removeAll(keepingCapacity: true)
+                start = end
+            }
+        }
     }
+
+    /// The most bytes compressed or copied at once.
+    static let piece = 1 << 20
 
     private static func malformed(_ id: OID) -> StoreError {
         StoreError(FormatError(.pack, "the stored entry of \(id.hex) has no type git writes"))

@@ -55,6 +55,25 @@ package enum RegularFile {
         return bytes
     }
 
+    /// A reader of the open `file` (of `path`) from its start, a megabyte at a time: each call
+    /// gives the next piece, nil once the size ``open(_:largest:)`` found is read.
+    package static func pieces(of file: Opened, path: String) -> () throws -> [UInt8]? {
+        var offset = 0
+        return {
+            guard offset < file.size else { return nil }
+            var piece = [UInt8](repeating: 0, count: min(1 << 20, file.size - offset))
+            var done = 0
+            while done < piece.count {
+                let got = piece.withUnsafeMutableBytes { pread(file.descriptor, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
+                if got < 0, errno == EINTR || errno == EAGAIN { continue }
+                guard got > 0 else { throw problem(path, got < 0 ? String(cString: strerror(errno)) : "it shrank while being read") }
+                done += got
+            }
+            offset += piece.count
+            return piece
+        }
+    }
+
     /// The open file mapped read-only; nil when it is empty.
     /// - Throws: ``StoreError`` when it cannot be mapped.
     package static func map(_ file: Opened, path: String) throws -> UnsafeRawBufferPointer? {

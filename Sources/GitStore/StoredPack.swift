@@ -117,6 +117,20 @@ package final class StoredPack {
         try read(start, entry.end - start)
     }
 
+    /// Hands `body` the entry's stored bytes from `start` to its end, in pieces of at most a
+    /// megabyte, each read from the file when the entry is large (``readFromFile``), its last
+    /// piece too.
+    /// - Throws: ``StoreError`` when the entry runs past the pack, or what `body` throws.
+    package func forEachPiece(of entry: Entry, from start: Int, _ body: ([UInt8]) throws -> Void) throws {
+        let fromFile = entry.end - start >= Self.readFromFile
+        var offset = start
+        repeat {
+            let count = min(entry.end - offset, PackWriter.piece)
+            try body(try read(offset, count, fromFile: fromFile))
+            offset += count
+        } while offset < entry.end
+    }
+
     /// The entry's data inflated (a whole object's bytes, or a delta's instructions) with the
     /// compressed data it was inflated from, as read (a copy, not the mapping, and no byte past
     /// the end of the compressed data): copying `stream` into another pack stores exactly the
@@ -132,6 +146,43 @@ package final class StoredPack {
             try readingFormat(file: path) { try Zlib.inflate(buffer, size: header.size) }
         }
         return (consumed == stream.count ? stream : Array(stream[..<consumed]), data)
+    }
+
+    /// The entry's data inflated (a whole object's bytes, or a delta's instructions), its
+    /// compressed data read and inflated a megabyte at a time: no copy of it is held.
+    /// - Throws: ``StoreError`` when the header gives more than `largest` bytes (checked before
+    ///   anything is inflated), or the data does not inflate to exactly the size it gives.
+    package func inflated(_ entry: Entry, header: Header, largest: Int) throws -> [UInt8] {
+        guard header.size <= largest else {
+            throw StoreError(.overLimit, "object \(entry.id.hex) \(StoreError.overLimit(header.size, largest))")
+        }
+        let inflater = try readingFormat(file: path) { try Zlib.Inflater(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        var failure: (any Error)?
+        // One byte more than the size: an entry that inflates to more fills it. Every byte is
+        // written by zlib, or the result is dropped.
+        let data = [UInt8](unsafeUninitializedCapacity: header.size + 1) { buffer, initialized in
+            initialized = 0
+            let output = UnsafeMutableRawBufferPointer(buffer)
+            var written = 0, ended = false
+            do {
+                try forEachPiece(of: entry, from: header.data) { piece in
+                    guard !ended else { return }
+                    try piece.withUnsafeBytes { piece in
+                        let step = try readingFormat(file: path) { try inflater.inflate(piece: piece, into: UnsafeMutableRawBufferPointer(rebasing: output[written...])) }
+                        written += step.written
+                        ended = step.ended
+                    }
+                }
+                guard ended, written == header.size else {
+                    throw StoreError(FormatError(.zlib, "it does not inflate to the \(header.size) bytes its header gives"), file: path)
+                }
+                initialized = written
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        return data
     }
 
     /// What `entry`'s header says (a delta's base named by its id, wherever it is stored).
@@ -211,9 +262,11 @@ package final class StoredPack {
         return order.position(ofOffset: offset).map { index.id(at: order.number(at: $0)) }
     }
 
-    private func read(_ start: Int, _ count: Int) throws -> [UInt8] {
+    /// `count` bytes from `start`: from the mapping, or from the file when `fromFile` (by
+    /// default, when they are ``readFromFile`` or more).
+    private func read(_ start: Int, _ count: Int, fromFile: Bool? = nil) throws -> [UInt8] {
         guard start >= 0, count >= 0, start + count <= packSize else { throw damaged("an entry runs past its end") }
-        guard count >= Self.readFromFile else { return Array(UnsafeRawBufferPointer(rebasing: pack[start..<(start + count)])) }
+        guard fromFile ?? (count >= Self.readFromFile) else { return Array(UnsafeRawBufferPointer(rebasing: pack[start..<(start + count)])) }
         var buffer = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {

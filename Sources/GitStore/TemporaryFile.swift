@@ -20,11 +20,11 @@ final class TemporaryFile {
         try self.init(at: folder + Self.loosePrefix + "\(getpid())-\(UInt64.random(in: 0...UInt64.max))", exclusive: true)
     }
 
-    /// A new file at `path`.
+    /// A new file at `path`, open for reading back too when `readable`.
     /// - Throws: ``StoreError`` when it cannot be created.
-    init(at path: String, exclusive: Bool = false) throws {
+    init(at path: String, exclusive: Bool = false, readable: Bool = false) throws {
         self.path = path
-        descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (exclusive ? O_EXCL : O_TRUNC), 0o444)
+        descriptor = Glibc.open(path, (readable ? O_RDWR : O_WRONLY) | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (exclusive ? O_EXCL : O_TRUNC), 0o444)
         guard descriptor >= 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
     }
 
@@ -35,17 +35,38 @@ final class TemporaryFile {
         }
     }
 
-    /// Appends `bytes`.
+    /// Appends `bytes`, or writes them at `offset` when given.
     /// - Throws: ``StoreError`` when they cannot be written.
-    func write(_ bytes: [UInt8]) throws {
+    func write(_ bytes: [UInt8], at offset: Int? = nil) throws {
+        try bytes.withUnsafeBytes { try write($0, at: offset) }
+    }
+
+    /// Appends `buffer`, or writes it at `offset` when given.
+    /// - Throws: ``StoreError`` when it cannot be written.
+    func write(_ buffer: UnsafeRawBufferPointer, at offset: Int? = nil) throws {
         var written = 0
-        try bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
-                written += count
-            }
+        while written < buffer.count {
+            let count =
+                if let offset {
+                    pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset + written))
+                } else {
+                    Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
+            written += count
+        }
+    }
+
+    /// Reads into `buffer` from `offset` (a file opened `readable`).
+    /// - Returns: how many bytes were read, at least one.
+    /// - Throws: ``StoreError`` when nothing can be read there.
+    func read(into buffer: inout [UInt8], at offset: Int) throws -> Int {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw StoreError(.io, "cannot read \(path) back: \(count < 0 ? String(cString: strerror(errno)) : "it is cut short")") }
+            return count
         }
     }
 

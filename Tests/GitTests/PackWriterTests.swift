@@ -218,6 +218,43 @@ import Testing
 
     /// A folder of a megabyte or more is packed uncompressed, whole or as deltas against its
     /// previous versions, and reads back the same from every copy (git checks each copy).
+    /// A pack larger than the few megabytes kept in memory goes to a temporary file of its pack
+    /// folder as it is built (each file compressed or copied a megabyte at a time, the index and
+    /// checksum from what was written): copied from a cloud, from a device and rolled up, it
+    /// reads back whole, `git fsck` finds it sound, and no temporary file stays.
+    @Test func aPackOfLargeFilesIsWrittenIntoItsFolderAsItIsBuiltAndReadsBack() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = try Repository.create(at: folder + "/source", bare: true)
+        var generator = SystemRandomNumberGenerator()
+        let files = (0..<3).map { _ in Data((0..<((3 << 20) / 8)).map { _ in generator.next() as UInt64 }.withUnsafeBytes { Array($0) }) }
+        var tree: OID?
+        var commits: [OID] = []
+        for (number, data) in files.enumerated() {
+            let blob = try source.writeBlob(data)
+            tree = try source.updateTree(tree, [.upsert(path: "file\(number).bin", id: blob, mode: TreeEntry.fileMode)])
+            commits.append(
+                try source.createCommit(tree: tree!, parents: commits.suffix(1), author: signature, committer: signature, message: "file \(number)\n"))
+        }
+        let destination = try Repository.create(at: folder + "/destination", bare: true)
+        try source.copyObjects(to: destination, from: [commits.last!], hiding: [])
+        let trusted = try Repository.create(at: folder + "/trusted", bare: true)
+        try destination.copyObjects(to: trusted, from: [commits[0]], hiding: [], trusted: true)
+        try destination.copyObjects(to: trusted, from: [commits.last!], hiding: [commits[0]], trusted: true)
+        try trusted.merge(packs: trusted.packs(), andLooseObjects: trusted.looseObjects())
+        #expect(packBytes(destination) > files.count * (3 << 20), "random bytes do not compress")
+        for copy in [folder + "/destination", folder + "/trusted"] {
+            let repository = try Repository.open(at: copy)
+            for (number, data) in files.enumerated() {
+                let entry = try repository.entry(at: "file\(number).bin", in: repository.treeID(ofCommit: commits.last!))
+                #expect(try entry.map { try repository.blob($0.id) } == data, "\(copy) file\(number).bin")
+            }
+            try repository.setReference("refs/heads/main", to: commits.last!, expected: nil, message: "test")
+            #expect(try gitFsck(copy) == 0, "\(copy)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: copy + "/objects/pack").filter { $0.contains(".tmp-") }
+            #expect(left.isEmpty, "\(copy): \(left)")
+        }
+    }
+
     @Test func aFolderOfAMegabyteIsStoredUncompressedAndReadsBack() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let source = try Repository.create(at: folder + "/source", bare: true)
