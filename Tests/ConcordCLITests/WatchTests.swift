@@ -64,6 +64,17 @@ import Glibc
         #expect(try cli.json(["-C", "a", "ls", "--json"]).isEmpty)
     }
 
+    /// Waits until device `a` holds `document` as `whole`, then expects that to be its one version
+    /// (a version of it half-written came before, otherwise).
+    func expectSavedOnce(
+        _ document: String, whole: String, _ cli: CLI, _ agent: WatchAgent, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let saved = eventually { (try? cli.run(["-C", "a", "show", document]).stdout) == whole }
+        #expect(saved, "\(document) was never saved whole: \(agent.events)", sourceLocation: sourceLocation)
+        let versions = try cli.json(["-C", "a", "versions", document, "--all", "--json"])
+        #expect(versions.count == 1, "\(document): \(versions.count) versions of a file written once", sourceLocation: sourceLocation)
+    }
+
     /// A writer that makes a folder and at once writes a file in it, in chunks with pauses
     /// longer than the agent's quiet moment, holding it open: the file was open before the agent
     /// watched the folder, yet it is saved once, whole (issue 38). Four such files (whether the
@@ -99,11 +110,7 @@ import Glibc
         let writer = try ChildProcess(["/usr/bin/env", "python3", "-c", script, "\(cli.folder)/a"] + chunks)
         #expect(writer.exitStatus(within: 60) == 0)
         for n in 0..<6 {
-            let document = "meeting-\(n)/minutes.txt"
-            let saved = eventually { (try? cli.run(["-C", "a", "show", document]).stdout) == chunks.joined() }
-            #expect(saved, "\(document) was never saved whole: \(agent.events)")
-            let versions = try cli.json(["-C", "a", "versions", document, "--all", "--json"])
-            #expect(versions.count == 1, "\(document): \(versions.count) versions of a file written once")
+            try expectSavedOnce("meeting-\(n)/minutes.txt", whole: chunks.joined(), cli, agent)
         }
         #expect(agent.stop() == 0)
     }
@@ -134,10 +141,7 @@ import Glibc
         agent.waitFor("watching")
         try cli.write("go", "")
         #expect(writer.exitStatus(within: 60) == 0)
-        let saved = eventually { (try? cli.run(["-C", "a", "show", "log.txt"]).stdout) == chunks.joined() }
-        #expect(saved, "log.txt was never saved whole: \(agent.events)")
-        let versions = try cli.json(["-C", "a", "versions", "log.txt", "--all", "--json"])
-        #expect(versions.count == 1, "\(versions.count) versions of a file written once")
+        try expectSavedOnce("log.txt", whole: chunks.joined(), cli, agent)
         #expect(agent.stop() == 0)
     }
 
