@@ -49,6 +49,9 @@ final class WorkTreeWatch: Sendable {
         let refused = Locked(0)
         let writing = Locked<[String: ContinuousClock.Instant]>([:])
 
+        /// The most files known to be written at once; past it, more are saved as they stand.
+        static let mostWriting = 10_000
+
         init(workTree: WorkTree) { self.workTree = workTree }
 
         /// Watches `folder` (relative to the root; "" for the root) and every folder below it,
@@ -72,7 +75,7 @@ final class WorkTreeWatch: Sendable {
                 case S_IFREG where !name.hasPrefix(WorkTree.temporaryPrefix) && descriptor.isOpenForWriting(name):
                     // Opened before its folder was watched: its events were never seen.
                     writing.withLock { writing in
-                        if writing[child] == nil, writing.count < 10_000 { writing[child] = .now }
+                        if writing[child] == nil, writing.count < Self.mostWriting { writing[child] = .now }
                     }
                 default: break
                 }
@@ -115,7 +118,7 @@ final class WorkTreeWatch: Sendable {
             writing.withLock { writing in
                 if event.has([.closeWrite, .delete, .movedFrom]) {
                     writing[path] = nil
-                } else if event.has([.create, .modify]), writing[path] == nil, writing.count < 10_000 {
+                } else if event.has([.create, .modify]), writing[path] == nil, writing.count < Self.mostWriting {
                     writing[path] = .now
                 }
             }
