@@ -45,8 +45,9 @@ public final class SyncAgent: Sendable {
         /// The longest an edit waits for quiet while edits keep coming (default 5 seconds).
         public var longestWait: Duration
         /// How long a file its writer has not closed yet is left unsaved (default 60 seconds):
-        /// a file written slowly is saved once, whole, when its writer closes it; past this
-        /// bound it is saved as it stands, and again once closed.
+        /// a file written slowly is saved once, whole, when its writer closes it (one the agent
+        /// found open without having seen it opened, in a new folder or at its start,
+        /// included); past this bound it is saved as it stands, and again once closed.
         public var longestWrite: Duration
         /// How often it checks a network cloud's `main` between syncs (default 1 second), syncing
         /// when it moved; nil or zero: never, the cloud's changes then arrive at the periodic sync.

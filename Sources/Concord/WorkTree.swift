@@ -270,6 +270,32 @@ struct WorkTree {
             return result.sorted()
         }
 
+        /// True when a process has the regular file `name` of this folder open for writing: a
+        /// read lease on it (`F_SETLEASE`, let go at once) is refused only then. False when it
+        /// cannot be asked: a link, not a regular file, a file of someone else, a file system
+        /// without leases.
+        ///
+        /// A writer opening the file in the moment the lease is held waits that moment (one
+        /// opening with `O_NONBLOCK` is refused it); the kernel's notice of that opening is
+        /// `SIGURG`, which a process ignores unless it asks for it, not the default `SIGIO`,
+        /// which would end it.
+        func isOpenForWriting(_ name: String) -> Bool {
+            let file = openat(value, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            guard file >= 0 else { return false }
+            defer { close(file) }
+            var info = stat()
+            guard fstat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG, fcntl(file, Self.setSignal, SIGURG) == 0 else { return false }
+            if fcntl(file, Self.setLease, Int32(F_RDLCK)) == 0 {
+                _ = fcntl(file, Self.setLease, Int32(F_UNLCK))
+                return false
+            }
+            return errno == EAGAIN
+        }
+
+        /// Linux's `F_SETLEASE` and `F_SETSIG` (fcntl.h declares them for `_GNU_SOURCE` only).
+        private static let setLease: Int32 = 1024
+        private static let setSignal: Int32 = 10
+
         func sync() {
             guard GitLibrary.durable else { return }
             fsync(value)

@@ -10,7 +10,9 @@ internal import Foundation
 /// - `.git` and `.concord` at the root are not watched; links are never followed.
 /// - When the kernel's queue overflows, the callback comes without paths: anything may have changed.
 /// - Files still being written are known (``writing``): a file created or modified and not yet
-///   closed by its writer.
+///   closed by its writer, and a file found open for writing (``WorkTree/Descriptor/isOpenForWriting(_:)``)
+///   in a folder that was not watched yet (at the start, a new folder): its writer opened it
+///   before the watch, so its events were never seen.
 final class WorkTreeWatch: Sendable {
     private let inotify: Inotify
     /// Folders the kernel refused to watch (the watch limit reached).
@@ -47,9 +49,13 @@ final class WorkTreeWatch: Sendable {
         let refused = Locked(0)
         let writing = Locked<[String: ContinuousClock.Instant]>([:])
 
+        /// The most files known to be written at once; past it, more are saved as they stand.
+        static let mostWriting = 10_000
+
         init(workTree: WorkTree) { self.workTree = workTree }
 
-        /// Watches `folder` (relative to the root; "" for the root) and every folder below it.
+        /// Watches `folder` (relative to the root; "" for the root) and every folder below it,
+        /// noting the files in them some process has open for writing.
         func watchFolder(_ folder: String, inotify: Inotify) {
             let path = folder.isEmpty ? workTree.root : workTree.absolute(folder)
             switch inotify.watch(path, label: folder, mask: WorkTreeWatch.mask) {
@@ -60,10 +66,19 @@ final class WorkTreeWatch: Sendable {
             case .refused:
                 return  // gone already, or a link: nothing to watch
             }
-            for name in workTree.names(inFolder: folder) {
+            guard let descriptor = try? workTree.open(folder, creating: false), let names = try? descriptor.names() else { return }
+            for name in names {
                 if folder.isEmpty && ContainerLayout.isReservedAtRoot(name) { continue }
                 let child = folder.isEmpty ? name : "\(folder)/\(name)"
-                if workTree.kind(child) == .directory { watchFolder(child, inotify: inotify) }
+                switch descriptor.status(of: name).map({ $0.st_mode & S_IFMT }) {
+                case S_IFDIR: watchFolder(child, inotify: inotify)
+                case S_IFREG where !name.hasPrefix(WorkTree.temporaryPrefix) && descriptor.isOpenForWriting(name):
+                    // Opened before its folder was watched: its events were never seen.
+                    writing.withLock { writing in
+                        if writing[child] == nil, writing.count < Self.mostWriting { writing[child] = .now }
+                    }
+                default: break
+                }
             }
         }
 
@@ -103,7 +118,7 @@ final class WorkTreeWatch: Sendable {
             writing.withLock { writing in
                 if event.has([.closeWrite, .delete, .movedFrom]) {
                     writing[path] = nil
-                } else if event.has([.create, .modify]), writing[path] == nil, writing.count < 10_000 {
+                } else if event.has([.create, .modify]), writing[path] == nil, writing.count < Self.mostWriting {
                     writing[path] = .now
                 }
             }

@@ -21,13 +21,14 @@ from .world import InvariantFailure
 # (generous: the machine may be loaded; a passing step takes a few seconds in all).
 AGENT_WAIT = 90.0
 
-# The writer: opens the file (created, or cut to nothing), writes each chunk `pause` seconds
-# apart through that one descriptor, waits `pause` once more and closes it. The chunks come on
-# standard input, hex, one a line.
+# The writer: makes the file's folders when missing and opens the file at once (created, or cut
+# to nothing), writes each chunk `pause` seconds apart through that one descriptor, waits `pause`
+# once more and closes it. The chunks come on standard input, hex, one a line.
 WRITER = """\
 import os, sys, time
 path, pause = sys.argv[1], float(sys.argv[2])
 chunks = [bytes.fromhex(line) for line in sys.stdin.read().split()]
+os.makedirs(os.path.dirname(path), exist_ok=True)
 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 for chunk in chunks:
     view = memoryview(chunk)
@@ -128,8 +129,8 @@ class Agent:
 
 
 def start_writer(path: str, chunks: list, pause: float) -> subprocess.Popen:
-    """A process that writes `chunks` (bytes) to `path` through one open file, `pause` seconds
-    after each, then closes it and exits 0."""
+    """A process that makes the folders of `path` when missing, writes `chunks` (bytes) to it
+    through one open file, `pause` seconds after each, then closes it and exits 0."""
     writer = subprocess.Popen([sys.executable, "-c", WRITER, path, str(pause)], stdin=subprocess.PIPE,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     writer.stdin.write("".join(chunk.hex() + "\n" for chunk in chunks).encode())

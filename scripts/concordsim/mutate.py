@@ -135,6 +135,12 @@ MUTATIONS = [
              "        let held = Set<String>()\n",
              "the agent holds back no file its writer still has open (AgentLoop.save): a file written slowly is saved "
              "half-written at each pause of its writer, then again whole"),
+    Mutation("agent-misses-unseen-writers", "Sources/Concord/WorkTree.swift",
+             "            return errno == EAGAIN\n",
+             "            return false\n",
+             "the agent takes no file in a folder it had not watched yet for open (WorkTree.Descriptor."
+             "isOpenForWriting): a file written slowly into a new folder, or open when the agent starts, is "
+             "saved half-written, then whole"),
     Mutation("pack-index-fanout-unchecked", "Sources/GitFormat/PackIndex.swift",
              "            guard value >= previous else { throw FormatError(.packIndex, "
              "\"its fan-out table decreases at entry \\(bucket)\") }\n",

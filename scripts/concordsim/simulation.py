@@ -647,7 +647,9 @@ class Simulation:
     def slow_writer(self, dev, step, index):
         """`concord watch --json` runs on `dev` while a writer process writes a document in chunks
         through one open file, pausing after each (longer than the agent's quiet period: the agent
-        sees the file changed while it is still open), then closes it. The run waits for the agent
+        sees the file changed while it is still open), then closes it. A new document's folders
+        are made by the writer, a moment before it opens the file: the agent watches such a
+        folder only after the file is open, and must still know it is being written. The run waits for the agent
         to save it and, online, to send it (its events), then stops it with SIGTERM (exit 0).
 
         The rule (issue 38): the agent saves a file once its writer closed it, never a version of
@@ -689,10 +691,6 @@ class Simulation:
         final = blob_id(content)
         self.timeline.add(dev.index, "save", short_step(step, self.names))
         self.say(f"{index:4d} {short_step(step, self.names)}" + ("" if online else " (offline)"))
-        # A new document's folder is made before the agent starts: a file created in a folder made
-        # a moment before is not known to be open until the agent watches that folder, and may be
-        # saved half-written (a gap of the agent's, not what this step is for).
-        os.makedirs(os.path.dirname(path), exist_ok=True)
         agent = Agent(world, dev, os.path.join(self.root, "agents"))
         writer = None
         started = time.monotonic()
