@@ -6,7 +6,7 @@
 #   concord_setup [PACKAGE...]     # libgit2-dev, libmbedtls-dev, pkg-config, git, python3, openssh-client, and the packages named
 #   concord_setup $(concord_server_packages $(concord_cloud_option "$@"))   # and a --cloud option's server
 #
-# A package named is installed when `dpkg -s` does not know it. Installing needs root or sudo; without
+# A package named is installed when dpkg does not list it as installed. Installing needs root or sudo; without
 # either, the step says what to install and fails.
 
 concord_setup() {
@@ -30,7 +30,8 @@ concord_setup() {
     command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
     local package
     for package in "$@"; do
-        dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+        # Installed, not merely known: a package removed but not purged keeps its status entry.
+        [ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" = "install ok installed" ] || missing+=("$package")
     done
     [ "${#missing[@]}" -eq 0 ] && return 0
     local root=()
