@@ -12,6 +12,14 @@ import Glibc
         try cli.ok(["clone", "cloud.git", "b", "--device", "Desktop"])
     }
 
+    /// ``twoDevices(_:)``, both holding `plan.txt` ("v0") synced.
+    private func twoDevicesSharingPlan(_ cli: CLI) throws {
+        try twoDevices(cli)
+        try cli.ok(["-C", "a", "save", "plan.txt"], input: "v0\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["-C", "b", "sync"])
+    }
+
     private func ids(_ cli: CLI, _ device: String, _ document: String) throws -> [String] {
         try cli.json(["-C", device, "versions", document, "--all", "--json"]).compactMap { $0["id"] as? String }
     }
@@ -98,10 +106,7 @@ import Glibc
     func aRenameConcurrentWithAnEditIsNoConflict(renameSyncsFirst: Bool) throws {
         let cli = try CLI()
         defer { cli.remove() }
-        try twoDevices(cli)
-        try cli.ok(["-C", "a", "save", "plan.txt"], input: "v0\n")
-        try cli.ok(["-C", "a", "sync"])
-        try cli.ok(["-C", "b", "sync"])
+        try twoDevicesSharingPlan(cli)
         try cli.ok(["-C", "a", "mv", "plan.txt", "trips/plan.txt"])
         try cli.ok(["-C", "b", "save", "plan.txt"], input: "v0\nedited on b\n")
         let edit = try ids(cli, "b", "plan.txt")[0]
@@ -129,10 +134,7 @@ import Glibc
     @Test func anEditCarriedToTheNewNameThenEditedAgainIsNoConflict() throws {
         let cli = try CLI()
         defer { cli.remove() }
-        try twoDevices(cli)
-        try cli.ok(["-C", "a", "save", "plan.txt"], input: "v0\n")
-        try cli.ok(["-C", "a", "sync"])
-        try cli.ok(["-C", "b", "sync"])
+        try twoDevicesSharingPlan(cli)
         try cli.ok(["-C", "b", "save", "plan.txt"], input: "v1 on b\n")
         try cli.ok(["-C", "b", "sync"])
         try cli.ok(["-C", "a", "mv", "plan.txt", "trips/plan.txt"])
@@ -154,10 +156,7 @@ import Glibc
     @Test func aRenameAndAnEditThatBothChangedTheContentConflictUnderTheNewName() throws {
         let cli = try CLI()
         defer { cli.remove() }
-        try twoDevices(cli)
-        try cli.ok(["-C", "a", "save", "plan.txt"], input: "v0\n")
-        try cli.ok(["-C", "a", "sync"])
-        try cli.ok(["-C", "b", "sync"])
+        try twoDevicesSharingPlan(cli)
         try cli.ok(["-C", "a", "mv", "plan.txt", "trip.txt"])
         try cli.ok(["-C", "a", "save", "trip.txt"], input: "v0, renamed and edited on a\n")
         try cli.ok(["-C", "b", "save", "plan.txt"], input: "v0, edited on b\n")
@@ -183,10 +182,7 @@ import Glibc
     func aRenameAndAnEditToTheSameContentAreNoConflict(renamerSyncsFirst: Bool) throws {
         let cli = try CLI()
         defer { cli.remove() }
-        try twoDevices(cli)
-        try cli.ok(["-C", "a", "save", "plan.txt"], input: "v0\n")
-        try cli.ok(["-C", "a", "sync"])
-        try cli.ok(["-C", "b", "sync"])
+        try twoDevicesSharingPlan(cli)
         try cli.ok(["-C", "a", "mv", "plan.txt", "trip.txt"])
         try cli.ok(["-C", "a", "save", "trip.txt"], input: "v1, the same on both\n")
         try cli.ok(["-C", "b", "save", "plan.txt"], input: "v1, the same on both\n")
