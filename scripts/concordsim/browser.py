@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from concordsim.fixture import Fixture, find_concord  # noqa: E402
 
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException  # noqa: E402
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -131,13 +131,13 @@ def package_checks(fx: Fixture, driver):
     hunks; keeping iPhone's whole version resolves it."""
     make_package_conflict(fx)
     try:
-        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#list li[data-path='{PACKAGE}'][data-state=inConflict]"))
+        waiting(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, f"#list li[data-path='{PACKAGE}'][data-state=inConflict]"))
         check(True, "a package's conflict made by other processes is listed")
     except TimeoutException:
         check(False, "a package's conflict made by other processes is listed")
         return
     driver.find_element(By.CSS_SELECTOR, f"#list li[data-path='{PACKAGE}']").click()
-    WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view h2") and d.find_element(By.CSS_SELECTOR, "#view h2").text == PACKAGE
+    waiting(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view h2") and d.find_element(By.CSS_SELECTOR, "#view h2").text == PACKAGE
                                     and d.find_elements(By.CSS_SELECTOR, ".column.version"))
     phone = driver.find_element(By.CSS_SELECTOR, ".column.version[data-device=iPhone]")
     tablet = driver.find_element(By.CSS_SELECTOR, ".column.version[data-device=iPad]")
@@ -154,7 +154,7 @@ def package_checks(fx: Fixture, driver):
     check(removed == ["meta.json — removed"] and listed == ["text.md"], f"iPad's version lists its file and the one it removed ({listed}, {removed})")
     phone.find_element(By.CSS_SELECTOR, "button.keep").click()
     try:
-        WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view .resolved")
+        waiting(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#view .resolved")
                                         and not d.find_elements(By.CSS_SELECTOR, "#list li[data-state=inConflict]"))
         check(True, "keeping iPhone's whole version resolves the package on the page")
     except TimeoutException:
@@ -226,11 +226,17 @@ def security_checks(port: int, token: str):
     check(status == 403, f"a POST without Origin is refused ({status})")
 
 
+def waiting(driver, seconds: float) -> WebDriverWait:
+    """A wait that looks again when an element it found was replaced meanwhile: the page
+    re-renders its list and view on every live update, between finding an element and reading it."""
+    return WebDriverWait(driver, seconds, ignored_exceptions=(StaleElementReferenceException,))
+
+
 def eventually(driver, condition, what: str, seconds: float = 10):
     """Checks `condition(driver)` once the page had time to act on a click or key (up to
     `seconds`): a handler may update the page after the event returns."""
     try:
-        WebDriverWait(driver, seconds).until(lambda d: condition(d))
+        waiting(driver, seconds).until(lambda d: condition(d))
         check(True, what)
     except TimeoutException:
         check(False, what)
@@ -256,7 +262,7 @@ def no_alert(driver) -> bool:
 
 def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
     driver = browser(screenshot)
-    wait = WebDriverWait(driver, 15)
+    wait = waiting(driver, 15)
     try:
         driver.get(address)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-state=inConflict]"))
@@ -383,7 +389,7 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
         fx.must(fx.save(fx.devices[0], "gone.txt", b"deleted, then restored\n"))
         fx.must(fx.run(fx.devices[0], "rm", "gone.txt"))
         try:
-            WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#deleted li[data-path='gone.txt']"))
+            waiting(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#deleted li[data-path='gone.txt']"))
             check(True, "a document deleted by another process is listed under Recently deleted")
         except TimeoutException:
             check(False, "a document deleted by another process is listed under Recently deleted")
@@ -398,7 +404,7 @@ def page_checks(fx: Fixture, address: str, port: int, screenshot: str | None):
 
         fx.must(fx.save(fx.devices[0], "later.txt", b"saved by another process\n"))
         try:
-            WebDriverWait(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-path='later.txt']"))
+            waiting(driver, 15).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#list li[data-path='later.txt']"))
             check(True, "another process's save appears on the page without a reload")
         except TimeoutException:
             check(False, "another process's save appears on the page without a reload")
