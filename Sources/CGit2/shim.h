@@ -330,6 +330,12 @@ static inline short concord_spawn_setsid_flag(void) {
 static inline void concord_malloc_trim(void) {
     malloc_trim(0);
 }
+/* Fixed thresholds (mallopt(3)): they also turn off glibc's dynamic ones, which after a large
+   block is freed keep up to twice its size at the top of each thread's arena. */
+static inline void concord_malloc_set_thresholds(int mmap_threshold, int trim_threshold) {
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+    mallopt(M_TRIM_THRESHOLD, trim_threshold);
+}
 
 #include <stdio.h>
 #include <string.h>

@@ -22,7 +22,10 @@ internal import GitFormat
 /// syncs again. Between events it costs nothing over a cloud on this machine: no thread polls,
 /// and the only timer is the periodic sync; over a network cloud, the check of its `main` is the
 /// other timer (a failed check goes offline as a failed sync does, and backs off the same way). It runs on a serial queue of its own, not on Swift's shared pool of threads:
-/// an app whose tasks keep that pool busy does not delay it.
+/// an app whose tasks keep that pool busy does not delay it. Once an agent has started, the
+/// process's allocator gives large blocks back to the system when they are freed
+/// (``GitLibrary/returnLargeBlocksWhenFreed()``), so that an agent returns to about the memory it
+/// started with after a large file.
 ///
 /// ```swift
 /// let agent = try container.watch()
@@ -87,6 +90,7 @@ public final class SyncAgent: Sendable {
             throw ConcordError.failed("another sync agent is already running on \(container.root)")
         }
         held.withLock { $0?.record("\(getpid())\n") }
+        GitLibrary.returnLargeBlocksWhenFreed()
         let (events, continuation) = AsyncStream.makeStream(of: SyncAgentEvent.self, bufferingPolicy: .unbounded)
         let loop = AgentLoop(container: container, options: options) { continuation.yield($0) }
         self.events = events

@@ -70,6 +70,21 @@ public enum GitLibrary {
         concord_malloc_trim()
     }
 
+    /// Makes the allocator give large blocks back to the system when they are freed, for a
+    /// process that lives long and meets large files (the sync agent): a block of 4 MiB or more
+    /// is mapped on its own and unmapped when freed, and a thread's arena returns its free top
+    /// past 16 MiB. glibc's default instead raises both thresholds after a large block is freed,
+    /// so that every thread that handled a 20 MiB file kept about 30 MiB it no longer used,
+    /// which `malloc_trim(3)` does not return from a thread's arena. Process-wide; idempotent.
+    public static func returnLargeBlocksWhenFreed() {
+        _ = largeBlocksReturned
+    }
+
+    private static let largeBlocksReturned: Bool = {
+        concord_malloc_set_thresholds(4 << 20, 16 << 20)
+        return true
+    }()
+
     /// Version of the linked libgit2, as "major.minor.revision".
     public static var version: String {
         var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
