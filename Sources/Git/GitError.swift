@@ -52,6 +52,8 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
 /// The one chokepoint from a libgit2 return code to a Swift error.
 ///
 /// Reads `git_error_last()` at once, on the calling thread, as libgit2 keeps it per thread.
+/// Every call into libgit2 starts it first (``Libgit2/ensure()``): a repository's handle does
+/// (``Repository/pointer``), and so does each call that takes none.
 /// - Throws: ``GitError`` when the call returned a negative code.
 func check(_ function: String, _ result: Int32) throws(GitError) {
     _ = try checked(function, result)

@@ -59,20 +59,8 @@ public final class LocalCloud: Cloud {
     /// ``reference(_:)`` of the repository whose git directory (ending in `/`) is `gitDirectory`,
     /// read without opening it: the device's own `main` read while its handle is busy.
     public static func reference(_ name: String, gitDirectory: String) throws -> OID? {
-        let loose = gitDirectory + name
-        if let bytes = try Self.readIfPresent(loose, largest: 4096) {
-            guard let id = try readingFormat(file: loose, { try References.loose(bytes) }) else {
-                throw GitError(errorClass: .reference, message: "\(loose) is a symbolic reference", function: "cloudReference")
-            }
-            return id
-        }
-        let packed = gitDirectory + "packed-refs"
-        guard let bytes = try Self.readIfPresent(packed, largest: Self.largestPackedReferences) else { return nil }
-        return try readingFormat(file: packed) { try References.packed(bytes, named: name) }
+        try ReferenceFiles.resolve(name, gitDirectory: gitDirectory, followingSymbolic: false)
     }
-
-    /// The most bytes of `packed-refs` read (some 300,000 references).
-    static let largestPackedReferences = 32 << 20
 
     /// Moves the reference `name` to `target`, if it still points at `expected` (nil: if it
     /// does not exist): git's own protocol. `name.lock` is created exclusively, the reference
@@ -129,16 +117,5 @@ public final class LocalCloud: Cloud {
     /// (``Repository/removeStaleLock(ofReference:)``). Call only while holding the cloud's turn.
     public func removeStaleLock(ofReference reference: String) {
         repository.removeStaleLock(ofReference: reference)
-    }
-
-    /// The bytes of the regular file `path`; nil when there is none.
-    private static func readIfPresent(_ path: String, largest: Int) throws -> [UInt8]? {
-        do {
-            return try RegularFile.read(path, largest: largest)
-        } catch let error as StoreError where error.kind == .notFound {
-            return nil
-        } catch let error as StoreError {
-            throw GitError(error)
-        }
     }
 }

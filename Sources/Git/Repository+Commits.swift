@@ -5,49 +5,33 @@ public import GitFormat
 internal import GitStore
 
 extension Repository {
-    /// The commit with this id, copied out.
-    /// - Throws: ``GitError`` when there is no such commit.
+    /// The commit with this id, read by the store (``ObjectStore/commit(_:verifyingWith:)``, the
+    /// one reader of commits).
+    /// - Throws: ``GitError`` when there is no such commit, or it is damaged.
     public func commit(_ id: OID) throws -> Commit {
-        let commit = try lookupCommit(id)
-        defer { git_commit_free(commit) }
-        let parentCount = git_commit_parentcount(commit)
-        var parents: [OID] = []
-        for index in 0..<parentCount {
-            if let parent = git_commit_parent_id(commit, index) { parents.append(OID(parent.pointee)) }
-        }
-        let message = git_commit_message_raw(commit).map { String(cString: $0) } ?? ""
+        let (commit, message) = try readingCommits { try store.commitAndMessage(id) }
         return Commit(
-            id: id,
-            tree: OID(git_commit_tree_id(commit).pointee),
-            parents: parents,
-            message: message,
-            author: Signature(copying: git_commit_author(commit)),
-            committer: Signature(copying: git_commit_committer(commit))
-        )
-    }
-
-    /// Looks a commit up (read through the store); the caller frees it.
-    func lookupCommit(_ id: OID) throws -> OpaquePointer? {
-        var raw = id.raw
-        var commit: OpaquePointer?
-        try explainingMissing { try check("git_commit_lookup", git_commit_lookup(&commit, pointer, &raw)) }
-        return commit
+            id: id, tree: commit.tree, parents: commit.parents, message: message,
+            author: Signature(commit.author), committer: Signature(commit.committer))
     }
 
     /// The id of a commit's root tree.
+    /// - Throws: ``GitError`` when there is no such commit, or it is damaged.
     public func treeID(ofCommit id: OID) throws -> OID {
-        let commit = try lookupCommit(id)
-        defer { git_commit_free(commit) }
-        return OID(git_commit_tree_id(commit).pointee)
+        try readingCommits { try store.treeID(ofCommit: id) }
     }
 
     /// The ids of a commit's parents, first parent first.
+    /// - Throws: ``GitError`` when there is no such commit, or it is damaged.
     public func parents(ofCommit id: OID) throws -> [OID] {
-        let commit = try lookupCommit(id)
-        defer { git_commit_free(commit) }
-        return (0..<git_commit_parentcount(commit)).compactMap { index in
-            git_commit_parent_id(commit, index).map { OID($0.pointee) }
-        }
+        try readingCommits { try store.parents(ofCommit: id) }
+    }
+
+    /// Runs a read of the store, a missing object explained by the packs that could not be read.
+    private func readingCommits<T>(_ body: () throws -> T) throws -> T {
+        var result: T?
+        try explainingMissing { result = try readingStore(body) }
+        return result!
     }
 
     /// Writes a commit. When `updateReference` is given, the reference is moved to the new

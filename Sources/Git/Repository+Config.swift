@@ -1,10 +1,31 @@
 internal import CGit2
 internal import Glibc
+internal import GitFormat
+internal import GitStore
 
 extension Repository {
-    /// A value from the repository's own configuration (`.git/config`); nil when unset.
-    /// - Throws: ``GitError`` when the configuration cannot be read.
+    /// A value from the repository's own configuration (`.git/config`); nil when unset. Read
+    /// from the file (``ConfigFile``), without libgit2, unless it includes other files.
+    /// - Throws: ``GitError`` when the configuration cannot be read or is malformed.
     public func config(_ key: String) throws -> String? {
+        let path = gitDirectory + "config"
+        let bytes: [UInt8]
+        do {
+            bytes = try RegularFile.read(path, largest: Self.largestConfiguration)
+        } catch let error as StoreError where error.kind == .notFound {
+            return nil
+        } catch let error as StoreError {
+            throw GitError(error)
+        }
+        let file = try readingFormat(file: path) { try ConfigFile(bytes) }
+        return file.hasIncludes ? try includingConfig(key) : file.value(key)
+    }
+
+    /// The most bytes of `.git/config` read.
+    static let largestConfiguration = 1 << 20
+
+    /// ``config(_:)`` as libgit2 reads it, following `include` sections.
+    private func includingConfig(_ key: String) throws -> String? {
         var config: OpaquePointer?
         try check("git_repository_config_snapshot", git_repository_config_snapshot(&config, pointer))
         defer { git_config_free(config) }

@@ -7,7 +7,7 @@ extension Repository {
     public func mergeBase(_ a: OID, _ b: OID) throws -> OID? {
         var out = git_oid()
         var rawA = a.raw, rawB = b.raw
-        let result = git_merge_base(&out, pointer, &rawA, &rawB)
+        let result = try git_merge_base(&out, pointer, &rawA, &rawB)
         if result == GIT_ENOTFOUND.rawValue {
             git_error_clear()
             return nil
@@ -22,7 +22,7 @@ extension Repository {
         if commits.count == 1 { return first }
         var out = git_oid()
         var raws = commits.map(\.raw)
-        let result = git_merge_base_many(&out, pointer, raws.count, &raws)
+        let result = try git_merge_base_many(&out, pointer, raws.count, &raws)
         if result == GIT_ENOTFOUND.rawValue {
             git_error_clear()
             return nil

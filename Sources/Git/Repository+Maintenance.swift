@@ -53,7 +53,7 @@ extension Repository {
                 git_object_free(object)
                 git_reference_free(reference)
             }
-            guard git_reference_lookup(&reference, pointer, name) == 0, git_reference_peel(&object, reference, GIT_OBJECT_COMMIT) == 0,
+            guard try git_reference_lookup(&reference, pointer, name) == 0, git_reference_peel(&object, reference, GIT_OBJECT_COMMIT) == 0,
                 let id = git_object_id(object)
             else {
                 git_error_clear()
@@ -73,7 +73,7 @@ extension Repository {
         for index in 0..<names.count {
             guard let name = names.strings[index] else { continue }
             var log: OpaquePointer?
-            guard git_reflog_read(&log, pointer, name) == 0 else {
+            guard try git_reflog_read(&log, pointer, name) == 0 else {
                 git_error_clear()
                 continue
             }
@@ -84,7 +84,7 @@ extension Repository {
                     guard let raw else { continue }
                     let id = OID(raw.pointee)
                     var object: OpaquePointer?
-                    if id.bytes.contains(where: { $0 != 0 }), git_object_lookup(&object, pointer, raw, GIT_OBJECT_COMMIT) == 0 {
+                    if id.bytes.contains(where: { $0 != 0 }), try git_object_lookup(&object, pointer, raw, GIT_OBJECT_COMMIT) == 0 {
                         found.insert(id)
                     } else {
                         git_error_clear()

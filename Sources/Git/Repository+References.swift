@@ -4,17 +4,11 @@ internal import GitStore
 
 extension Repository {
     /// The commit a reference (or `HEAD`) points at, following symbolic references; nil when
-    /// the reference does not exist or names a branch with no commit yet.
+    /// the reference does not exist or names a branch with no commit yet. Read from the
+    /// reference files (``ReferenceFiles``), without libgit2.
     /// - Throws: ``GitError`` when the reference exists but cannot be read.
     public func resolve(_ name: String) throws -> OID? {
-        var oid = git_oid()
-        let result = git_reference_name_to_id(&oid, pointer, name)
-        if result == GIT_ENOTFOUND.rawValue {
-            git_error_clear()
-            return nil
-        }
-        try check("git_reference_name_to_id", result)
-        return OID(oid)
+        try ReferenceFiles.resolve(name, gitDirectory: gitDirectory, followingSymbolic: true)
     }
 
     /// Points `name` at `target`. With `expected`, the update happens only if the reference

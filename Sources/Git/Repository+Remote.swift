@@ -5,7 +5,7 @@ extension Repository {
     /// The URL of a named remote; nil when there is no such remote.
     public func remoteURL(_ name: String) throws -> String? {
         var remote: OpaquePointer?
-        let result = git_remote_lookup(&remote, pointer, name)
+        let result = try git_remote_lookup(&remote, pointer, name)
         if result == GIT_ENOTFOUND.rawValue {
             git_error_clear()
             return nil
@@ -47,6 +47,7 @@ extension Repository {
         largestObject: Int = 1 << 30,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) throws -> Credential? {
+        Libgit2.ensure()
         try check("git_libgit2_opts", concord_git_set_pack_max_object_size(largestObject))
         let remote = try anonymousRemote(name, url: url)
         defer { git_remote_free(remote) }
@@ -81,7 +82,7 @@ extension Repository {
         }
         var options = git_remote_create_options()
         try check("git_remote_create_options_init", git_remote_create_options_init(&options, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION)))
-        options.repository = pointer
+        options.repository = try pointer
         options.flags = GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC.rawValue | GIT_REMOTE_CREATE_SKIP_INSTEADOF.rawValue
         var remote: OpaquePointer?
         try check("git_remote_create_with_opts", git_remote_create_with_opts(&remote, address, &options))

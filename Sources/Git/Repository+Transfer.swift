@@ -25,6 +25,7 @@ extension Repository {
     /// The id libgit2 gives an object of `type` holding `bytes`: SHA-1 with collision detection
     /// (a collision attack hashes to an id no object has).
     static func hash(_ type: ObjectType, _ bytes: [UInt8]) -> OID {
+        Libgit2.ensure()
         var computed = git_oid()
         let result = bytes.withUnsafeBytes { git_odb_hash(&computed, $0.baseAddress, $0.count, git_object_t(type)) }
         if result < 0 {

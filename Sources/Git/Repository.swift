@@ -10,7 +10,12 @@ internal import GitStore
 /// Concord's `Container` does. Every C object this type creates is freed before the method
 /// that made it returns; what callers get back are value snapshots.
 public final class Repository {
-    let pointer: OpaquePointer
+    /// libgit2's handle: made with the repository, or, for a work tree opened with
+    /// ``open(at:)``, on first use (``pointer``), so that a command that only reads what Concord
+    /// reads itself (references, configuration, objects) never starts libgit2.
+    private var handle: OpaquePointer?
+    /// The folder libgit2 opens the handle from on first use; nil when it was made at once.
+    private let deferredPath: String?
 
     /// The `.git` folder (or the folder of a bare repository), with a trailing slash.
     public let gitDirectory: String
@@ -31,10 +36,35 @@ public final class Repository {
     /// The bytes of the folders read last.
     var recentTreeBytes: RecentTreeBytes { store.recentTrees }
 
+    /// libgit2's handle of the repository, opened (and libgit2 started) on first use.
+    /// - Throws: ``GitError`` when libgit2 cannot open it.
+    var pointer: OpaquePointer {
+        get throws {
+            if let handle { return handle }
+            guard let deferredPath else { throw GitError(message: "the repository's handle is gone", function: "Repository") }
+            Libgit2.ensure()
+            var opened: OpaquePointer?
+            try check(
+                "git_repository_open_ext",
+                git_repository_open_ext(&opened, deferredPath, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil))
+            guard let opened else { throw GitError(message: "no repository at \(deferredPath)", function: "git_repository_open_ext") }
+            handle = opened
+            do {
+                try installStoreBackend()
+            } catch {
+                git_repository_free(opened)
+                handle = nil
+                throw error
+            }
+            return opened
+        }
+    }
+
     /// A repository over `pointer` whose objects are in `objects` (the git folder's `objects/`
     /// unless given), `gitDirectory` when libgit2 does not know it (a cloud's, wrapped).
     private init(owning pointer: OpaquePointer, gitDirectory: String? = nil, largestObject: Int = 1 << 30) throws {
-        self.pointer = pointer
+        handle = pointer
+        deferredPath = nil
         let directory = gitDirectory ?? String(cString: git_repository_path(pointer))
         self.gitDirectory = directory
         workDirectory = gitDirectory == nil ? git_repository_workdir(pointer).map { String(cString: $0) } : nil
@@ -47,8 +77,16 @@ public final class Repository {
         }
     }
 
+    /// A work tree's repository whose libgit2 handle is opened from `path` on first use.
+    private init(deferring path: String, gitDirectory: String, workDirectory: String) {
+        deferredPath = path
+        self.gitDirectory = gitDirectory
+        self.workDirectory = workDirectory
+        store = ObjectStore(path: gitDirectory + "objects/", largestObject: 1 << 30, durable: GitLibrary.durable)
+    }
+
     deinit {
-        git_repository_free(pointer)
+        if let handle { git_repository_free(handle) }
     }
 
     /// Creates a repository whose HEAD names `refs/heads/<initialBranch>`.
@@ -72,8 +110,12 @@ public final class Repository {
     }
 
     /// Opens the repository at exactly `path` (its work tree or its git folder); never searches upward.
+    /// A work tree whose `.git` is a folder is opened without libgit2, which starts on first use.
     /// - Throws: ``GitError`` when there is no repository there.
     public static func open(at path: String) throws -> Repository {
+        if let root = workTreeRoot(path) {
+            return Repository(deferring: path, gitDirectory: root + ".git/", workDirectory: root)
+        }
         Libgit2.ensure()
         var handle: OpaquePointer?
         try check(
@@ -81,6 +123,24 @@ public final class Repository {
             git_repository_open_ext(&handle, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil))
         guard let handle else { throw GitError(message: "no repository at \(path)", function: "git_repository_open_ext") }
         return try Repository(owning: handle)
+    }
+
+    /// The real path of `path`, with a trailing slash, when it is a work tree whose `.git` is a
+    /// folder holding `HEAD` (a file) and `objects/` and `refs/` (folders), as libgit2 would name
+    /// it; nil otherwise (libgit2 then opens it at once, and says what is wrong).
+    private static func workTreeRoot(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        let root = String(cString: resolved)
+        let base = root.hasSuffix("/") ? root : root + "/"
+        func isKind(_ relative: String, _ kind: mode_t) -> Bool {
+            var status = stat()
+            return lstat(base + relative, &status) == 0 && status.st_mode & S_IFMT == kind
+        }
+        guard isKind(".git", S_IFDIR), isKind(".git/HEAD", S_IFREG), isKind(".git/objects", S_IFDIR), isKind(".git/refs", S_IFDIR) else {
+            return nil
+        }
+        return base
     }
 
     /// A repository that libgit2 sees only through its objects (`git_repository_wrap_odb`): a
@@ -91,7 +151,7 @@ public final class Repository {
 
     /// True when HEAD names a branch that has no commit yet.
     public var isEmpty: Bool {
-        git_repository_is_empty(pointer) == 1
+        (try? pointer).map { git_repository_is_empty($0) == 1 } ?? false
     }
 }
 

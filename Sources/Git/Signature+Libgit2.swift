@@ -13,15 +13,13 @@ extension TreeEntry {
 }
 
 extension Signature {
-    init(copying signature: UnsafePointer<git_signature>) {
-        let value = signature.pointee
+    /// The signature of a commit's `author` or `committer` line.
+    init(_ person: CommitObject.Person) {
         self.init(
-            name: String(cString: value.name),
-            email: String(cString: value.email),
+            name: person.name, email: person.email,
             // A commit's time is data from anywhere: held to the years 1 to 9999, as git prints them.
-            time: Date(timeIntervalSince1970: TimeInterval(min(max(value.when.time, -62_135_596_800), 253_402_300_799))),
-            timeZoneOffsetMinutes: Int(value.when.offset)
-        )
+            time: Date(timeIntervalSince1970: TimeInterval(min(max(person.time, -62_135_596_800), 253_402_300_799))),
+            timeZoneOffsetMinutes: person.offsetMinutes)
     }
 
     func makeSignature() throws -> UnsafeMutablePointer<git_signature>? {
@@ -30,6 +28,7 @@ extension Signature {
         guard seconds.magnitude < 253_402_300_800, (-1440...1440).contains(timeZoneOffsetMinutes) else {
             throw GitError(message: "the date \(time) cannot be written in a commit: is this machine's clock right?", function: "git_signature_new")
         }
+        Libgit2.ensure()
         var signature: UnsafeMutablePointer<git_signature>?
         try check(
             "git_signature_new",

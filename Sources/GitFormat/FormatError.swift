@@ -25,6 +25,8 @@ public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
         case receivePack = "receive-pack"
         /// The references a server advertises.
         case advertisement = "reference advertisement"
+        /// A repository's configuration file (`.git/config`).
+        case config = "configuration"
     }
 
     /// What was being read.

@@ -14,6 +14,22 @@ package enum References {
         return id
     }
 
+    /// The reference a symbolic reference file names (`ref: refs/heads/main`); nil when the file
+    /// holds a commit id instead.
+    /// - Throws: ``FormatError`` when the name is empty, does not start with `refs/`, or holds
+    ///   a `..` component, a control character or a space.
+    package static func symbolicTarget(_ bytes: [UInt8]) throws(FormatError) -> String? {
+        guard bytes.starts(with: "ref:".utf8) else { return nil }
+        var text = bytes.dropFirst(4)
+        while let first = text.first, first == 0x20 || first == 0x09 { text.removeFirst() }
+        while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 { text.removeLast() }
+        let name = String(decoding: text, as: UTF8.self)
+        guard name.hasPrefix("refs/"), !name.split(separator: "/").contains(".."),
+            !name.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
+        else { throw FormatError(.reference, "it names \(name.debugDescription), not a reference") }
+        return name
+    }
+
     /// The id `packed-refs` gives `name`; nil when it does not list it. Every line is checked,
     /// in one pass: a malformed file is refused, whichever line is wrong.
     /// - Throws: ``FormatError`` naming the first malformed line.

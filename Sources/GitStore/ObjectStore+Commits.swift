@@ -9,6 +9,19 @@ extension ObjectStore {
         if hashing == nil, let known = parsedCommits[id] { return known }
         let object = try read(id)
         if let hashing { try Self.verify(object, is: id, hashing) }
+        return try parsedCommit(id, object)
+    }
+
+    /// The commit `id` with its message (everything after its headers), as written.
+    /// - Throws: as ``commit(_:verifyingWith:)``.
+    package func commitAndMessage(_ id: OID) throws -> (CommitObject, String) {
+        let object = try read(id)
+        let commit = try parsedCommit(id, object)
+        return (commit, String(decoding: object.bytes[commit.messageStart...], as: UTF8.self))
+    }
+
+    /// `object` read as the commit `id`, kept in ``parsedCommits``.
+    private func parsedCommit(_ id: OID, _ object: ObjectBytes) throws -> CommitObject {
         guard object.type == .commit else { throw StoreError(.damaged, "object \(id.hex) is not a commit") }
         do {
             let commit = try object.bytes.withUnsafeBytes { try CommitObject($0) }

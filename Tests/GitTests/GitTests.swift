@@ -74,6 +74,33 @@ import Testing
         #expect(throws: GitError.self) { try repository.createCommit(tree: tree, parents: [blob], author: signature, committer: signature, message: "bad\n") }
     }
 
+    /// A work tree's repository reads its references, configuration and commits without
+    /// libgit2: `HEAD` followed to its branch, a branch from `packed-refs` once git packed it,
+    /// the configuration git wrote, a commit's message and signature as written.
+    @Test func aWorkTreesReferencesConfigurationAndCommitsAreReadFromTheirFiles() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let made = try Repository.create(at: folder, bare: false)
+        let tree = try made.updateTree(nil, [.upsert(path: "a.txt", id: try made.writeBlob(Data("a\n".utf8)), mode: TreeEntry.fileMode)])
+        let signature = Signature(name: "Ada", email: "ada@example.invalid", time: Date(timeIntervalSince1970: 1_700_000_000), timeZoneOffsetMinutes: 90)
+        let first = try made.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "one\n\nbody\n", updateReference: "refs/heads/main")
+        try made.setConfig("concord.deviceName", "Ada's  laptop")
+        let repository = try Repository.open(at: folder)
+        #expect(repository.workDirectory == URL(fileURLWithPath: folder).resolvingSymlinksInPath().path + "/")
+        #expect(try repository.resolve("HEAD") == first && repository.resolve("refs/heads/main") == first)
+        #expect(try repository.resolve("refs/heads/absent") == nil)
+        #expect(try repository.config("concord.devicename") == "Ada's  laptop" && repository.config("concord.absent") == nil)
+        let commit = try repository.commit(first)
+        #expect(commit.message == "one\n\nbody\n" && commit.author == signature && commit.tree == tree && commit.parents.isEmpty)
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        git.arguments = ["-C", folder, "pack-refs", "--all"]
+        try git.run()
+        git.waitUntilExit()
+        #expect(!FileManager.default.fileExists(atPath: folder + "/.git/refs/heads/main"), "git packed the branch")
+        #expect(try Repository.open(at: folder).resolve("HEAD") == first)
+        #expect(throws: GitError.self) { try repository.resolve("refs/../config") }
+    }
+
     @Test func sameEntryComparesOnePathAcrossTwoTrees() throws {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let repository = try Repository.create(at: folder, bare: true)
