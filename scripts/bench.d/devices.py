@@ -472,6 +472,7 @@ def summary(fleet: Fleet, rows: list[dict], edits: list[Edit], minutes: float) -
         "slowest_device": slowest["device"], "slowest_share": round(slowest["sent"] / sent, 4) if sent else 0,
         "fair_share": round(1 / n, 4),
         "lowest_push_share_over_edit_share": round(min(by_edits), 3) if by_edits else None,
+        "fetch_or_check_sessions": sum(r["fetch_or_check_sessions"] for r in rows) if attempts else None,
         "failed_events": sum(r["failed"] for r in rows),
         "edits_never_sent": sum(r["edits_never_sent"] for r in rows),
         "edit_to_sent_max_s": max((r["edit_to_sent_max_s"] or 0) for r in rows),
@@ -515,6 +516,12 @@ def markdown(data: dict) -> str:
         f"  CPU over the edits and convergence ({cpu['wall_s']:.0f} s): agents {cpu['agents_s']:.0f} s ({cpu['agents_s'] / cpu['wall_s']:.2f} cores), "
         + (f"server {cpu['server_s']:.0f} s ({cpu['server_s'] / cpu['wall_s']:.2f} cores), " if cpu.get("server_s") is not None else "")
         + f"whole machine {cpu['machine_busy']:.0%} busy of {m['nproc']} cores",
+    ]
+    if s.get("fetch_or_check_sessions") is not None and cpu.get("server_s") is not None:
+        sessions = s["fetch_or_check_sessions"] + s["push_attempts"]
+        lines.append(f"  ssh sessions: {sessions} ({sessions / cpu['wall_s']:.1f} a second: {s['push_attempts']} pushes, "
+                     f"{s['fetch_or_check_sessions']} fetches and checks of main); server CPU {1000 * cpu['server_s'] / max(sessions, 1):.0f} ms a session")
+    lines += [
         "```", "",
         "## Per device", "",
         "| device | edits | saved | sent | push attempts | lost + retried | fetch/check sessions | received | failed | edit -> sent p50 | max |",
@@ -530,10 +537,51 @@ def markdown(data: dict) -> str:
                           for k, v in chk["shared_device0"].items()) + ".", ""]
     if chk["missing"]:
         lines += ["Missing edits (first 20):", ""] + [f"- {x}" for x in chk["missing"][:20]] + [""]
+    lines += verdict(data)
     failures = sorted({f for r in data["per_device"] for f in r["failures"]})
     if failures:
         lines += ["`failed` events (distinct details):", ""] + [f"- {f}" for f in failures[:20]] + [""]
     return "\n".join(lines) + "\n"
+
+
+def verdict(data: dict) -> list[str]:
+    """Converged or not, starved or not, and the capacity the run shows (with the host's push limits)."""
+    s, c, chk, cpu = data["summary"], data["convergence"], data["checks"], data["cpu"]
+    n, per_minute = data["devices"], 60 / data["edit_interval"]
+    complete = not chk["missing"] and not chk["own_not_last"]
+    starved = [r["device"] for r in data["per_device"] if r["edits_never_sent"] or (r["edits"] and not r["sent"])]
+    lines = ["## Verdict", ""]
+    lines.append(f"- **Converged: {'yes' if c['converged'] else 'NO'}**" +
+                 (f", every device holding the cloud's main {c['converge_s']} s after the last edit" if c["converged"] else "") +
+                 f"; every edit a version of its document on every device: **{'yes' if complete else 'NO'}**.")
+    lines.append(f"- **Starvation: {'none' if not starved else 'YES: ' + ', '.join(starved)}**: "
+                 f"every device's edits reached the cloud (worst wait {s['edit_to_sent_max_s']:.1f} s from edit to its `sent`); "
+                 f"the slowest device had {s['slowest_share']:.1%} of the successful pushes against a fair {s['fair_share']:.1%} "
+                 f"(its share of the edits: the lowest ratio of push share to edit share is {s['lowest_push_share_over_edit_share']}).")
+    if s["push_attempts"]:
+        lines.append(f"- **Races**: {s['pushes_lost']} of {s['push_attempts']} push attempts ({s['pushes_lost'] / s['push_attempts']:.0%}) "
+                     f"found the cloud moved and were tried again after fetching and integrating; none gave up "
+                     f"({s['failed_events']} `failed` events).")
+    lines += ["", "## Capacity", "",
+              f"This run: one cloud took **{n} devices × {per_minute:.1f} edits a minute = {s['edits_a_minute']} edits "
+              f"and {s['pushes_a_minute']} successful pushes a minute** "
+              + ("and converged" if c["converged"] else "and did NOT converge")
+              + f", with the server and all {n} agents on the same {data['machine']['nproc']} cores "
+              f"({cpu['machine_busy']:.0%} busy" + (f"; the server alone {cpu['server_s'] / cpu['wall_s']:.2f} cores" if cpu.get("server_s") is not None else "")
+              + ").",
+              "",
+              "Every agent sync that sends is one push: the agent saves an edit once edits pause (200 ms; at most 5 s) and "
+              "syncs, so a fleet's push rate is about its edit rate, less the edits one save batches together (a save "
+              "that waits for a sync under way takes every edit made meanwhile), plus the pushes lost to a moved cloud and "
+              "tried again. A git host's limits apply to those rates. GitHub's repository limits recommend at most 6 pushes a "
+              "minute per repository: one container on GitHub holds about 6 saves a minute from its whole fleet (20 devices "
+              "saving once every 3 to 4 minutes each), well below what the self-hosted cloud took here; a busier fleet needs a "
+              "cloud of its own or one container per group of documents. The same page recommends at most 15 read "
+              "operations (fetch, clone) a second per repository, and every agent checks main every second (one "
+              "upload-pack session each, sending nothing): 15 devices already reach that. GitLab (self-managed) limits git "
+              "operations over ssh to 600 a minute per user and project by default: 10 devices sharing one account's key, "
+              "checking every second, reach it.", ""]
+    return lines
 
 
 # ---------------------------------------------------------------------------------------------
