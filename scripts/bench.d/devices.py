@@ -49,7 +49,7 @@ The round:
                     clients) and of the server (sshd's process tree) over the edits and
                     convergence, from /proc.
 
-Writes benchmarks/devices.json and benchmarks/devices.md (unless --no-write).
+Writes benchmarks/devices.json and benchmarks/devices.md (unless --no-write; --name for other names).
 """
 from __future__ import annotations
 
@@ -339,23 +339,31 @@ def drive(fleet: Fleet, rng: random.Random) -> list[Edit]:
 
 
 def converge(fleet: Fleet, edits: list[Edit], last_edit: float) -> dict:
-    """Polls every device's main and the cloud's until all are one commit that holds every edit."""
+    """Polls every device's main and the cloud's until all are one commit that holds every edit
+    (converged), or are one commit that lacks some edit and stays so for --settle seconds (the
+    mains converged, edits are missing: the checks say which), or --converge-timeout passes."""
     a = fleet.args
     wanted = {e.blob for e in edits}
-    checked: dict[str, bool] = {}
-    polls = 0
+    checked: dict[str, int] = {}   # commit -> edits it lacks
+    polls, same_since, same = 0, None, None
     while True:
         polls += 1
         now = time.time()
         heads = [read_main(d.root / ".git") for d in fleet.devices]
         cloud = read_main(fleet.cloud)
         if cloud and all(h == cloud for h in heads):
+            if cloud != same:
+                same, same_since = cloud, now
             if cloud not in checked:
                 objects = run(["git", "-C", fleet.cloud, "rev-list", "--objects", cloud])
-                have = {line.split()[0] for line in objects.splitlines() if line}
-                checked[cloud] = wanted <= have
-            if checked[cloud]:
+                checked[cloud] = len(wanted - {line.split()[0] for line in objects.splitlines() if line})
+            if checked[cloud] == 0:
                 return {"converged": True, "converge_s": round(now - last_edit, 2), "main": cloud, "polls": polls}
+            if now - same_since >= a.settle:
+                return {"converged": True, "converge_s": round(same_since - last_edit, 2), "main": cloud, "polls": polls,
+                        "edits_missing_from_main": checked[cloud]}
+        else:
+            same = None
         if now - last_edit > a.converge_timeout:
             distinct = len(set(heads + [cloud]))
             return {"converged": False, "converge_s": None, "after_s": round(now - last_edit, 1),
@@ -418,17 +426,18 @@ def device_figures(fleet: Fleet, edits: list[Edit], start: float, end: float) ->
         for _, e in events:
             kinds[e["event"]] = kinds.get(e["event"], 0) + 1
         sessions = [c for t, c in d.ssh_sessions() if start <= t <= end]
-        attempts = sum("git-receive-pack" in c for c in sessions) if isinstance(fleet.server, servers.SSHServer) else None
+        attempts = sum("git-receive-pack" in c for c in sessions) if fleet.args.cloud == "ssh" else None
         sent = kinds.get("sent", 0)
         mine = [e for e in edits if e.device is d]
         to_cloud = [lag for e in mine if (lag := first_after(events, "sent", e.document, e.time)) is not None]
-        failures = [e.get("detail") for _, e in events if e["event"] == "failed"]
+        failures = [e.get("detail") or "" for _, e in events if e["event"] == "failed"]
+        gave_up = sum("kept moving" in f for f in failures)
         rows.append({
             "device": d.name, "edits": len(mine), "saved": kinds.get("saved", 0), "sent": sent,
             "push_attempts": attempts, "pushes_lost": None if attempts is None else max(attempts - sent, 0),
             "fetch_or_check_sessions": sum("git-upload-pack" in c for c in sessions) if attempts is not None else None,
             "received": kinds.get("received", 0), "new_conflict": kinds.get("newConflict", kinds.get("new conflict", 0)),
-            "failed": len(failures), "failures": sorted(set(f or "" for f in failures))[:5],
+            "failed": len(failures), "gave_up": gave_up, "failures": sorted(set(failures))[:5],
             "edit_to_sent_p50_s": percentile(to_cloud, 0.5), "edit_to_sent_max_s": max(to_cloud) if to_cloud else None,
             "edits_never_sent": len(mine) - len(to_cloud),
         })
@@ -474,6 +483,7 @@ def summary(fleet: Fleet, rows: list[dict], edits: list[Edit], minutes: float) -
         "lowest_push_share_over_edit_share": round(min(by_edits), 3) if by_edits else None,
         "fetch_or_check_sessions": sum(r["fetch_or_check_sessions"] for r in rows) if attempts else None,
         "failed_events": sum(r["failed"] for r in rows),
+        "syncs_gave_up": sum(r["gave_up"] for r in rows), "gave_up_per_device_max": max(r["gave_up"] for r in rows),
         "edits_never_sent": sum(r["edits_never_sent"] for r in rows),
         "edit_to_sent_max_s": max((r["edit_to_sent_max_s"] or 0) for r in rows),
     }
@@ -500,14 +510,14 @@ def markdown(data: dict) -> str:
         f"{s['edits']} edits, **{s['edits_a_minute']} edits a minute** for the cloud ({s['shared_edits']} into shared documents). "
         "A benchmark, not a test. Definitions and method: `scripts/bench.d/devices.py --help`.", "",
         "## Figures", "", "```text",
-        f"  converged: {'yes' if c['converged'] else 'NO'}" + (f", {c['converge_s']} s after the last edit" if c["converged"] else
-                                                            f" ({c.get('distinct_mains')} distinct mains {c.get('after_s')} s after the last edit)"),
+        f"  converged (every device's main the cloud's): {converged_words(data)}",
         f"  every edit a version of its document on every device: {'yes' if not chk['missing'] else 'NO, ' + str(len(chk['missing'])) + ' missing'}"
         f" ({chk['edits_checked']} edit x device checks); own documents holding their last edit everywhere: "
         f"{'yes' if not chk['own_not_last'] else 'NO, ' + str(len(chk['own_not_last']))}",
         f"  pushes that went up: {s['pushes_sent']} ({s['pushes_a_minute']} a minute)"
-        + (f"; attempts {s['push_attempts']}, lost to a moved cloud and retried {s['pushes_lost']} "
-           f"(per device: median {s['lost_per_device_median']}, max {s['lost_per_device_max']})" if s["push_attempts"] is not None else ""),
+        + (f"; attempts {s['push_attempts']}, lost to a moved cloud {s['pushes_lost']} "
+           f"(per device: median {s['lost_per_device_median']}, max {s['lost_per_device_max']}); "
+           f"syncs that gave up after 8 attempts {s.get('syncs_gave_up', '?')}" if s["push_attempts"] is not None else ""),
         f"  slowest device's share of successful pushes: {s['slowest_share']:.3f} ({s['slowest_device']}) against a fair 1/{n} = {s['fair_share']:.3f}; "
         f"lowest (share of pushes / share of edits) over devices: {s['lowest_push_share_over_edit_share']}",
         f"  edit -> in the cloud (its device's `sent`): max {s['edit_to_sent_max_s']:.1f} s; edits never sent: {s['edits_never_sent']}; `failed` events: {s['failed_events']}",
@@ -524,24 +534,36 @@ def markdown(data: dict) -> str:
     lines += [
         "```", "",
         "## Per device", "",
-        "| device | edits | saved | sent | push attempts | lost + retried | fetch/check sessions | received | failed | edit -> sent p50 | max |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| device | edits | saved | sent | push attempts | lost (cloud moved) | syncs that gave up | fetch/check sessions | received | failed | edit -> sent p50 | max |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in data["per_device"]:
         lines.append(f"| {r['device']} | {r['edits']} | {r['saved']} | {r['sent']} | {r['push_attempts'] if r['push_attempts'] is not None else '—'} "
-                     f"| {r['pushes_lost'] if r['pushes_lost'] is not None else '—'} "
+                     f"| {r['pushes_lost'] if r['pushes_lost'] is not None else '—'} | {r['gave_up']} "
                      f"| {r['fetch_or_check_sessions'] if r['fetch_or_check_sessions'] is not None else '—'} | {r['received']} "
                      f"| {r['failed']} | {seconds(r['edit_to_sent_p50_s'])} | {seconds(r['edit_to_sent_max_s'])} |")
     lines += ["", "Shared documents on device 0 at the end (`concord versions DOC --all` / `concord versions DOC`): "
               + "; ".join(f"{k}: {v['edits']} edits, {v['versions_all']} versions ever (the first included), {v['in_contention']} in contention"
                           for k, v in chk["shared_device0"].items()) + ".", ""]
     if chk["missing"]:
-        lines += ["Missing edits (first 20):", ""] + [f"- {x}" for x in chk["missing"][:20]] + [""]
+        lost = sorted({m.split(": ", 1)[1] for m in chk["missing"]})
+        lines += ["Edits that are a version on no device (each device lacks each of them):", ""] + [f"- {x}" for x in lost[:40]] + [""]
     lines += verdict(data)
     failures = sorted({f for r in data["per_device"] for f in r["failures"]})
     if failures:
         lines += ["`failed` events (distinct details):", ""] + [f"- {f}" for f in failures[:20]] + [""]
     return "\n".join(lines) + "\n"
+
+
+def converged_words(data: dict) -> str:
+    c, last = data["convergence"], data.get("last_main_event_s")
+    after = f"; the agents' last event that follows a move of main came {last} s after the last edit" if last is not None else ""
+    if c["converged"]:
+        return f"yes, {c['converge_s']} s after the last edit{after}"
+    if c.get("distinct_mains") == 1:
+        # Runs before --settle: the wait went on for edits that no main would ever hold.
+        return f"yes (one commit on every device and in the cloud when the wait ended, {c['after_s']} s after the last edit){after}"
+    return f"NO ({c.get('distinct_mains')} distinct mains {c.get('after_s')} s after the last edit){after}"
 
 
 def verdict(data: dict) -> list[str]:
@@ -551,21 +573,25 @@ def verdict(data: dict) -> list[str]:
     complete = not chk["missing"] and not chk["own_not_last"]
     starved = [r["device"] for r in data["per_device"] if r["edits_never_sent"] or (r["edits"] and not r["sent"])]
     lines = ["## Verdict", ""]
-    lines.append(f"- **Converged: {'yes' if c['converged'] else 'NO'}**" +
-                 (f", every device holding the cloud's main {c['converge_s']} s after the last edit" if c["converged"] else "") +
-                 f"; every edit a version of its document on every device: **{'yes' if complete else 'NO'}**.")
+    converged = converged_words(data)
+    lines.append(f"- **Converged: {converged.split(' ')[0].rstrip(',')}**{converged[len(converged.split(' ')[0]):]}; "
+                 f"every edit a version of its document on every device: **{'yes' if complete else 'NO'}**"
+                 + ("." if complete else f": {len({m.split(': ', 1)[1] for m in chk['missing']})} edits are no device's version "
+                    "(listed below)."))
     lines.append(f"- **Starvation: {'none' if not starved else 'YES: ' + ', '.join(starved)}**: "
                  f"every device's edits reached the cloud (worst wait {s['edit_to_sent_max_s']:.1f} s from edit to its `sent`); "
                  f"the slowest device had {s['slowest_share']:.1%} of the successful pushes against a fair {s['fair_share']:.1%} "
                  f"(its share of the edits: the lowest ratio of push share to edit share is {s['lowest_push_share_over_edit_share']}).")
     if s["push_attempts"]:
         lines.append(f"- **Races**: {s['pushes_lost']} of {s['push_attempts']} push attempts ({s['pushes_lost'] / s['push_attempts']:.0%}) "
-                     f"found the cloud moved and were tried again after fetching and integrating; none gave up "
-                     f"({s['failed_events']} `failed` events).")
+                     f"found the cloud moved; the sync then fetched, integrated and tried again, up to 8 attempts. "
+                     + (f"{s['syncs_gave_up']} syncs gave up after 8 attempts (at most {s['gave_up_per_device_max']} on one device; "
+                        "the agent's `failed` event: \"the cloud kept moving\"), and the agent synced again after its backoff."
+                        if s["syncs_gave_up"] else "No sync gave up."))
     lines += ["", "## Capacity", "",
               f"This run: one cloud took **{n} devices × {per_minute:.1f} edits a minute = {s['edits_a_minute']} edits "
               f"and {s['pushes_a_minute']} successful pushes a minute** "
-              + ("and converged" if c["converged"] else "and did NOT converge")
+              + ("and converged" if converged_words(data).startswith("yes") else "and did NOT converge")
               + f", with the server and all {n} agents on the same {data['machine']['nproc']} cores "
               f"({cpu['machine_busy']:.0%} busy" + (f"; the server alone {cpu['server_s'] / cpu['wall_s']:.2f} cores" if cpu.get("server_s") is not None else "")
               + ").",
@@ -587,6 +613,45 @@ def verdict(data: dict) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
+def figures(fleet: Fleet, edits: list[Edit], data: dict) -> None:
+    """The per-device figures, the summary and the spread, from the agents' logs."""
+    start, end = data["window"]
+    rows = device_figures(fleet, edits, start, end)
+    data["per_device"] = rows
+    data["summary"] = summary(fleet, rows, edits, data["minutes"])
+    lags = spread(fleet, edits)
+    data["spread"] = {"count": len(lags), "p50_s": percentile(lags, 0.5), "p90_s": percentile(lags, 0.9),
+                      "max_s": max(lags) if lags else None}
+    moves = [t for d in fleet.devices for t, e in d.events() if start <= t <= end and e["event"] in MOVES_MAIN]
+    data["last_main_event_s"] = round(max(moves) - edits[-1].time, 2) if moves else None
+
+
+MOVES_MAIN = {"saved", "sent", "received", "newConflict", "resolved", "autoResolved"}   # events that follow a move of main
+
+
+def render(args) -> int:
+    """--render: the figures and the report again, from a devices.json and the logs it names."""
+    data = json.loads(Path(args.render).read_text())
+    if "window" not in data:  # runs before the window was recorded: it ended as the convergence did
+        end = data["edits"][-1]["time"] + (data["convergence"]["converge_s"] or data["convergence"].get("after_s", 0))
+        data["window"] = [end - data["cpu"]["wall_s"], end]
+    args.devices, args.shared, args.logs, args.cloud = data["devices"], data["shared"], data["logs"], data["cloud"]
+    fleet = Fleet(args)
+    by_name = {d.name: d for d in fleet.devices}
+    edits = []
+    for item in data["edits"]:
+        e = Edit(by_name[item["device"]], item["document"], item["seq"], item["time"])
+        e.blob = item["blob"]
+        edits.append(e)
+    figures(fleet, edits, data)
+    md = markdown(data)
+    print(md)
+    if not args.no_write:
+        Path(args.render).write_text(json.dumps(data, indent=1) + "\n")
+        Path(args.render).with_suffix(".md").write_text(md)
+    return 0
+
+
 def machine_busy() -> tuple[int, int]:
     """(busy, total) jiffies of the whole machine from /proc/stat."""
     fields = [int(x) for x in open("/proc/stat").readline().split()[1:]]
@@ -596,7 +661,7 @@ def machine_busy() -> tuple[int, int]:
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--concord", required=True, help="the concord binary")
+    p.add_argument("--concord", default="concord", help="the concord binary (scripts/bench gives it)")
     p.add_argument("--source", default="unknown", help="what the binary was built from (for the report)")
     p.add_argument("--devices", type=int, default=20, metavar="N", help="devices, each with its agent (default 20)")
     p.add_argument("--minutes", type=float, default=10, help="minutes of edits (default 10)")
@@ -609,12 +674,17 @@ def parse_args():
     p.add_argument("--cloud", choices=["ssh", "daemon", "https", "local"], default="ssh", help="the cloud's transport (default ssh)")
     p.add_argument("--converge-timeout", type=float, default=600, metavar="SECONDS",
                    help="how long to wait for convergence after the last edit (default 600)")
+    p.add_argument("--settle", type=float, default=60, metavar="SECONDS",
+                   help="when every main is one commit that lacks some edit: how long it must stay so to end the wait (default 60)")
     p.add_argument("--seed", type=int, default=41, help="the drivers' random seed")
     p.add_argument("--workdir", default=str(bench.REPO / "benchmarks" / "tmp"))
     p.add_argument("--logs", default=None, help="the agents' event and ssh logs (default /tmp/concord-devices-TIME)")
-    p.add_argument("--out", default=str(bench.REPO / "benchmarks"), help="where devices.json and devices.md go")
+    p.add_argument("--out", default=str(bench.REPO / "benchmarks"), help="where NAME.json and NAME.md go")
+    p.add_argument("--name", default="devices", help="the report's file names under --out: NAME.json, NAME.md (default devices)")
     p.add_argument("--no-write", action="store_true", help="print the report only")
     p.add_argument("--keep", action="store_true", help="keep the devices and the cloud under --workdir")
+    p.add_argument("--render", metavar="JSON", help="no run: the figures and the report again from a devices.json "
+                   "and the agents' logs it names (written beside it unless --no-write)")
     args = p.parse_args()
     if args.devices < 2:
         p.error("--devices takes 2 or more")
@@ -626,6 +696,8 @@ def parse_args():
 
 def main() -> int:
     args = parse_args()
+    if args.render:
+        return render(args)
     Path(args.workdir).mkdir(parents=True, exist_ok=True)
     Path(args.workdir, "gitconfig").write_text("[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n")
     bench.ENV = bench.git_env(Path(args.workdir))
@@ -661,13 +733,9 @@ def main() -> int:
         busy = (cpu1[2][0] - cpu0[2][0]) / max(cpu1[2][1] - cpu0[2][1], 1)
         data["cpu"] = {"wall_s": round(end - start, 1), "agents_s": round(cpu1[0] - cpu0[0], 1),
                        "server_s": None if cpu0[1] is None else round(cpu1[1] - cpu0[1], 1), "machine_busy": round(busy, 3)}
-        rows = device_figures(fleet, edits, start, end)
-        data["per_device"] = rows
-        data["summary"] = summary(fleet, rows, edits, args.minutes)
-        lags = spread(fleet, edits)
-        data["spread"] = {"count": len(lags), "p50_s": percentile(lags, 0.5), "p90_s": percentile(lags, 0.9),
-                          "max_s": max(lags) if lags else None}
+        data["window"] = [round(start, 3), round(end, 3)]
         data["edits"] = [e.to_json() for e in edits]
+        figures(fleet, edits, data)
     except KeyboardInterrupt:
         log("interrupted: stopping the agents and the server")
         return 130
@@ -677,8 +745,8 @@ def main() -> int:
     print(md)
     if not args.no_write:
         Path(args.out).mkdir(parents=True, exist_ok=True)
-        (Path(args.out) / "devices.json").write_text(json.dumps(data, indent=1) + "\n")
-        (Path(args.out) / "devices.md").write_text(md)
+        (Path(args.out) / f"{args.name}.json").write_text(json.dumps(data, indent=1) + "\n")
+        (Path(args.out) / f"{args.name}.md").write_text(md)
     if not args.keep:
         run(["rm", "-rf", fleet.root])
     return 0
