@@ -549,6 +549,8 @@ def markdown(data: dict) -> str:
         lost = sorted({m.split(": ", 1)[1] for m in chk["missing"]})
         lines += ["Edits that are a version on no device (each device lacks each of them):", ""] + [f"- {x}" for x in lost[:40]] + [""]
     lines += verdict(data)
+    if data.get("notes"):
+        lines += ["## Notes", ""] + [f"- {n}" for n in data["notes"]] + [""]
     failures = sorted({f for r in data["per_device"] for f in r["failures"]})
     if failures:
         lines += ["`failed` events (distinct details):", ""] + [f"- {f}" for f in failures[:20]] + [""]
@@ -630,7 +632,8 @@ MOVES_MAIN = {"saved", "sent", "received", "newConflict", "resolved", "autoResol
 
 
 def render(args) -> int:
-    """--render: the figures and the report again, from a devices.json and the logs it names."""
+    """--render: the figures and the report again, from a devices.json and the logs it names (with the
+    `notes` someone added to it: a list of paragraphs, printed as the report's Notes)."""
     data = json.loads(Path(args.render).read_text())
     if "window" not in data:  # runs before the window was recorded: it ended as the convergence did
         end = data["edits"][-1]["time"] + (data["convergence"]["converge_s"] or data["convergence"].get("after_s", 0))
