@@ -14,9 +14,9 @@ The round:
                     device 0 = `concord init --remote URL` with --shared shared documents
                     (shared/sK.txt) and one own document per device (own/devNN.txt), saved and
                     synced; devices 1..N-1 = `concord clone URL`. Untimed.
-  agents            `concord watch --json --interval --agent-interval` on every device (it also
-                    checks a network cloud's main every second). Each agent has its own kept ssh
-                    connection (its own XDG_RUNTIME_DIR), as separate machines would, and an `ssh`
+  agents            `concord watch --json` on every device, with --agent-interval and --peek-interval
+                    (it checks a network cloud's main every second by default). Each agent has its
+                    own kept ssh connection (its own XDG_RUNTIME_DIR), as separate machines would, and an `ssh`
                     on its PATH that logs each session's command before running OpenSSH's client:
                     git-receive-pack sessions are the device's push attempts, git-upload-pack its
                     fetches and checks of main. Each event line is stamped when it is read.
@@ -29,7 +29,11 @@ The round:
   convergence       after the last edit, main of every device and of the cloud is read every
                     0.25 s (the reference files) until all are the same commit and that commit
                     holds every edit's content; converge time = that moment - the last edit.
-                    --converge-timeout bounds the wait.
+                    When they are one commit that lacks some edit and it stays so for --settle
+                    seconds, the mains converged (converge time = when that commit was first
+                    everywhere) and the checks say which edits are missing. --converge-timeout
+                    bounds the wait. Cross-check: the agents' last event that follows a move of
+                    main (saved, sent, received, new conflict).
   checks            on every device, each edit's content is a version of its document: the
                     edit's blob id (sha1 of its bytes, as git names it) is among the blobs that
                     the non-merge commits of `git log --full-history main -- DOC` wrote for DOC
@@ -166,7 +170,7 @@ class Device:
         a = self.fleet.args
         err = open(self.fleet.logs / f"{self.name}.stderr", "ab")
         self.agent = subprocess.Popen(
-            [a.concord, "-C", self.root, "watch", "--json", "--interval", str(a.agent_interval)],
+            [a.concord, "-C", self.root, "watch", "--json", "--interval", str(a.agent_interval), "--peek-interval", str(a.peek_interval)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, env=self.env(agent=True), start_new_session=True)
         err.close()
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -503,7 +507,8 @@ def markdown(data: dict) -> str:
         f"{m['swift']} · concord {data['source']}, release build  ",
         f"`{data['command']}` · load average {data['load_before']} before, {data['load_after']} after (other work shares the machine)",
         "",
-        f"{n} devices, each with its agent (`concord watch --interval {data['agent_interval']}`, checking the cloud's main every second), "
+        f"{n} devices, each with its agent (`concord watch --interval {data['agent_interval']} --peek-interval {data.get('peek_interval', 1)}`: "
+        f"it checks a network cloud's main every {data.get('peek_interval', 1)} s), "
         f"on one cloud over {data['cloud']}; {data['shared']} shared documents and one own document per device. For "
         f"{data['minutes']} minutes each device wrote an edit every {data['edit_interval']} s on average (jittered 0.5x-1.5x), "
         f"into a shared document {data['shared_share']:.0%} of the time, else into its own: "
@@ -674,6 +679,8 @@ def parse_args():
     p.add_argument("--shared-share", type=float, default=0.25, metavar="P",
                    help="the part of a device's edits that go into a shared document (default 0.25)")
     p.add_argument("--agent-interval", type=float, default=30, metavar="SECONDS", help="the agents' --interval (default 30)")
+    p.add_argument("--peek-interval", type=float, default=1, metavar="SECONDS",
+                   help="the agents' --peek-interval: how often each checks a network cloud's main (default 1, the agent's own)")
     p.add_argument("--cloud", choices=["ssh", "daemon", "https", "local"], default="ssh", help="the cloud's transport (default ssh)")
     p.add_argument("--converge-timeout", type=float, default=600, metavar="SECONDS",
                    help="how long to wait for convergence after the last edit (default 600)")
@@ -708,7 +715,7 @@ def main() -> int:
             "source": args.source, "date": time.strftime("%Y-%m-%d %H:%M %Z"), "load_before": bench.loadavg(),
             "machine": bench.machine(args), "devices": args.devices, "minutes": args.minutes,
             "edit_interval": args.edit_interval, "shared": args.shared, "shared_share": args.shared_share,
-            "agent_interval": args.agent_interval, "cloud": args.cloud, "seed": args.seed, "logs": args.logs}
+            "agent_interval": args.agent_interval, "peek_interval": args.peek_interval, "cloud": args.cloud, "seed": args.seed, "logs": args.logs}
     fleet = Fleet(args)
     # SIGTERM as SIGINT: the cleanup below runs either way.
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
