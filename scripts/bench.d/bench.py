@@ -73,6 +73,10 @@ read, `concord conflicts` in a container of one document vs `git ls-files -u`.
 Wall time is measured around each process (spawn to wait4), run under GNU time, whose %M is its
 peak RSS (a process forked straight from this Python process would report Python's own peak: the
 kernel keeps the old memory's high-water mark across exec). Each figure: median, min, max.
+
+scripts/bench also runs two rounds of their own: --history N,... / --rounds N (long use;
+scripts/bench.d/history.py --help) and --devices N (many devices on one cloud, issue 41;
+scripts/bench.d/devices.py --help).
 """
 from __future__ import annotations
 
