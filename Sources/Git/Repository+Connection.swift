@@ -51,7 +51,7 @@ extension Repository {
         remote name: String, url: String?, access: RemoteAccess?, limits: NetworkLimits, for service: Subtransport.Service,
         _ body: (RemoteConnection) throws -> T
     ) throws -> (result: T, accepted: Credential?) {
-        let remote = try lookupRemote(name, url: url)
+        let remote = try anonymousRemote(name, url: url)
         defer { git_remote_free(remote) }
         guard let address = git_remote_url(remote).map({ String(cString: $0) }), let kind = Subtransport.Kind(url: address) else {
             throw GitError(message: "\(service.step) needs an ssh, https, http or git:// remote", function: "git_transport_smart")

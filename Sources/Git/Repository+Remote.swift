@@ -2,17 +2,12 @@ internal import CGit2
 internal import Foundation
 
 extension Repository {
-    /// The URL of a named remote; nil when there is no such remote.
+    /// The URL of a named remote (`remote.NAME.url` of the configuration, ``config(_:)``); nil
+    /// when there is no such remote. Not `git_remote_lookup`: libgit2 1.5 leaks PCRE2's match
+    /// data at every configuration entry its lookup's patterns do not match (`git_regexp_match`
+    /// returns before freeing it), about 230 KB a lookup, and an agent asks at every sync.
     public func remoteURL(_ name: String) throws -> String? {
-        var remote: OpaquePointer?
-        let result = try git_remote_lookup(&remote, pointer, name)
-        if result == GIT_ENOTFOUND.rawValue {
-            git_error_clear()
-            return nil
-        }
-        try check("git_remote_lookup", result)
-        defer { git_remote_free(remote) }
-        return git_remote_url(remote).map { String(cString: $0) }
+        try config("remote.\(name).url")
     }
 
     /// Creates the named remote, or changes its URL when it exists.
@@ -74,10 +69,7 @@ extension Repository {
     /// remote, libgit2 also moves the remote-tracking reference its configured refspec maps the
     /// fetched branch to, "opportunistically", before anyone checked what arrived.)
     func anonymousRemote(_ name: String, url: String?) throws -> OpaquePointer? {
-        let named = try lookupRemote(name, url: nil)
-        let address = git_remote_url(named).map { String(cString: $0) }
-        git_remote_free(named)
-        guard let address = url ?? address else {
+        guard let address = try url ?? remoteURL(name) else {
             throw GitError(code: .notFound, message: "the remote \(name) has no URL", function: "git_remote_url")
         }
         var options = git_remote_create_options()
@@ -86,21 +78,6 @@ extension Repository {
         options.flags = GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC.rawValue | GIT_REMOTE_CREATE_SKIP_INSTEADOF.rawValue
         var remote: OpaquePointer?
         try check("git_remote_create_with_opts", git_remote_create_with_opts(&remote, address, &options))
-        return remote
-    }
-
-    /// The named remote, with its URL replaced for this use only when `url` is given.
-    func lookupRemote(_ name: String, url: String?) throws -> OpaquePointer? {
-        var remote: OpaquePointer?
-        try check("git_remote_lookup", git_remote_lookup(&remote, pointer, name))
-        if let url {
-            do {
-                try check("git_remote_set_instance_url", git_remote_set_instance_url(remote, url))
-            } catch {
-                git_remote_free(remote)
-                throw error
-            }
-        }
         return remote
     }
 }

@@ -72,6 +72,29 @@ import Glibc
         }
     }
 
+    /// An agent's memory does not grow with the syncs it makes: 50 one-line edits, each saved and
+    /// sent, leave it within 3 MiB of where it was after the first 10. libgit2 1.5's remote
+    /// lookup leaked about 130 KB a sync (PCRE2's match data, `git_regexp_match`), so that idle
+    /// agents grew by tens of megabytes an hour.
+    @Test func anAgentsMemoryDoesNotGrowWithItsSyncs() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", "cloud.git"])
+        let agent = try WatchAgent(cli, device: "a")
+        defer { agent.stop() }
+        agent.waitFor("watching")
+        var after10 = 0
+        for number in 1...60 {
+            try cli.write("a/note-\(number % 5).txt", "edit \(number)\n")
+            let sent = eventually(60) { agent.documents("sent").count >= number }
+            #expect(sent, "edit \(number) was not sent")
+            guard sent else { return }
+            if number == 10 { after10 = Self.residentBytes(of: agent.pid) }
+        }
+        let now = Self.residentBytes(of: agent.pid)
+        #expect(after10 > 0 && now <= after10 + (3 << 20), "the agent: \(after10 >> 10) KiB after 10 edits, \(now >> 10) KiB after 60")
+    }
+
     /// The process's resident memory (VmRSS), in bytes; 0 when it cannot be read.
     static func residentBytes(of pid: pid_t) -> Int {
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
