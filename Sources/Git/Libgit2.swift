@@ -9,8 +9,9 @@ internal import Foundation
 /// survives a power cut. Every network connection goes through ``SocketStream``, which bounds
 /// how long it may wait on a server (``NetworkLimits``).
 ///
-/// Started on first use only (a repository opened or made, a merge, a blob's id computed, a
-/// certificate added), never by `--version` or `help`: Debian's libgit2 1.5 with mbedTLS parses
+/// Started on first use only (a repository's handle first used, a repository made, a merge, a
+/// blob's id computed, a certificate added), never by `--version`, `help` or a command that only
+/// reads (``Repository/open(at:)`` defers the handle): Debian's libgit2 1.5 with mbedTLS parses
 /// the whole system CA bundle inside `git_libgit2_init` (about 52 million instructions, most of a
 /// short command), and no option can defer that load, since `GIT_OPT_SET_SSL_CERT_LOCATIONS`
 /// needs the TLS configuration the start makes (benchmarks/README.md, the start of a command).
