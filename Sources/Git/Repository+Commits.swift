@@ -27,8 +27,8 @@ extension Repository {
         try readingCommits { try store.parents(ofCommit: id) }
     }
 
-    /// Runs a read of the store, a missing object explained by the packs that could not be read.
-    private func readingCommits<T>(_ body: () throws -> T) throws -> T {
+    /// Runs a read of the store's commits, a missing object explained by the packs that could not be read.
+    func readingCommits<T>(_ body: () throws -> T) throws -> T {
         var result: T?
         try explainingMissing { result = try readingStore(body) }
         return result!

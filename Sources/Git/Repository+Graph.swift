@@ -1,4 +1,5 @@
 internal import CGit2
+internal import GitStore
 public import GitFormat
 
 extension Repository {
@@ -46,26 +47,24 @@ extension Repository {
     }
 
     /// Visits the commits reachable from `tips` and not from `hidden`, newest first in
-    /// topological order (a commit before its parents), until `body` returns false.
+    /// topological order (a commit before its parents), until `body` returns false: the store's
+    /// walk (``ObjectStore/commits(from:hiding:verifyingWith:)``), in libgit2's order.
     /// - Throws: ``GitError`` when a commit cannot be read, or what `body` throws.
     public func walk(from tips: [OID], hiding hidden: [OID] = [], _ body: (OID) throws -> Bool) throws {
-        try walk(fromEveryReference: false, from: tips, hiding: hidden, body)
+        for id in try readingCommits({ try store.commits(from: tips, hiding: hidden) }) {
+            guard try body(id) else { return }
+        }
     }
 
-    /// ``walk(from:hiding:_:)`` that also starts from every reference and HEAD when `fromEveryReference`.
-    public func walk(fromEveryReference: Bool, from tips: [OID], hiding hidden: [OID] = [], _ body: (OID) throws -> Bool) throws {
+    /// libgit2's revision walk (`GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME`), kept only as the oracle
+    /// `CommitWalkTests` holds the store's walk to.
+    func revisionWalk(from tips: [OID], hiding hidden: [OID]) throws -> [OID] {
         var walker: OpaquePointer?
         try check("git_revwalk_new", git_revwalk_new(&walker, pointer))
         defer { git_revwalk_free(walker) }
         try check(
             "git_revwalk_sorting",
             git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue))
-        if fromEveryReference {
-            try check("git_revwalk_push_glob", git_revwalk_push_glob(walker, "refs/*"))
-            let head = git_revwalk_push_head(walker)
-            if head != GIT_ENOTFOUND.rawValue && head != GIT_EUNBORNBRANCH.rawValue { try check("git_revwalk_push_head", head) }
-            git_error_clear()
-        }
         for tip in tips {
             var raw = tip.raw
             try check("git_revwalk_push", git_revwalk_push(walker, &raw))
@@ -74,15 +73,16 @@ extension Repository {
             var raw = hide.raw
             try check("git_revwalk_hide", git_revwalk_hide(walker, &raw))
         }
+        var found: [OID] = []
         var oid = git_oid()
         while true {
             let result = git_revwalk_next(&oid, walker)
             if result == GIT_ITEROVER.rawValue {
                 git_error_clear()
-                return
+                return found
             }
             try check("git_revwalk_next", result)
-            guard try body(OID(oid)) else { return }
+            found.append(OID(oid))
         }
     }
 }

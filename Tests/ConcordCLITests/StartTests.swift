@@ -27,7 +27,9 @@ import Testing
             #expect(strace.terminationStatus == 0, "concord \(arguments.joined(separator: " "))")
             return try String(contentsOfFile: trace, encoding: .utf8).contains("ca-certificates")
         }
-        for arguments in [["conflicts"], ["conflicts", "--json"], ["ls"], ["ls", "--json"], ["versions", "note.txt"], ["show", "note.txt"], ["log", "note.txt"]] {
+        for arguments in [
+            ["conflicts"], ["conflicts", "--json"], ["ls"], ["ls", "--json"], ["status"], ["airplane"], ["versions", "note.txt"], ["show", "note.txt"], ["log", "note.txt"],
+        ] {
             #expect(try !startsLibgit2(["-C", "a"] + arguments), "concord \(arguments.joined(separator: " ")) started libgit2")
         }
         #expect(try startsLibgit2(["-C", "a", "save", "other.txt", "--file", "/dev/null"]), "the control: a save starts libgit2")

@@ -44,12 +44,14 @@ import Testing
         for _ in 0..<20 {
             let tips = (0..<1 + numbers.next(3)).map { _ in commits[numbers.next(commits.count)] }
             let hidden = (0..<numbers.next(3)).map { _ in commits[numbers.next(commits.count)] }
-            var expected: [OID] = []
-            try repository.walk(from: tips, hiding: hidden) { id in
-                expected.append(id)
-                return true
-            }
+            let expected = try repository.revisionWalk(from: tips, hiding: hidden)
             #expect(try repository.store.commits(from: tips, hiding: hidden) == expected)
+            var walked: [OID] = []
+            try repository.walk(from: tips, hiding: hidden) { id in
+                walked.append(id)
+                return walked.count < 7
+            }
+            #expect(walked == Array(expected.prefix(7)))
         }
     }
 
