@@ -580,8 +580,8 @@ def verdict(data: dict) -> list[str]:
     complete = not chk["missing"] and not chk["own_not_last"]
     starved = [r["device"] for r in data["per_device"] if r["edits_never_sent"] or (r["edits"] and not r["sent"])]
     lines = ["## Verdict", ""]
-    converged = converged_words(data)
-    lines.append(f"- **Converged: {converged.split(' ')[0].rstrip(',')}**{converged[len(converged.split(' ')[0]):]}; "
+    head, _, rest = converged_words(data).partition(" ")
+    lines.append(f"- **Converged: {head.rstrip(',')}**{',' if head.endswith(',') else ''} {rest}; "
                  f"every edit a version of its document on every device: **{'yes' if complete else 'NO'}**"
                  + ("." if complete else f": {len({m.split(': ', 1)[1] for m in chk['missing']})} edits are no device's version "
                     "(listed below)."))
