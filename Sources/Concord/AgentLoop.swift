@@ -258,7 +258,9 @@ final class AgentLoop: Sendable {
             return
         }
         do {
-            let report = try await container.sync()
+            // An edit made while the sync keeps losing races is saved before it goes on.
+            let started = ContinuousClock.now
+            let report = try await container.sync(yielding: { [self] in news.withLock { $0.lastEdit.map { $0 > started } ?? false } })
             plan.sync = false
             plan.syncRetry = nil
             plan.failures = 0
@@ -282,6 +284,9 @@ final class AgentLoop: Sendable {
             }
             await refresh(&plan, cloud: cloud, alsoNew: report.newConflicts, leftByRules: report.autoResolveFailures)
             return
+        } catch is SyncYield {
+            // The edit is saved first, once its quiet moment has passed; the sync follows.
+            plan.syncRetry = .now + options.quietPeriod
         } catch let error as ConcordError {
             plan.failures += 1
             plan.syncRetry = .now + backoff(plan.failures)

@@ -172,6 +172,12 @@ extension Container {
     ///   taken (the device keeps its own versions).
     @discardableResult
     public func sync() async throws -> SyncReport {
+        try await sync(yielding: nil)
+    }
+
+    /// ``sync()`` that ends after a lost race when `yielding` says so, throwing ``SyncYield``
+    /// (the agent's, to save an edit made meanwhile).
+    func sync(yielding: (@Sendable () -> Bool)?) async throws -> SyncReport {
         let progress = options.progress
         syncsUnderWay.withLock { $0 += 1 }
         observer.check()
@@ -179,7 +185,7 @@ extension Container {
             syncsUnderWay.withLock { $0 -= 1 }
             observer.check()
         }
-        return try await offloadWrite(.synced, showsWaiting: false) { try $0.sync(progress: progress) }
+        return try await offloadWrite(.synced, showsWaiting: false) { try $0.sync(progress: progress, yielding: yielding) }
     }
 }
 

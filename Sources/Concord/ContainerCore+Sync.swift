@@ -11,12 +11,19 @@ extension ContainerCore {
     /// Fetch, integrate, resolve what rules resolve on their own, push (see ``Container/sync()``);
     /// how it ended is recorded for ``Container/lastSync()`` (a sync that found the container busy
     /// did not start, and records nothing).
-    func sync(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
+    ///
+    /// `yielding`, asked after each race lost, ends the sync there (``SyncYield``) when it says
+    /// so: the agent's, when the work tree was edited meanwhile, so that the edit is saved before
+    /// the sync goes on losing races (a long contention held edits unsaved until a later edit
+    /// replaced them). What the sync integrated stays on `main`; the next sync sends it.
+    func sync(progress: (@Sendable (SyncProgress) -> Void)?, yielding: (() -> Bool)? = nil) throws -> SyncReport {
         try writer.write {
             do {
-                let report = try syncHoldingLock(progress: progress)
+                let report = try syncHoldingLock(progress: progress, yielding: yielding)
                 recordLastSync(LastSync(time: commitMaker.now(), outcome: report.outcome.rawValue, error: nil))
                 return report
+            } catch let yield as SyncYield {
+                throw yield
             } catch {
                 let offline = if case ConcordError.offline = error { true } else { false }
                 let message = (error as? ConcordError)?.description ?? "\(error)"
@@ -26,7 +33,7 @@ extension ContainerCore {
         }
     }
 
-    private func syncHoldingLock(progress: (@Sendable (SyncProgress) -> Void)?) throws -> SyncReport {
+    private func syncHoldingLock(progress: (@Sendable (SyncProgress) -> Void)?, yielding: (() -> Bool)?) throws -> SyncReport {
         if try DeviceSettings(repository: repository).isAirplaneModeOn() {
             throw ConcordError.offline(reason: "airplane mode", waiting: try waitingVersionCount())
         }
@@ -87,6 +94,7 @@ extension ContainerCore {
             // those entries as stored instead of reading and comparing each one again.
             writer.maintain(repository)
             guard try cloud.push() == .pushed else {
+                if let yielding, yielding() { throw SyncYield(attempts: report.attempts) }
                 // Lost the race: another device pushed meanwhile. Wait a jittered, growing while
                 // before fetching again, so that devices racing each other spread out.
                 RaceBackoff().pause(afterLost: report.attempts)
@@ -138,4 +146,11 @@ extension ContainerCore {
             return try !history.recordedVersions(after.versions.subtracting(before), of: document).isEmpty
         }.sorted()
     }
+}
+
+/// A sync that stopped after a lost race because its caller asked it to (an edit to save
+/// first); nothing is lost, and the next sync goes on from there.
+struct SyncYield: Error {
+    /// The races the sync had lost.
+    let attempts: Int
 }

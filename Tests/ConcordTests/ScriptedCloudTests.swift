@@ -102,6 +102,34 @@ import TestSupport
         await #expect(try string(fixture[2].content(of: doc("c.txt"))) == "c")
     }
 
+    /// An edit made while the agent's sync keeps losing races is saved at once, not after the
+    /// sync gives up (20 devices on one cloud: syncs lost races for tens of seconds, and edits
+    /// made meanwhile were replaced by the next edit before they were saved, never a version).
+    /// Here every push finds the cloud moved, and the first one also sees `e.txt` written.
+    @Test func anEditMadeWhileTheAgentsSyncKeepsLosingIsSavedBeforeTheSyncGoesOn() async throws {
+        let scripted = try await Scripted()
+        let fixture = scripted.fixture
+        let root = fixture[1].root
+        let moves = (1...Self.attempts).map { scripted.device2Syncs("b\($0).txt") }
+        let editing = ScriptedCloud.Step.after {
+            if case let .after(move) = moves[0] { try move() }
+            try Data("written during the sync\n".utf8).write(to: URL(fileURLWithPath: "\(root)/e.txt"))
+        }
+        scripted.script.on(.push, editing)
+        for move in moves.dropFirst() { scripted.script.on(.push, move) }
+        let agent = try fixture[1].watch(SyncAgent.Options(interval: .seconds(3600)))
+        let events = AgentEvents(agent)
+        defer { agent.stop() }
+        #expect(await eventually(90) { events.all.contains { $0.kind == .watching } })
+        try Data("c\n".utf8).write(to: URL(fileURLWithPath: "\(root)/c.txt"))
+
+        #expect(await events.waitFor(.saved, "e.txt"), "\(events.all)")
+        let kinds = events.all.map(\.kind)
+        let saved = kinds.indices.first { kinds[$0] == .saved && events.all[$0].documents.contains(doc("e.txt")) } ?? kinds.count
+        #expect(!kinds[..<saved].contains(.failed), "the sync gave up before the edit was saved: \(events.all)")
+        #expect(scripted.script.log.contains("push cloudMoved"), "\(scripted.script.log)")
+    }
+
     @Test func aPushCutOffLeavesTheIntegrationToBeSentAsItIs() async throws {
         let scripted = try await Scripted()
         let fixture = scripted.fixture
