@@ -11,9 +11,9 @@ import Testing
 
     /// A CLI fixture whose runs use the server's home folder, a bare repository `cloud.git`, and
     /// a private folder for kept connections (`XDG_RUNTIME_DIR`), short enough for a socket's name.
-    private func fixture() throws -> (cli: CLI, server: SSHServer, url: String, runtime: String) {
+    private func fixture(forwarding: Bool = false) throws -> (cli: CLI, server: SSHServer, url: String, runtime: String) {
         var cli = try CLI()
-        let server = try SSHServer(in: "\(cli.folder)/sshd")
+        let server = try SSHServer(in: "\(cli.folder)/sshd", forwarding: forwarding)
         let runtime = try Self.runtimeFolder()
         cli.environment = CloudTesting.environment(home: server.home, ["XDG_RUNTIME_DIR": runtime])
         try CloudTesting.makeBare("\(cli.folder)/cloud.git")
@@ -144,6 +144,39 @@ import Testing
         let refused = try cli.run(["clone", "concord-nobody:\(cli.folder)/cloud.git", "c"])
         #expect(refused.status == 1 && refused.stderr.contains("authentication failed"), "\(refused.stderr)")
         #expect(server.logLines.contains { $0.contains("Invalid user concord-nobody") })
+    }
+
+    /// `ProxyJump` of `~/.ssh/config`: the cloud is reached through a jump host (the same sshd,
+    /// forwarding), as a machine behind a bastion is; the jump's connection and the cloud's both
+    /// show in sshd's log. (The jump's own ssh reads only the configuration, so the test's names
+    /// its known_hosts and key there: the test's home is not the account's.)
+    @Test func aCloudBehindAJumpHostIsReachedThroughIt() throws {
+        let (cli, server, _, runtime) = try fixture(forwarding: true)
+        defer { server.stop(); cli.remove(); try? FileManager.default.removeItem(atPath: runtime) }
+        try server.trust()
+        let user = String(cString: getpwuid(getuid()).pointee.pw_name)
+        let config = """
+            Host concord-jump concord-behind
+              HostName 127.0.0.1
+              Port \(server.port)
+              User \(user)
+              IdentityFile \(server.home)/.ssh/id_ed25519
+              UserKnownHostsFile \(server.home)/.ssh/known_hosts
+              BatchMode yes
+            Host concord-behind
+              ProxyJump concord-jump
+
+            """
+        try config.write(toFile: "\(server.home)/.ssh/config", atomically: true, encoding: .utf8)
+        let url = "concord-behind:\(cli.folder)/cloud.git"
+        let start = server.logLines.count
+        try cli.ok(["init", "a", "--device", "A", "--remote", url])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "through the jump host\n")
+        try cli.ok(["-C", "a", "sync"])
+        try cli.ok(["clone", url, "b", "--device", "B"])
+        #expect(cli.file("b/note.txt") == "through the jump host\n")
+        let accepted = server.logLines.dropFirst(start).filter { $0.hasPrefix("Accepted publickey for \(user) ") }
+        #expect(accepted.count >= 2, "the jump host's connection and the cloud's through it: \(accepted)")
     }
 
     /// An unknown host key is refused in one line, before anything is sent: known_hosts is not

@@ -22,8 +22,8 @@ final class SSHServer {
     /// Makes the keys and starts `sshd` with files below `folder`; every session runs
     /// `forceCommand` instead of the command asked for, when given. The keys let in are those of
     /// `authorizedKeys` when given (a file another program writes, as gitolite does), else the
-    /// home's key.
-    init(in folder: String, forceCommand: String? = nil, authorizedKeys: String? = nil) throws {
+    /// home's key. With `forwarding`, it forwards TCP connections (a jump host for `ProxyJump`).
+    init(in folder: String, forceCommand: String? = nil, authorizedKeys: String? = nil, forwarding: Bool = false) throws {
         self.folder = folder
         home = "\(folder)/home"
         try FileManager.default.createDirectory(atPath: "\(home)/.ssh", withIntermediateDirectories: true)
@@ -47,7 +47,7 @@ final class SSHServer {
             PasswordAuthentication no
             KbdInteractiveAuthentication no
             PermitRootLogin prohibit-password
-            AllowTcpForwarding no
+            AllowTcpForwarding \(forwarding ? "local" : "no")
             X11Forwarding no
             LogLevel VERBOSE
             """ + (forceCommand.map { "\nForceCommand \($0)" } ?? "")
