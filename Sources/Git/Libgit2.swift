@@ -72,17 +72,19 @@ public enum GitLibrary {
     }
 
     /// Makes the allocator give large blocks back to the system when they are freed, for a
-    /// process that lives long and meets large files (the sync agent): a block of 4 MiB or more
+    /// process that lives long and meets large files (the sync agent): a block of 1 MiB or more
     /// is mapped on its own and unmapped when freed, and a thread's arena returns its free top
-    /// past 16 MiB. glibc's default instead raises both thresholds after a large block is freed,
+    /// past 2 MiB. glibc's default instead raises both thresholds after a large block is freed,
     /// so that every thread that handled a 20 MiB file kept about 30 MiB it no longer used,
-    /// which `malloc_trim(3)` does not return from a thread's arena. Process-wide; idempotent.
+    /// which `malloc_trim(3)` does not return from a thread's arena (with 4 and 16 MiB, an agent
+    /// still kept 14 to 31 MiB after three 24 MiB files; with these, 2 to 3). Process-wide;
+    /// idempotent.
     public static func returnLargeBlocksWhenFreed() {
         _ = largeBlocksReturned
     }
 
     private static let largeBlocksReturned: Bool = {
-        concord_malloc_set_thresholds(4 << 20, 16 << 20)
+        concord_malloc_set_thresholds(1 << 20, 2 << 20)
         return true
     }()
 
