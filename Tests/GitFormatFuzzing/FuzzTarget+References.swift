@@ -9,12 +9,23 @@ extension FuzzTarget {
     /// anything else. ``References/packed(_:named:)``, asked for `refs/heads/main` and for the
     /// first name the file lists, must give the id of the last line naming it, and refuse a
     /// file with any malformed line: a line is empty, a `#` comment, `^` and 40 digits (a
-    /// peeled tag), or 40 digits, a space and a name.
+    /// peeled tag), or 40 digits, a space and a name. ``References/symbolicTarget(_:)`` must give
+    /// nil for a file that does not start with `ref:`, and otherwise either refuse it or give a
+    /// name under `refs/` with no `..` component, no control character and no space.
     static func references(_ raw: UnsafeRawBufferPointer) throws(FuzzFailure) {
         let bytes = Array(raw)
         let loose = Result { () throws(FormatError) in try References.loose(bytes) }
         let expectedLoose = looseModel(bytes)
         try expect(answer(loose) == expectedLoose, "loose gave \(String(describing: answer(loose))) where the format gives \(String(describing: expectedLoose))")
+        let symbolic = Result { () throws(FormatError) in try References.symbolicTarget(bytes) }
+        if !bytes.starts(with: Array("ref:".utf8)) {
+            try expect(answer(symbolic) == .some(nil), "symbolicTarget read a name in a file that does not start with ref:")
+        } else if let name = answer(symbolic) ?? nil {
+            try expect(
+                name.hasPrefix("refs/") && !name.split(separator: "/").contains("..")
+                    && !name.unicodeScalars.contains { $0.value < 0x21 || $0.value == 0x7F },
+                "symbolicTarget gave \(name.debugDescription), not a reference's name")
+        }
 
         let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
         let listed = lines.first { $0.count > 41 && $0.first != UInt8(ascii: "#") && $0.first != UInt8(ascii: "^") }.map { String(decoding: $0.dropFirst(41), as: UTF8.self) }
