@@ -30,6 +30,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// ``PacketLineReader``, ``ReferenceAdvertisement`` and ``PushReport``: pkt-lines received in pieces, an advertisement and
     /// receive-pack's report (``packetLine(_:)``).
     case packetLine = "pkt-line"
+    /// ``ConfigFile``: a repository's `.git/config` (``config(_:)``).
+    case config
 
     /// Runs one input through the target.
     /// - Throws: ``FuzzFailure`` when a reader gave a wrong answer.
@@ -45,6 +47,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .references: try Self.references(input)
         case .commit: try Self.commit(input)
         case .packetLine: try Self.packetLine(input)
+        case .config: try Self.config(input)
         }
     }
 
