@@ -42,12 +42,7 @@ public final class Repository {
         get throws {
             if let handle { return handle }
             guard let deferredPath else { throw GitError(message: "the repository's handle is gone", function: "Repository") }
-            Libgit2.ensure()
-            var opened: OpaquePointer?
-            try check(
-                "git_repository_open_ext",
-                git_repository_open_ext(&opened, deferredPath, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil))
-            guard let opened else { throw GitError(message: "no repository at \(deferredPath)", function: "git_repository_open_ext") }
+            let opened = try Self.openHandle(deferredPath)
             handle = opened
             do {
                 try installStoreBackend()
@@ -116,13 +111,18 @@ public final class Repository {
         if let root = workTreeRoot(path) {
             return Repository(deferring: path, gitDirectory: root + ".git/", workDirectory: root)
         }
+        return try Repository(owning: openHandle(path))
+    }
+
+    /// libgit2's handle of the repository at exactly `path`, libgit2 started first; the caller owns it.
+    private static func openHandle(_ path: String) throws -> OpaquePointer {
         Libgit2.ensure()
         var handle: OpaquePointer?
         try check(
             "git_repository_open_ext",
             git_repository_open_ext(&handle, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil))
         guard let handle else { throw GitError(message: "no repository at \(path)", function: "git_repository_open_ext") }
-        return try Repository(owning: handle)
+        return handle
     }
 
     /// The real path of `path`, with a trailing slash, when it is a work tree whose `.git` is a

@@ -99,6 +99,11 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder + "/.git/refs/heads/main"), "git packed the branch")
         #expect(try Repository.open(at: folder).resolve("HEAD") == first)
         #expect(throws: GitError.self) { try repository.resolve("refs/../config") }
+        // A configuration that includes another file is read by libgit2, includes followed.
+        try "[concord]\n\tincluded = yes\n".write(toFile: folder + "/.git/more.config", atomically: true, encoding: .utf8)
+        try made.setConfig("include.path", "more.config")
+        #expect(try Repository.open(at: folder).config("concord.included") == "yes")
+        #expect(try Repository.open(at: folder).config("concord.deviceName") == "Ada's  laptop")
     }
 
     @Test func sameEntryComparesOnePathAcrossTwoTrees() throws {
