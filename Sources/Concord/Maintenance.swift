@@ -18,17 +18,26 @@ enum Maintenance {
     /// The most objects one automatic roll-up rewrites, so that it stays a small share of the
     /// operation that triggers it; `concord gc` has no bound.
     static let objectBudget = 100_000
+    /// A device's roll-ups since its last push from which the roll-up of its local cloud waits
+    /// for the next push. Both hold the same packs (each push's pack lands in both), so their
+    /// geometric roll-ups come due at the same edit; without the wait, that edit's sync wrote
+    /// both (two 459 KiB packs: 1.3 MiB for a one-line edit on a 700 MiB container).
+    static let cloudWaitBytes = 64 << 10
 
     /// Rolls up what the geometric rule and the loose-object limit ask for, if anything.
     /// Run it holding the lock that keeps other writers of `repository` out.
-    /// - Returns: what was done; nil when nothing was needed.
+    /// - Returns: the bytes of the packs and loose objects merged; 0 when nothing was needed.
     @discardableResult
-    static func keepSmall(_ repository: Repository) throws -> RepackReport? {
+    static func keepSmall(_ repository: Repository) throws -> Int {
         var merge = RollUp.packsToMerge(repository.packs())
         while merge.reduce(0, { $0 + $1.objectCount }) > objectBudget, !merge.isEmpty { merge.removeLast() }
         if merge.count < 2 { merge = [] }
-        let loose = repository.looseObjects().filter { (repository.looseObjectBytes($0) ?? 0) < RollUp.largeLooseObjectBytes }
-        guard !merge.isEmpty || loose.count >= looseObjectLimit else { return nil }
-        return try repository.merge(packs: merge, andLooseObjects: loose)
+        let loose = repository.looseObjects().compactMap { id in
+            let bytes = repository.looseObjectBytes(id) ?? 0
+            return bytes < RollUp.largeLooseObjectBytes ? (id, bytes) : nil
+        }
+        guard !merge.isEmpty || loose.count >= looseObjectLimit else { return 0 }
+        try repository.merge(packs: merge, andLooseObjects: loose.map(\.0))
+        return merge.reduce(0) { $0 + $1.bytes } + loose.reduce(0) { $0 + $1.1 }
     }
 }

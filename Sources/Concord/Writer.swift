@@ -23,6 +23,13 @@ struct Writer {
     let checkout: Checkout
     /// Where maintenance failures are reported.
     let logger: Logger
+    /// This device's roll-ups since its last push to a local cloud.
+    let rolledUp = RolledUp()
+
+    /// Bytes a device's roll-ups merged since its last push (``maintain(_:)``).
+    final class RolledUp {
+        var sinceLastPush = 0
+    }
 
     /// Runs `body` holding the container's write lock, after finishing any work-tree update
     /// that an interrupted command left pending; then keeps the object database small
@@ -42,11 +49,19 @@ struct Writer {
     }
 
     /// Rolls up packs and loose objects of `repository` (this device's or its local cloud's) when
-    /// they pile up; a failure is only a warning, as nothing depends on it.
+    /// they pile up; a failure is only a warning, as nothing depends on it. A local cloud's
+    /// roll-up, run after a push, waits for a later push when this device's own since its last
+    /// push merged ``Maintenance/cloudWaitBytes`` or more, so that one edit never pays for both.
     func maintain(_ repository: Repository) {
         guard !repository.isWritingOnePack else { return }
+        let isCloud = repository !== self.repository
+        if isCloud {
+            defer { rolledUp.sinceLastPush = 0 }
+            guard rolledUp.sinceLastPush < Maintenance.cloudWaitBytes else { return }
+        }
         do {
-            try Maintenance.keepSmall(repository)
+            let merged = try Maintenance.keepSmall(repository)
+            if !isCloud { rolledUp.sinceLastPush += merged }
         } catch {
             logger.warning("could not repack \(repository.gitDirectory): \(error)")
         }
