@@ -171,7 +171,7 @@ struct ArrivalCheck {
         case 0o160000: return "a submodule link, which Concord never writes"
         default: return "an entry of mode \(String(entry.mode, radix: 8)), which Concord never writes"
         }
-        let components = path.split(separator: "/")
+        let components = path.slashSeparated()
         guard components.first.map(String.init) == ContainerLayout.settingsFolder else { return nil }
         let isFolder = entry.kind == .tree
         let inRecords = components.count >= 2 && (components[1] == "conflicts" || components[1] == "kv")

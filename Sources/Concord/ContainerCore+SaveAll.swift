@@ -141,7 +141,8 @@ extension ContainerCore {
             case .directory, .file:
                 let entry: TreeEntry?
                 do {
-                    entry = try workTree.entry(of: document, isPackage: isPackage, storingIn: repository, ignoring: scan.rules, limits: scan.limits)
+                    entry = try workTree.entry(
+                        of: document, isPackage: isPackage, storingIn: repository, ignoring: scan.rules, limits: scan.limits, kind: kind)
                 } catch let error as ConcordError {
                     scan.skipped.append(.init(path: path, reason: error.description))
                     continue

@@ -47,7 +47,7 @@ extension ContainerCore {
         let globs = patterns.map(GlobPattern.init)
         let inConflict = Set(try history.conflicts().map(\.document))
         for info in try documents(matching: nil) {
-            let components = info.path.value.split(separator: "/").map(String.init)
+            let components = info.path.value.slashSeparated().map(String.init)
             let owner = components.indices.first { index in globs.contains { $0.matches(components[index]) } }
             if !info.isPackage && owner == components.count - 1 {
                 throw ConcordError.failed("'\(info.path)' is a file: a package pattern names folders (a pattern matches its name)")

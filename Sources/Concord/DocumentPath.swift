@@ -1,3 +1,5 @@
+internal import GitFormat
+
 /// A document's path relative to the container root: checked, normalised, slash-separated.
 ///
 /// Refused: empty paths, absolute paths, `.` and `..` components, `.git` anywhere (in any case
@@ -16,7 +18,7 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
     /// - Throws: ``ConcordError/invalidPath(_:reason:)`` with the reason.
     public init(_ text: String) throws {
         try Self.checkText(text)
-        let components = text.split(separator: "/", omittingEmptySubsequences: true)
+        let components = text.slashSeparated()
         guard !components.isEmpty else { throw ConcordError.invalidPath(text, reason: "the path is empty") }
         for component in components {
             if component == ".." { throw ConcordError.invalidPath(text, reason: "'..' leaves the container") }
@@ -39,8 +41,8 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
     ///   path naming the root name `text` as typed; other refusals name the path from the root.
     public init(_ text: String, inFolder folder: String) throws {
         try Self.checkText(text)
-        var components = folder.split(separator: "/")
-        for component in text.split(separator: "/") {
+        var components = folder.slashSeparated()
+        for component in text.slashSeparated() {
             if component == "." { continue }
             if component == ".." {
                 guard components.popLast() != nil else { throw ConcordError.invalidPath(text, reason: "'..' leaves the container") }
@@ -70,10 +72,10 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
     init(unchecked value: String) { self.value = value }
 
     /// The last component.
-    public var name: String { String(value.split(separator: "/").last ?? Substring(value)) }
+    public var name: String { String(value.slashSeparated().last ?? Substring(value)) }
 
     /// The components, root first.
-    public var components: [Substring] { value.split(separator: "/") }
+    public var components: [Substring] { value.slashSeparated() }
 
     public var description: String { value }
 

@@ -43,7 +43,7 @@ extension History {
 
     /// True when the folder at `path` is a package for `patterns` (its name matches one).
     static func isPackage(_ path: String, patterns: [String]) -> Bool {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = path.slashSeparated().last.map(String.init) ?? path
         return patterns.contains { GlobPattern($0).matches(name) }
     }
 

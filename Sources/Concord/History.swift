@@ -84,7 +84,7 @@ final class History {
     /// else the path itself. Nil for Concord's own files.
     func document(containing path: String, patterns: [String]) -> (document: DocumentPath, isPackage: Bool)? {
         if ContainerLayout.isConcords(path) { return nil }
-        let components = path.split(separator: "/")
+        let components = path.slashSeparated()
         for index in components.indices {
             if patterns.contains(where: { GlobPattern($0).matches(String(components[index])) }) {
                 return (DocumentPath(unchecked: components[...index].joined(separator: "/")), true)

@@ -1,3 +1,5 @@
+internal import GitFormat
+
 /// One line of an ignore file in gitignore's syntax, parsed: what it matches, and whether it
 /// ignores or re-includes (`!`).
 ///
@@ -94,7 +96,7 @@ struct IgnorePattern: Hashable, Sendable {
         if text.hasPrefix("/") { text = text.drop { $0 == "/" } }
         guard !text.isEmpty else { return nil }
         var components: [Component] = []
-        for part in text.split(separator: "/", omittingEmptySubsequences: true) {
+        for part in text.slashSeparated() {
             if part == "**" {
                 if components.last != .anyFolders { components.append(.anyFolders) }
             } else {

@@ -1,3 +1,5 @@
+internal import GitFormat
+
 /// The rules that decide which work-tree files are never saved, read in order, the last rule
 /// that matches deciding: Concord's built-in defaults, then the container's `.concordignore`
 /// (a document like any other, versioned and merged, so every device reads the same rules), then
@@ -79,7 +81,7 @@ struct IgnoreRules: Sendable {
     /// that matches, a `!` rule included; nil when none matches.
     func decidingRule(_ path: String, isFolder: Bool) -> IgnoreRule? {
         if path == Self.containerFile { return nil }
-        let components = path.split(separator: "/").map { Array($0.unicodeScalars) }
+        let components = path.slashSeparated().map { Array($0.unicodeScalars) }
         return rules.last { $0.compiled.matches(components, isFolder: isFolder) }
     }
 
@@ -87,7 +89,7 @@ struct IgnoreRules: Sendable {
     /// is not ignored.
     func ignoringRule(_ path: String, isFolder: Bool) -> IgnoreRule? {
         if path == Self.containerFile { return nil }
-        let components = path.split(separator: "/").map { Array($0.unicodeScalars) }
+        let components = path.slashSeparated().map { Array($0.unicodeScalars) }
         guard !components.isEmpty else { return nil }
         for depth in 1...components.count {
             let reached = Array(components[..<depth])

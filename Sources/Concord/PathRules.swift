@@ -1,3 +1,5 @@
+internal import GitFormat
+
 /// The names a container may hold, for paths typed by a person and for entries that arrive from
 /// the cloud alike (git's `verify_path` and `fsck` are the models): whatever one device can save,
 /// every device can write, and nothing can name a place outside the container or inside `.git`,
@@ -31,7 +33,7 @@ enum PathRules {
     /// Why the slash-separated `path` cannot name something in a container; nil when it can.
     static func problem(withPath path: String) -> String? {
         if let problem = lengthProblem(path) ?? slashProblem(path) { return problem }
-        for component in path.split(separator: "/", omittingEmptySubsequences: false) {
+        for component in path.slashSeparated(omittingEmpty: false) {
             if let problem = problem(withName: component) { return problem }
         }
         return nil

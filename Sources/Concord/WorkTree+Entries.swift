@@ -8,17 +8,19 @@ internal import GitStore
 extension WorkTree {
     /// The tree entry the work tree's copy of `document` would have, its objects written to
     /// `repository`; nil when the work tree does not hold it. A package leaves out the files
-    /// `rules` ignore.
+    /// `rules` ignore. `kind`: what the caller just found at the path (a scan of its folder),
+    /// so that it is not looked up again.
     /// - Throws: ``ConcordError/invalidPath(_:reason:)`` for a symbolic link (or a path behind
     ///   one), a folder that is not a package, or anything but a regular file;
     ///   ``ConcordError/invalidPackage(_:reason:)`` for a file whose name matches a package pattern
     ///   or a package holding a link; ``ConcordError/io(_:reason:)`` for a file larger than other
     ///   devices accept (`limits`, read once by the caller for the whole operation).
     func entry(
-        of document: DocumentPath, isPackage: Bool, storingIn repository: Repository, ignoring rules: IgnoreRules, limits: ArrivalCheck.Limits
+        of document: DocumentPath, isPackage: Bool, storingIn repository: Repository, ignoring rules: IgnoreRules, limits: ArrivalCheck.Limits,
+        kind known: Kind? = nil
     ) throws -> TreeEntry? {
         let path = document.value
-        switch kind(path) {
+        switch known ?? kind(path) {
         case .missing:
             return nil
         case .symlink:
@@ -34,18 +36,23 @@ extension WorkTree {
             return TreeEntry(name: document.name, id: try storePackageTree(path, in: repository, ignoring: rules, limits: limits), mode: TreeEntry.treeMode)
         case .file:
             if isPackage { throw ConcordError.invalidPackage(path, reason: "it is a file, but its name matches a package pattern") }
-            let id = try storeBlob(path, in: repository, limits: limits)
-            return TreeEntry(name: document.name, id: id, mode: isExecutable(path) ? TreeEntry.executableMode : TreeEntry.fileMode)
+            let blob = try storeBlob(path, in: repository, limits: limits)
+            return TreeEntry(name: document.name, id: blob.id, mode: blob.mode)
         }
     }
 
     /// Stores a work-tree file as a blob; a file larger than other devices accept is refused
     /// here, so that no device saves what the others refuse.
-    private func storeBlob(_ path: String, in repository: Repository, limits: ArrivalCheck.Limits) throws -> OID {
+    /// - Returns: the blob's id and the file's tree mode (executable or not), from the file opened.
+    private func storeBlob(_ path: String, in repository: Repository, limits: ArrivalCheck.Limits) throws -> (id: OID, mode: UInt32) {
         try withOpenFile(path) { descriptor in
             var info = stat()
-            if fstat(descriptor, &info) == 0 { try limits.checkSize(Int(info.st_size), of: path) }
-            return try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromDescriptor: descriptor, name: path) }
+            guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+                throw ConcordError.invalidPath(path, reason: "it is not a regular file")
+            }
+            try limits.checkSize(Int(info.st_size), of: path)
+            let id = try ConcordError.wrap("cannot read \(path)") { try repository.writeBlob(fromDescriptor: descriptor, name: path) }
+            return (id, info.st_mode & S_IXUSR != 0 ? TreeEntry.executableMode : TreeEntry.fileMode)
         }
     }
 
@@ -53,8 +60,8 @@ extension WorkTree {
         var updates: [TreeUpdate] = []
         for file in try packageFiles(package, ignoring: rules) {
             let full = "\(package)/\(file)"
-            let id = try storeBlob(full, in: repository, limits: limits)
-            updates.append(.upsert(path: file, id: id, mode: isExecutable(full) ? TreeEntry.executableMode : TreeEntry.fileMode))
+            let blob = try storeBlob(full, in: repository, limits: limits)
+            updates.append(.upsert(path: file, id: blob.id, mode: blob.mode))
         }
         return try ConcordError.wrap("cannot write the package tree") { try repository.updateTree(nil, updates) }
     }

@@ -53,12 +53,6 @@ struct WorkTree {
         return Int(info.st_size)
     }
 
-    func isExecutable(_ path: String) -> Bool {
-        let (folder, name) = split(path)
-        guard let parent = try? open(folder, creating: false), let info = parent.status(of: name) else { return false }
-        return info.st_mode & S_IXUSR != 0
-    }
-
     /// Calls `body` with the regular file at `path` open for reading.
     /// - Throws: ``ConcordError/io(_:reason:)`` when it is missing, a link, or behind one.
     func withOpenFile<T>(_ path: String, _ body: (Int32) throws -> T) throws -> T {
@@ -192,7 +186,7 @@ struct WorkTree {
             }
         }
         if syncing { parent.sync() }
-        var components = folder.split(separator: "/").map(String.init)
+        var components = folder.slashSeparated().map(String.init)
         while let last = components.popLast() {
             guard let above = try? open(components.joined(separator: "/"), creating: false),
                 unlinkat(above.value, last, AT_REMOVEDIR) == 0
@@ -316,7 +310,7 @@ struct WorkTree {
         guard rootDescriptor >= 0 else { throw Unreachable(component: root, isLink: false, code: errno) }
         var current = Descriptor(rootDescriptor)
         var reached = ""
-        for component in folder.split(separator: "/").map(String.init) {
+        for component in folder.slashSeparated().map(String.init) {
             reached = reached.isEmpty ? component : "\(reached)/\(component)"
             var next = openat(current.value, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if next < 0, errno == ENOENT, creating {
@@ -369,7 +363,7 @@ struct WorkTree {
     }
 
     func split(_ path: String) -> (folder: String, name: String) {
-        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", path) }
         return (String(path[..<slash]), String(path[path.index(after: slash)...]))
     }
 

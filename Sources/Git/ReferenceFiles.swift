@@ -21,7 +21,7 @@ enum ReferenceFiles {
     static func resolve(_ name: String, gitDirectory: String, followingSymbolic: Bool) throws -> OID? {
         var current = name
         for _ in 0...longestChain {
-            guard current == "HEAD" || (current.hasPrefix("refs/") && !current.split(separator: "/").contains("..")) else {
+            guard current == "HEAD" || (current.hasPrefix("refs/") && !current.slashSeparated().contains("..")) else {
                 throw GitError(errorClass: .reference, message: "'\(current)' is not a reference's name", function: "ReferenceFiles")
             }
             let loose = gitDirectory + current

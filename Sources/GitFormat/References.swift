@@ -24,7 +24,7 @@ package enum References {
         while let first = text.first, first == 0x20 || first == 0x09 { text.removeFirst() }
         while let last = text.last, last == 0x0A || last == 0x0D || last == 0x20 { text.removeLast() }
         let name = String(decoding: text, as: UTF8.self)
-        guard name.hasPrefix("refs/"), !name.split(separator: "/").contains(".."),
+        guard name.hasPrefix("refs/"), !name.slashSeparated().contains(".."),
             !name.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F })
         else { throw FormatError(.reference, "it names \(name.debugDescription), not a reference") }
         return name

@@ -6,7 +6,7 @@ extension ObjectStore {
     /// The entry at a slash-separated `path` inside the tree `tree`; nil when there is none.
     /// - Throws: ``StoreError`` when the tree cannot be read.
     package func entry(at path: String, in tree: OID) throws -> TreeEntry? {
-        let components = path.split(separator: "/", omittingEmptySubsequences: true)
+        let components = path.slashSeparated()
         var current = tree
         for (index, component) in components.enumerated() {
             guard let entry = try child(component, of: current) else { return nil }
@@ -22,7 +22,7 @@ extension ObjectStore {
     /// so comparing a commit with its parent costs little when the commit changed another folder.
     /// - Throws: ``StoreError`` when a tree cannot be read.
     package func sameEntry(at path: String, in first: OID?, _ second: OID?) throws -> Bool {
-        let components = path.split(separator: "/", omittingEmptySubsequences: true)
+        let components = path.slashSeparated()
         var first = first, second = second
         for (index, component) in components.enumerated() {
             if first == second { return true }
@@ -110,7 +110,7 @@ extension ObjectStore {
         if updates.isEmpty, let base { return base }
         // By path, component by component, so that each folder's changes are together, a
         // path's before those below it, and the same path's in the order given.
-        let changes = updates.enumerated().map { (path: $0.element.path.split(separator: "/", omittingEmptySubsequences: false)[...], update: $0.element, order: $0.offset) }
+        let changes = updates.enumerated().map { (path: $0.element.path.slashSeparated(omittingEmpty: false)[...], update: $0.element, order: $0.offset) }
             .sorted { a, b in
                 a.path.elementsEqual(b.path, by: Self.sameName)
                     ? a.order < b.order : a.path.lexicographicallyPrecedes(b.path) { $0.utf8.lexicographicallyPrecedes($1.utf8) }
