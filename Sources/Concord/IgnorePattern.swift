@@ -73,6 +73,11 @@ struct IgnorePattern: Hashable, Sendable {
     /// True when the pattern matches the path from the root; false when it matches the last name.
     let isAnchored: Bool
     let components: [Component]
+    /// What any name the last component matches starts and ends with, and its fewest
+    /// characters (git's `nowildcardlen` and `EXC_FLAG_ENDSWITH`, in spirit): most rules, the
+    /// defaults above all (`*.swp`, `.DS_Store`, `*~`), refuse a name on these alone, before the
+    /// tokens are walked.
+    private let literalPrefix: [Unicode.Scalar], literalSuffix: [Unicode.Scalar], shortest: Int
 
     /// Parses one line; nil for a blank line, a comment (`#`), or a line that matches nothing
     /// (`/`, `!`).
@@ -107,6 +112,25 @@ struct IgnorePattern: Hashable, Sendable {
         isFolderOnly = folderOnly
         isAnchored = anchored
         self.components = components
+        let lastTokens: [Token]
+        if case let .name(tokens) = components.last { lastTokens = tokens } else { lastTokens = [] }
+        func literals(_ tokens: some Sequence<Token>) -> [Unicode.Scalar] {
+            var scalars: [Unicode.Scalar] = []
+            for token in tokens {
+                guard case let .scalar(scalar) = token else { break }
+                scalars.append(scalar)
+            }
+            return scalars
+        }
+        literalPrefix = literals(lastTokens)
+        literalSuffix = literals(lastTokens.reversed()).reversed()
+        shortest = lastTokens.filter { $0 != .anyRun }.count
+    }
+
+    /// False when `name` cannot match the last component's tokens: too short, or without their
+    /// literal start and end.
+    private func mayMatchLast(_ name: [Unicode.Scalar]) -> Bool {
+        name.count >= shortest && name.starts(with: literalPrefix) && name.reversed().starts(with: literalSuffix.reversed())
     }
 
     /// True when the entry at `path` (its components from the root, as scalars) matches,
@@ -116,7 +140,7 @@ struct IgnorePattern: Hashable, Sendable {
         guard let last = path.last else { return false }
         if !isAnchored {
             guard components.count == 1, case let .name(tokens) = components[0] else { return components == [.anyFolders] }
-            return Self.matches(tokens, last)
+            return mayMatchLast(last) && Self.matches(tokens, last)
         }
         return matchesComponents(path)
     }

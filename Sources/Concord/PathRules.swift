@@ -15,16 +15,19 @@ enum PathRules {
     static func problem(withName name: Substring) -> String? {
         if name.isEmpty { return "an empty name" }
         if name == "." || name == ".." { return "'\(name)' leaves the folder it is in" }
-        // By bytes: a '/' followed by a combining mark is one Character, which `contains("/")` misses.
-        if name.utf8.contains(UInt8(ascii: "/")) { return "a name holding '/'" }
-        if name.utf8.contains(0) { return "a name holding a NUL byte" }
-        if name.unicodeScalars.contains("\u{FFFD}") { return "a name that is not valid UTF-8" }
-        if name.unicodeScalars.contains(where: isControl) { return "a name holding a control character" }
+        // Most names are printable ASCII without '/', which none of the next four refuse.
+        if !name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) {
+            // By bytes: a '/' followed by a combining mark is one Character, which `contains("/")` misses.
+            if name.utf8.contains(UInt8(ascii: "/")) { return "a name holding '/'" }
+            if name.utf8.contains(0) { return "a name holding a NUL byte" }
+            if name.unicodeScalars.contains("\u{FFFD}") { return "a name that is not valid UTF-8" }
+            if name.unicodeScalars.contains(where: isControl) { return "a name holding a control character" }
+        }
         if name.utf8.count > maximumNameLength {
             return "a name of \(name.utf8.count) bytes (at most \(maximumNameLength))"
         }
         if isDotGit(name) { return "'\(name)' would be read as '.git', which belongs to git" }
-        if name.hasPrefix(WorkTree.temporaryPrefix) {
+        if name.utf8.starts(with: WorkTree.temporaryPrefix.utf8) {
             return "names starting with '\(WorkTree.temporaryPrefix)' are Concord's temporary files"
         }
         return nil
