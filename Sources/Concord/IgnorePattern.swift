@@ -142,6 +142,8 @@ struct IgnorePattern: Hashable, Sendable {
             guard components.count == 1, case let .name(tokens) = components[0] else { return components == [.anyFolders] }
             return mayMatchLast(last) && Self.matches(tokens, last)
         }
+        // A name component matches one of the path's; the last, its last name.
+        if case .name = components.last, !mayMatchLast(last) { return false }
         return matchesComponents(path)
     }
 
