@@ -674,6 +674,11 @@ def race(runner, base_copy, name, after, prepare_one):
     h = race_setup(runner, base_copy, prepare_one)
     env = h.fx.command_env(h.one)
     env["CONCORD_CRASH_HOLD"] = f"{hold}#{points[:held_at + 1].count(hold)}"
+    # the held run's own trace, for the failure messages: where it stopped, what it did after
+    held_trace = os.path.join(runner.root, "race-held-trace")
+    if os.path.exists(held_trace):
+        os.remove(held_trace)
+    env["CONCORD_CRASH_TRACE"] = held_trace
     proc = subprocess.Popen(h.fx.argv(h.one, "sync", "--json"), env=env, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=h.root)
     if not wait_stopped(proc, 120):
@@ -681,6 +686,7 @@ def race(runner, base_copy, name, after, prepare_one):
         out, err = proc.communicate()
         raise HarnessFailure(f"race {name}: one's sync never stopped at {hold}: {err.decode(errors='replace').strip()[:300]}")
     # one is blocked at `at`: two pushes now
+    held_points = open(held_trace).read().split() if os.path.exists(held_trace) else []
     two = h.fx.run(h.two, "sync", "--json")
     pushed_by_two = h.fx.head(h.two)
     os.kill(proc.pid, signal.SIGCONT)
@@ -697,8 +703,11 @@ def race(runner, base_copy, name, after, prepare_one):
         raise HarnessFailure(f"race {name}: one's push overwrote two's: the cloud's main {cloud[:7]} does not "
                              f"descend from {pushed_by_two[:7]}, which two's sync pushed while one's was paused after {after}")
     if report.get("attempts", 1) < 2:
+        after_points = open(held_trace).read().split()[len(held_points):] if os.path.exists(held_trace) else []
         raise HarnessFailure(f"race {name}: one's sync pushed at its first attempt though the cloud moved "
-                             f"after it fetched (report: {report})")
+                             f"after it fetched (report: {report}; two's sync: {' '.join(two.text.split())[:200]}; "
+                             f"one's points before the hold at {hold}: {' '.join(held_points[-8:])}; "
+                             f"after it: {' '.join(after_points[:12])})")
     h.converge([h.one, h.two])
     state = h.final_state([h.one, h.two], h.one)
     if state["documents"].get("list.txt") != content_key(b"milk\neggs\nfrom two, during one's sync\n"):
