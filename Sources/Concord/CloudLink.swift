@@ -211,7 +211,7 @@ final class CloudLink {
             if case let .local(cloud) = transport {
                 // Pushes from this machine's Concord processes take turns, so a reference lock
                 // found in the cloud while holding the turn was left by a killed push.
-                let turn = try? ContainerLock(file: "\(cloud.gitDirectory)concord-push.lock", holder: address.url, timeout: lockTimeout)
+                let turn = try? ContainerLock(file: cloud.gitDirectory + ContainerLayout.cloudPushTurn, holder: address.url, timeout: lockTimeout)
                 if turn != nil { cloud.removeStaleLock(ofReference: ContainerLayout.main) }
                 outcome = try withExtendedLifetime(turn) { try cloud.push(main, to: ContainerLayout.main, expected: fetched, from: repository) }
                 if outcome == .pushed { maintain(cloud.repository) }

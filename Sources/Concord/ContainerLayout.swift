@@ -50,6 +50,14 @@ enum ContainerLayout {
     /// A network cloud's secrets, mode 0600 (``CloudSecrets``).
     static let credentials = "concord/credentials"
 
+    // MARK: In a cloud on this machine (relative to its git directory)
+
+    /// The turn of this machine's pushes (``ContainerLock``).
+    static let cloudPushTurn = "concord-push.lock"
+    /// Left by a push whose roll-up of the cloud waited (``Writer/maintain(_:)``): the next
+    /// push rolls it up whatever its device did.
+    static let cloudRollUpWaited = "concord-roll-up-waited"
+
     // MARK: References
 
     /// The device's documents.

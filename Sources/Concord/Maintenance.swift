@@ -19,10 +19,12 @@ enum Maintenance {
     /// operation that triggers it; `concord gc` has no bound.
     static let objectBudget = 100_000
     /// A device's roll-ups since its last push from which the roll-up of its local cloud waits
-    /// for the next push. Both hold the same packs (each push's pack lands in both), so their
+    /// for a later push. Both hold the same packs (each push's pack lands in both), so their
     /// geometric roll-ups come due at the same edit; without the wait, that edit's sync wrote
     /// both (two 459 KiB packs: 1.3 MiB for a one-line edit on a 700 MiB container).
     static let cloudWaitBytes = 64 << 10
+    /// The most pushes in a row a local cloud's roll-up waits for (``cloudWaitBytes``).
+    static let cloudWaitPushes = 3
 
     /// Rolls up what the geometric rule and the loose-object limit ask for, if anything.
     /// Run it holding the lock that keeps other writers of `repository` out.

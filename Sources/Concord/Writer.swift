@@ -51,13 +51,22 @@ struct Writer {
     /// Rolls up packs and loose objects of `repository` (this device's or its local cloud's) when
     /// they pile up; a failure is only a warning, as nothing depends on it. A local cloud's
     /// roll-up, run after a push, waits for a later push when this device's own since its last
-    /// push merged ``Maintenance/cloudWaitBytes`` or more, so that one edit never pays for both.
+    /// push merged ``Maintenance/cloudWaitBytes`` or more, so that one edit never pays for both;
+    /// it waits ``Maintenance/cloudWaitPushes`` pushes in a row at most (counted in a mark in
+    /// the cloud, ``ContainerLayout/cloudRollUpWaited``, that any device's push reads), or a
+    /// device whose every push rolls up (a wide folder rewritten at each save) would leave the
+    /// cloud's packs to pile up.
     func maintain(_ repository: Repository) {
         guard !repository.isWritingOnePack else { return }
         let isCloud = repository !== self.repository
         if isCloud {
             defer { rolledUp.sinceLastPush = 0 }
-            guard rolledUp.sinceLastPush < Maintenance.cloudWaitBytes else { return }
+            let mark = repository.gitDirectory + ContainerLayout.cloudRollUpWaited
+            let waited = Self.count(in: mark)
+            if rolledUp.sinceLastPush >= Maintenance.cloudWaitBytes, waited < Maintenance.cloudWaitPushes, Self.write(waited + 1, to: mark) {
+                return
+            }
+            if waited > 0 { unlink(mark) }
         }
         do {
             let merged = try Maintenance.keepSmall(repository)
@@ -65,6 +74,26 @@ struct Writer {
         } catch {
             logger.warning("could not repack \(repository.gitDirectory): \(error)")
         }
+    }
+
+    /// The number in the small file at `path`; 0 when there is none or it holds no number.
+    private static func count(in path: String) -> Int {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 8)
+        let length = read(descriptor, &bytes, bytes.count)
+        return length > 0 ? Int(String(decoding: bytes[..<length], as: UTF8.self)) ?? 0 : 0
+    }
+
+    /// Writes `count` as the whole content of the file at `path` (a link there is refused).
+    /// - Returns: whether it was written.
+    private static func write(_ count: Int, to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let bytes = Array(String(count).utf8)
+        return Glibc.write(descriptor, bytes, bytes.count) == bytes.count
     }
 
     /// Removes lock files that a killed writer left in the repository. Only a Concord writer

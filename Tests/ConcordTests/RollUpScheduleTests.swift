@@ -39,4 +39,28 @@ import Testing
             #expect(written.min()! < 128 << 10, "edit \(edit) wrote \(written[0]) bytes on the device and \(written[1]) in the cloud")
         }
     }
+
+    /// The wait has a bound: in a folder of 3,000 documents each save rewrites a wide folder, so
+    /// every push's device rolls up more than the wait's threshold; waiting for a push whose
+    /// device rolled up less left the cloud's roll-up waiting for good (one more pack in the cloud
+    /// at every edit: 33 after 30 edits). It now waits three pushes in a row at most: the
+    /// cloud holds what its roll-up left and the packs of the pushes since (1 to 4 here, 6 at the
+    /// first edits).
+    @Test func aCloudsPacksStayFewWhenEveryPushRollsUpItsDevice() async throws {
+        let fixture = try Fixture(devices: 2)
+        for index in 0..<3000 {
+            try Data("document \(index)\n".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/doc\(index).txt"))
+        }
+        _ = try await fixture[1].saveAll()
+        try await fixture[1].sync()
+        try await fixture[2].sync()
+        for edit in 0..<30 {
+            let device = fixture[edit % 2 + 1]
+            try Data("edit \(edit)\n".utf8).write(to: URL(fileURLWithPath: "\(device.root)/doc\(edit).txt"))
+            _ = try await device.saveAll()
+            try await device.sync()
+            let packs = try FileManager.default.contentsOfDirectory(atPath: "\(fixture.cloud)/objects/pack").filter { $0.hasSuffix(".pack") }
+            #expect(packs.count <= 6, "the cloud holds \(packs.count) packs after edit \(edit)")
+        }
+    }
 }
