@@ -1,6 +1,7 @@
 internal import Foundation
 internal import Git
 internal import GitFormat
+internal import GitStore
 internal import Logging
 
 /// The container's writer: runs each write holding the container lock (one writing process at a
@@ -62,8 +63,10 @@ struct Writer {
         if isCloud {
             defer { rolledUp.sinceLastPush = 0 }
             let mark = repository.gitDirectory + ContainerLayout.cloudRollUpWaited
-            let waited = Self.count(in: mark)
-            if rolledUp.sinceLastPush >= Maintenance.cloudWaitBytes, waited < Maintenance.cloudWaitPushes, Self.write(waited + 1, to: mark) {
+            let waited = (try? RegularFile.read(mark, largest: 16)).flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+            if rolledUp.sinceLastPush >= Maintenance.cloudWaitBytes, waited < Maintenance.cloudWaitPushes,
+                (try? WorkTree(root: String(repository.gitDirectory.dropLast())).write(ContainerLayout.cloudRollUpWaited, data: Data("\(waited + 1)".utf8))) != nil
+            {
                 return
             }
             if waited > 0 { unlink(mark) }
@@ -74,26 +77,6 @@ struct Writer {
         } catch {
             logger.warning("could not repack \(repository.gitDirectory): \(error)")
         }
-    }
-
-    /// The number in the small file at `path`; 0 when there is none or it holds no number.
-    private static func count(in path: String) -> Int {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else { return 0 }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 8)
-        let length = read(descriptor, &bytes, bytes.count)
-        return length > 0 ? Int(String(decoding: bytes[..<length], as: UTF8.self)) ?? 0 : 0
-    }
-
-    /// Writes `count` as the whole content of the file at `path` (a link there is refused).
-    /// - Returns: whether it was written.
-    private static func write(_ count: Int, to path: String) -> Bool {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o644)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        let bytes = Array(String(count).utf8)
-        return Glibc.write(descriptor, bytes, bytes.count) == bytes.count
     }
 
     /// Removes lock files that a killed writer left in the repository. Only a Concord writer
