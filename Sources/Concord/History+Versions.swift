@@ -106,7 +106,7 @@ extension History {
     /// folders once, not once per document (a folder of 10,000 documents is a 400 KB tree).
     /// Nil when the commit changed too many paths to keep (an import): compare entries then.
     private func changes(_ document: DocumentPath, in id: OID, _ commit: Commit) throws -> Bool? {
-        let paths = try cache.changedPaths(of: id) {
+        let changed = try cache.changedPaths(of: id) {
             guard
                 let changes = try ConcordError.wrap(
                     "cannot compare trees",
@@ -114,19 +114,22 @@ extension History {
                         try repository.diff(tree(of: commit.parents[0]), commit.tree, limit: 1000)
                     })
             else { return nil }
-            var paths = Set<TreePath>()
+            var changed = HistoryCache.ChangedPaths(paths: [], edited: [])
             for change in changes {
                 var path = Substring(change.path)
-                while paths.insert(TreePath(path)).inserted, let slash = path.lastIndex(of: "/") {
+                if change.old != nil, change.new != nil { changed.edited.insert(TreePath(path)) }
+                while changed.paths.insert(TreePath(path)).inserted, let slash = path.lastIndex(of: "/") {
                     path = path[..<slash]
                 }
             }
-            return paths
+            return changed
         }
-        guard let paths else { return nil }
+        guard let changed else { return nil }
+        let path = TreePath(document.value)
+        if changed.edited.contains(path) { return true }
         // A folder above a changed file is in the set too: only a change of its state (a file
         // or nothing becoming a folder, or the reverse) is a version of that name.
-        return try paths.contains(TreePath(document.value)) && !sameDocumentEntry(document, tree(of: commit.parents[0]), commit.tree)
+        return try changed.paths.contains(path) && !sameDocumentEntry(document, tree(of: commit.parents[0]), commit.tree)
     }
 
     /// The versions a version replaced: the one its first parent held, and, for a resolution,

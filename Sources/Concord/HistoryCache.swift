@@ -19,6 +19,14 @@ final class HistoryCache {
         var commit: OID
     }
 
+    /// What a one-parent commit changed: each path whose file changed and each folder holding
+    /// one, and among them the files that were files on both sides (an edit: a version of that
+    /// name, with no folder to read to know it).
+    struct ChangedPaths {
+        var paths: Set<TreePath>
+        var edited: Set<TreePath>
+    }
+
     /// A commit's place in the graph: its committer date and its parents.
     struct Node {
         var time: Double
@@ -27,7 +35,7 @@ final class HistoryCache {
 
     private var commits: [OID: Entry] = [:]
     private var nodes: [OID: Node] = [:]
-    private var changedPaths: [OID: Set<TreePath>?] = [:]
+    private var changedPaths: [OID: ChangedPaths?] = [:]
     private var versions: [VersionKey: OID?] = [:]
     private let limit: Int
 
@@ -57,7 +65,7 @@ final class HistoryCache {
 
     /// The paths a one-parent commit changed and the folders holding them, computed with
     /// `compute` the first time; nil when it changed too many to keep.
-    func changedPaths(of commit: OID, compute: () throws -> Set<TreePath>?) rethrows -> Set<TreePath>? {
+    func changedPaths(of commit: OID, compute: () throws -> ChangedPaths?) rethrows -> ChangedPaths? {
         if let known = changedPaths[commit] { return known }
         let paths = try compute()
         if changedPaths.count >= limit { changedPaths.removeAll(keepingCapacity: true) }

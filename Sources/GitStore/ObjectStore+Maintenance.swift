@@ -25,24 +25,35 @@ extension ObjectStore {
         }
         let sources = try packs.map { try self.packs.pack(named: $0.name) }
         var pack = try PackWriter(thin: false, copyingFrom: sources, spillingInto: path + "pack/")
-        // When a merged pack holds a wide folder whole (each save stores its version whole),
-        // the commits merged come first, with the changes they made as deltas against their
-        // parents' versions; then the rest as stored, then what is loose.
-        var merged = Set(loose), commits: [OID] = []
+        // Each save's pack holds its version of a wide folder whole, and a loose object is
+        // whole: the commits of such packs and the loose commits are walked for the changes
+        // they made to a path their parent had, stored as deltas against the parent's version.
+        // Everything else is copied as stored, first, so that those versions are in the pack
+        // when the walk needs them and nothing else is read.
+        var merged = Set(loose), walked: [OID] = []
         var stored: [(source: StoredPack, entry: StoredPack.Entry, header: StoredPack.Header)] = []
         for source in sources {
+            var commits: [OID] = [], holdsWideFolder = false
             for entry in try source.entries {
                 let header = try source.header(of: entry)
                 stored.append((source, entry, header))
                 merged.insert(entry.id)
                 if header.type == 1 { commits.append(entry.id) }
+                if PackWriter.isWideFolder(header) { holdsWideFolder = true }
             }
+            if holdsWideFolder { walked += commits }
         }
-        if !loose.isEmpty || stored.contains(where: { PackWriter.isWideFolder($0.header) }) {
-            for id in loose where try header(of: id).type == .commit { commits.append(id) }
-            try addCommits(commits, among: merged, to: &pack)
+        for id in loose where try header(of: id).type == .commit { walked.append(id) }
+        // A wide folder stored whole that a stored delta takes as its base starts a chain: it
+        // stays whole, and is copied first too.
+        let bases = Set(stored.compactMap(\.header.base))
+        for (source, entry, header) in stored where walked.isEmpty || !PackWriter.isWideFolder(header) || bases.contains(entry.id) {
+            try pack.copy(entry, of: source, header: header)
         }
-        for (source, entry, header) in stored { try pack.copy(entry, of: source, header: header) }
+        if !walked.isEmpty {
+            try addCommits(walked, among: merged, to: &pack)
+            for (source, entry, header) in stored { try pack.copy(entry, of: source, header: header) }
+        }
         for id in loose { try pack.add(id, previous: nil, read: read) }
         try pack.addMissingBases(read: read)
         let written = pack.count
@@ -114,6 +125,6 @@ extension ObjectStore {
                 }
             }
         }
-        try addChanges(of: ordered, to: &pack, skipping: { !objects.contains($0) })
+        try addChanges(of: ordered, to: &pack, deltasOnly: true, skipping: { !objects.contains($0) })
     }
 }

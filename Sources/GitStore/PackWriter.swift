@@ -91,7 +91,7 @@ package struct PackWriter {
             placeOnALine(previous)
             let position = (lines[previous]?.position ?? 0) + 1
             let base = baseOf(position: position, previous: previous)
-            let depth = (depths[base] ?? 0) + 1
+            let depth = self.depth(of: base) + 1
             let baseBytes = try bytes(of: base, read: read)
             let delta = object.bytes.withUnsafeBytes { target in
                 baseBytes.withUnsafeBytes { Delta.make(from: $0, to: target, tree: isTree) }
@@ -137,7 +137,7 @@ package struct PackWriter {
     private mutating func appendAsRead(_ id: OID, _ object: ObjectBytes, deltaPossible: Bool) throws -> Bool {
         guard let stored = object.stored else { return false }
         if let delta = stored.delta {
-            let depth = (depths[delta.base] ?? 0) + 1
+            let depth = self.depth(of: delta.base) + 1
             guard offsets[delta.base] != nil, depth <= Self.deepest, let held = recent[delta.base], Self.same(held, delta.baseBytes) else { return false }
             try appendDeltaHeader(size: delta.instructions.count, base: delta.base)
             bases[id] = delta.base
@@ -243,13 +243,32 @@ package struct PackWriter {
     /// roll-up or send would make the chain a step longer. Does nothing for a version already
     /// on a line, or whose chain is not all in the pack.
     private mutating func placeOnALine(_ id: OID) {
-        guard lines[id] == nil, let depth = depths[id], depth > 0, depth < 62 else { return }
+        let depth = self.depth(of: id)
+        guard lines[id] == nil, depth > 0, depth < 62 else { return }
         var chain = [id]
         while chain.count <= depth, let base = bases[chain[chain.count - 1]], offsets[base] != nil { chain.append(base) }
         guard chain.count == depth + 1, bases[chain[depth]] == nil else { return }
         for (index, member) in chain.dropLast().enumerated() {
             lines[member] = (position: (1 << depth) - (1 << index), previous: chain[index + 1])
         }
+    }
+
+    /// How many deltas separate `id` from a whole object: as recorded when it was written,
+    /// else counted along the bases of the entries copied as stored (a base not in the pack
+    /// counts as whole) and remembered; 0 for a whole object.
+    private mutating func depth(of id: OID) -> Int {
+        var chain: [OID] = []
+        var current = id
+        while depths[current] == nil, let base = bases[current], chain.count <= Self.deepestRead {
+            chain.append(current)
+            current = base
+        }
+        var depth = depths[current] ?? 0
+        for member in chain.reversed() {
+            depth += 1
+            depths[member] = depth
+        }
+        return depth
     }
 
     private mutating func bytes(of id: OID, read: Reader) throws -> [UInt8] {

@@ -12,3 +12,22 @@ func gitFsck(_ path: String, strict: Bool = true) throws -> Int32 {
     process.waitUntilExit()
     return process.terminationStatus
 }
+
+/// The lines `git verify-pack -v` prints for each pack of the repository at `path`: one per
+/// entry (seven fields for a delta: its depth and base last), then the counts of each chain length.
+func gitVerifyPack(_ path: String) throws -> [Substring] {
+    var lines: [Substring] = []
+    for pack in try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack") where pack.hasSuffix(".idx") {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", path, "verify-pack", "-v", "objects/pack/" + pack]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path + "/objects/pack/" + pack]) }
+        lines += text.split(separator: "\n")
+    }
+    return lines
+}

@@ -1,8 +1,9 @@
 import Foundation
-import Git
 import GitFormat
 import GitStore
 import Testing
+
+@testable import Git
 
 @Suite struct MaintenanceTests {
     let folder = NSTemporaryDirectory() + "concord-maintenance-" + UUID().uuidString
@@ -29,6 +30,38 @@ import Testing
         try repository.repackAll()
         #expect(repository.contains(away))
         #expect(try gitFsck(folder, strict: false) == 0)
+    }
+
+    /// A roll-up of the pack of an import with the loose objects of a few saves: the import's
+    /// entries are copied as stored (no folder of it read), and each save's folders are stored
+    /// as deltas against their previous versions, which are in the new pack by then (seen
+    /// failing, 0 deltas, with the loose commits left unwalked).
+    @Test func aRollUpCopiesAnImportAsStoredAndStoresLooseSavesAsDeltas() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let repository = try Repository.create(at: folder, bare: true)
+        let signature = Signature(name: "t", email: "t@example.invalid", time: Date())
+        let path = { (index: Int) in String(format: "f%02d/doc%04d.txt", index / 20, index) }
+        var (tree, commit) = try repository.writingOnePack {
+            let updates = try (0..<2_000).map { TreeUpdate.upsert(path: path($0), id: try repository.writeBlob(Data("document \($0)\n".utf8)), mode: TreeEntry.fileMode) }
+            let tree = try repository.updateTree(nil, updates)
+            return (tree, try repository.createCommit(tree: tree, parents: [], author: signature, committer: signature, message: "import\n"))
+        }
+        for save in 0..<5 {
+            let blob = try repository.writeBlob(Data("saved \(save)\n".utf8))
+            tree = try repository.updateTree(tree, [.upsert(path: path(save * 401), id: blob, mode: TreeEntry.fileMode)])
+            commit = try repository.createCommit(tree: tree, parents: [commit], author: signature, committer: signature, message: "save \(save)\n")
+        }
+        try repository.setReference("refs/heads/main", to: commit, expected: nil, message: "test")
+        #expect(repository.packs().count == 1 && repository.looseObjects().count == 20)
+        let before = repository.store.reads
+        try repository.merge(packs: repository.packs(), andLooseObjects: repository.looseObjects())
+        let after = repository.store.reads
+        let folders = after.packed + after.recent - before.packed - before.recent
+        #expect(folders <= 30, "objects read from packs and recent folders by the roll-up: \(folders) (\(before) before, \(after) after)")
+        #expect(repository.packs().count == 1 && repository.looseObjects().isEmpty)
+        #expect(try gitFsck(folder) == 0)
+        let deltas = try gitVerifyPack(folder).filter { $0.split(separator: " ").count == 7 }.count
+        #expect(deltas >= 10, "the saves' folders stored as deltas: \(deltas) deltas")
     }
 
     /// Three commits stored as three packs plus loose objects: one merge leaves one pack holding

@@ -198,22 +198,7 @@ import Testing
 
     /// The longest chain of deltas in the repository's packs, as `git verify-pack -v` counts them.
     func longestChain(in path: String) throws -> Int {
-        var longest = 0
-        for pack in try FileManager.default.contentsOfDirectory(atPath: path + "/objects/pack") where pack.hasSuffix(".idx") {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["git", "-C", path, "verify-pack", "-v", "objects/pack/" + pack]
-            let output = Pipe()
-            process.standardOutput = output
-            try process.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            for line in text.split(separator: "\n") where line.hasPrefix("chain length = ") {
-                longest = max(longest, Int(line.dropFirst("chain length = ".count).prefix { $0.isNumber }) ?? 0)
-            }
-        }
-        return longest
+        try gitVerifyPack(path).filter { $0.hasPrefix("chain length = ") }.map { Int($0.dropFirst("chain length = ".count).prefix { $0.isNumber }) ?? 0 }.max() ?? 0
     }
 
     /// A folder of a megabyte or more is packed uncompressed, whole or as deltas against its
