@@ -96,4 +96,34 @@ import Testing
         try cli.ok(["-C", "a", "sync"])
         #expect(CloudTesting.main(ofBare: "\(server.folder)/repos/cloud.git") == (try cli.git(["rev-parse", "main"], in: "a")))
     }
+
+    /// Every connection Concord opens to the server sends its small writes at once (TCP_NODELAY,
+    /// as git's curl does): mbedTLS and libgit2 write a handshake's last records and a request's
+    /// headers and body separately, and with Nagle's algorithm each waited for the server's
+    /// delayed acknowledgement (40 ms a time; an https sync of 1,000 documents took 518 ms
+    /// instead of 289). Seen with strace: a setsockopt turning it on for each connection to the
+    /// server (seen failing without it: none).
+    @Test func everyConnectionToTheServerSendsSmallWritesAtOnce() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", server.url("cloud.git", userInfo: "alice:s3cret-pass")])
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "over https\n")
+        try cli.ok(["-C", "a", "sync"])
+        let trace = "\(cli.folder)/trace.txt"
+        let strace = Process()
+        strace.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        strace.arguments = ["-f", "-e", "trace=connect,setsockopt", "-o", trace, CLI.binary, "-C", "a", "sync"]
+        strace.currentDirectoryURL = URL(fileURLWithPath: cli.folder)
+        strace.environment = ProcessInfo.processInfo.environment.merging(cli.environment) { $1 }
+        strace.standardOutput = FileHandle.nullDevice
+        strace.standardError = FileHandle.nullDevice
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "again\n")
+        try strace.run()
+        strace.waitUntilExit()
+        #expect(strace.terminationStatus == 0)
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let connections = lines.filter { $0.contains("connect(") && $0.contains("htons(\(server.port))") }.count
+        let noDelay = lines.filter { $0.contains("TCP_NODELAY, [1]") && $0.hasSuffix("= 0") }.count
+        #expect(connections >= 1 && noDelay >= connections, "\(connections) connections to the server, \(noDelay) with TCP_NODELAY")
+    }
 }
