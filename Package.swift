@@ -17,11 +17,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
-        .systemLibrary(
-            name: "CGit2",
-            pkgConfig: "libgit2",
-            providers: [.apt(["libgit2-dev"])]
-        ),
+        // libgit2's headers (libgit2-dev); the library itself is loaded on first use by
+        // CGit2Loader (scripts/libgit2-forwarders), not linked.
+        .systemLibrary(name: "CGit2"),
+        .target(name: "CGit2Loader"),
         .systemLibrary(name: "CZlib"),
         .systemLibrary(name: "CSHA1"),
         // git's formats as value types over bytes, each read with the checks libgit2 makes:
@@ -30,7 +29,7 @@ let package = Package(
         // A repository's objects read, written and copied by Concord alone: packs, loose objects,
         // caches and transfers, no libgit2.
         .target(name: "GitStore", dependencies: ["GitFormat"]),
-        .target(name: "Git", dependencies: ["CGit2", "GitFormat", "GitStore"]),
+        .target(name: "Git", dependencies: ["CGit2", "CGit2Loader", "GitFormat", "GitStore"]),
         .target(name: "ConcordMerge", dependencies: ["Git"]),
         .target(name: "Concord", dependencies: ["ConcordMerge", "Git", "GitFormat", "GitStore", .product(name: "Logging", package: "swift-log")]),
         .target(

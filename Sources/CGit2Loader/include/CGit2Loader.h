@@ -1,0 +1,9 @@
+#ifndef CONCORD_CGIT2_LOADER_H
+#define CONCORD_CGIT2_LOADER_H
+
+/* libgit2's function `name`, loading libgit2 on first use (once, for every thread). Prints one
+ * line and ends the process (status 127, as the dynamic loader does) when libgit2 or the function
+ * cannot be loaded. */
+void *concord_libgit2_symbol(const char *name);
+
+#endif
