@@ -27,14 +27,14 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     public let description: String
     /// True when the pattern matches the whole path from the root; false when it matches the
     /// path's last component.
-    package let isAnchored: Bool
+    let isAnchored: Bool
     /// The pattern's components, between its `/`s.
     let components: [Component]
     /// What any name the last component matches starts and ends with, and its fewest scalars
     /// (git's `nowildcardlen` and `EXC_FLAG_ENDSWITH`, in spirit).
     private let literalPrefix: [Unicode.Scalar], literalSuffix: [Unicode.Scalar], shortest: Int
 
-    /// Parses a pattern as `.gitattributes` does: a `/` anywhere anchors it to the root.
+    /// Parses a pattern: a `/` anywhere in it, a trailing one included, anchors it to the root.
     public init(_ pattern: String) {
         var text = Substring(pattern)
         if text.hasSuffix("/") { text = text.dropLast() }
