@@ -23,53 +23,40 @@
 /// a name on the literal start and end of their last component, and its fewest characters,
 /// before any token is walked.
 public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
+    /// The parsed pattern, which every copy shares: a pattern handed to a match is one
+    /// reference to retain, not one for each of its parts.
+    private let parsed: Parsed
+
     /// The pattern as written.
-    public let description: String
+    public var description: String { parsed.description }
     /// True when the pattern matches the whole path from the root; false when it matches the
     /// path's last component.
-    let isAnchored: Bool
+    var isAnchored: Bool { parsed.isAnchored }
     /// The pattern's components, between its `/`s.
-    let components: [Component]
-    /// What any name the last component matches starts and ends with, and its fewest scalars
-    /// (git's `nowildcardlen` and `EXC_FLAG_ENDSWITH`, in spirit).
-    private let literalPrefix: [Unicode.Scalar], literalSuffix: [Unicode.Scalar], shortest: Int
+    var components: [Component] { parsed.components }
 
     /// Parses a pattern: a `/` anywhere in it, a trailing one included, anchors it to the root.
     public init(_ pattern: String) {
         var text = Substring(pattern)
         if text.hasSuffix("/") { text = text.dropLast() }
-        self.init(text, isAnchored: pattern.unicodeScalars.contains("/"), description: pattern)
+        parsed = Parsed(text, isAnchored: pattern.unicodeScalars.contains("/"), description: pattern)
     }
 
     /// Parses a pattern whose anchoring its own syntax decided (gitignore's differs from
     /// `.gitattributes`'s for a trailing `/`). Leading `/`s, and empty components, are skipped.
-    /// - Parameter description: what ``description`` gives; `text` when nil.
-    package init(_ text: Substring, isAnchored: Bool, description: String? = nil) {
-        self.description = description ?? String(text)
-        self.isAnchored = isAnchored
-        var components: [Component] = []
-        for part in text.unicodeScalars.split(separator: "/") {
-            let scalars = Array(part)
-            if scalars == ["*", "*"] {
-                if components.last != .anyFolders { components.append(.anyFolders) }
-            } else {
-                components.append(.name(Self.tokens(of: scalars)))
-            }
-        }
-        self.components = components
-        let lastTokens: [Token]
-        if case let .name(tokens) = components.last { lastTokens = tokens } else { lastTokens = [] }
-        func literals(_ tokens: some Sequence<Token>) -> [Unicode.Scalar] {
-            var scalars: [Unicode.Scalar] = []
-            for token in tokens {
-                guard case let .scalar(scalar) = token else { break }
-                scalars.append(scalar)
-            }
-            return scalars
-        }
-        literalPrefix = literals(lastTokens)
-        literalSuffix = literals(lastTokens.reversed()).reversed()
-        shortest = lastTokens.filter { $0 != .anyRun }.count
+    package init(_ text: Substring, isAnchored: Bool) {
+        parsed = Parsed(text, isAnchored: isAnchored, description: String(text))
+    }
+
+    /// True when both are written alike and anchored alike (what they match follows from these).
+    public static func == (first: GlobPattern, second: GlobPattern) -> Bool {
+        first.parsed === second.parsed || (first.description == second.description && first.isAnchored == second.isAnchored)
+    }
+
+    /// Hashes the text and the anchoring, which equality compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(description)
+        hasher.combine(isAnchored)
     }
 
     /// True when `path` (slash-separated, relative to the root; a leading `/` is skipped)
@@ -83,14 +70,18 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     /// True when the path whose components, from the root, are `path` matches: its last
     /// component alone when the pattern is not anchored.
     package func matches(components path: [[Unicode.Scalar]]) -> Bool {
-        guard let last = path.last else { return false }
-        if !isAnchored { return matchesName(last) }
-        if case .name = components.last, !mayMatchLast(last) { return false }
+        // The last name is read in place: `path.last` would be a copy, retained at every rule.
+        guard !path.isEmpty else { return false }
+        if !isAnchored { return matchesName(path[path.count - 1]) }
+        if case .name = parsed.components.last, !mayMatchLast(path[path.count - 1]) { return false }
         return matchesComponents(path)
     }
 
     /// Matches a path's last component against a pattern that is not anchored: one component.
+    /// Inlined, so that the name is borrowed from the path, not retained for the call.
+    @inline(__always)
     private func matchesName(_ name: [Unicode.Scalar]) -> Bool {
+        let components = parsed.components
         guard components.count == 1, case let .name(tokens) = components[0] else { return components == [.anyFolders] }
         return mayMatchLast(name) && Self.matches(tokens, name)
     }
@@ -98,6 +89,6 @@ public struct GlobPattern: Sendable, Hashable, CustomStringConvertible {
     /// False when `name` cannot match the last component's tokens: too short, or without their
     /// literal start and end.
     private func mayMatchLast(_ name: [Unicode.Scalar]) -> Bool {
-        name.count >= shortest && name.starts(with: literalPrefix) && name.reversed().starts(with: literalSuffix.reversed())
+        name.count >= parsed.shortest && name.starts(with: parsed.literalPrefix) && name.reversed().starts(with: parsed.literalSuffix.reversed())
     }
 }

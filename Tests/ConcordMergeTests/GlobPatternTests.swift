@@ -68,11 +68,17 @@ import Testing
         #expect(GlobPattern("*\u{301}te\u{301}.txt").matches(decomposed))
     }
 
-    /// The public surface stays: the text as written, equality by it, a set of patterns.
+    /// The public surface stays: the text as written, equality by it (and by the anchoring a
+    /// caller's syntax decided), a set of patterns.
     @Test func aPatternIsAValueWithItsText() {
         #expect(GlobPattern("notes/[0-9]*.txt").description == "notes/[0-9]*.txt")
         #expect(GlobPattern("*.md") == GlobPattern("*.md"))
+        #expect(GlobPattern("*.md") != GlobPattern("*.txt"))
         #expect(Set([GlobPattern("*.md"), GlobPattern("*.md"), GlobPattern("*.txt")]).count == 2)
+        let anchored = GlobPattern("docs", isAnchored: true), anywhere = GlobPattern("docs", isAnchored: false)
+        #expect(anchored != anywhere)
+        #expect(anchored.matches("docs") && !anchored.matches("x/docs"))
+        #expect(anywhere.matches("docs") && anywhere.matches("x/docs"))
     }
 
     /// Many stars, many `**` components or many brackets cost at most the pattern's length
