@@ -137,7 +137,7 @@ extension ContainerCore {
             for entry in entries {
                 let path = prefix.isEmpty ? entry.name : "\(prefix)/\(entry.name)"
                 if path == ContainerLayout.settingsFolder { continue }
-                let isPackage = entry.kind == .tree && patterns.contains { GlobPattern($0).matches(entry.name) }
+                let isPackage = entry.kind == .tree && patterns.matches(entry.name)
                 if entry.kind == .tree && !isPackage {
                     try visit(entry.id, path)
                     continue

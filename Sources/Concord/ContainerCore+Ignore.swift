@@ -57,7 +57,7 @@ extension ContainerCore {
                 case .other:
                     try add(.notRegularFile)
                 case .directory:
-                    if workTree.names(inFolder: path).isEmpty, !patterns.contains(where: { GlobPattern($0).matches(name) }) {
+                    if workTree.names(inFolder: path).isEmpty, !patterns.matches(name) {
                         try add(.emptyFolder)
                     } else {
                         folders.append(path)
@@ -75,7 +75,7 @@ extension ContainerCore {
     /// The rule that ignores `document` (or a folder it is in); nil when it is not ignored.
     func ignoringRule(of document: DocumentPath) throws -> IgnoreRule? {
         let patterns = try history.packagePatterns(in: try history.tree(of: history.head()))
-        let isPackage = patterns.contains { GlobPattern($0).matches(document.name) }
+        let isPackage = patterns.matches(document.name)
         return ignoreRules().ignoringRule(document.value, isFolder: isPackage || workTree.kind(document.value) == .directory)
     }
 

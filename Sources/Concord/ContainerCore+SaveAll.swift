@@ -92,7 +92,7 @@ extension ContainerCore {
     /// `note.txt`) is reported on the warning line, not allowed to block every other save —
     /// the sync agent saves with this scan, and refusing all would stall it until someone
     /// renamed the file, while the skipped file is safe in the work tree.
-    private func scanFolder(_ folder: String, tree: OID?, patterns: [String], scan: inout Scan, isRoot: Bool = false, scope: SaveScope? = nil) throws {
+    private func scanFolder(_ folder: String, tree: OID?, patterns: PackagePatterns, scan: inout Scan, isRoot: Bool = false, scope: SaveScope? = nil) throws {
         let entries = try tree.map { id in try ConcordError.wrap("cannot read the tree") { try repository.entries(ofTree: id) } } ?? []
         var inTree = Dictionary(entries.map { (TreePath($0.name), $0) }, uniquingKeysWith: { a, _ in a })
         let names = workTree.names(inFolder: folder)
@@ -122,11 +122,11 @@ extension ContainerCore {
             let old = inTree.removeValue(forKey: TreePath(name))
             if old == nil, let twin = twins.twin(ofNew: name) {
                 let existing = folder.isEmpty ? twin : "\(folder)/\(twin)"
-                let isFolder = workTree.kind(existing) == .directory && !patterns.contains { GlobPattern($0).matches(twin) }
+                let isFolder = workTree.kind(existing) == .directory && !patterns.matches(twin)
                 scan.skipped.append(.init(path: path, reason: PathRules.twinProblem(path, existing: existing, what: isFolder ? "folder" : "document")))
                 continue
             }
-            let isPackage = patterns.contains { GlobPattern($0).matches(name) }
+            let isPackage = patterns.matches(name)
             if !scan.held.isEmpty, scan.held.contains(path) || (isPackage && scan.held.contains { $0.hasPrefix(path + "/") }) { continue }
             switch kind {
             case .directory where !isPackage:
@@ -177,7 +177,7 @@ extension ContainerCore {
             if let scope, !scope.reaches(path) { continue }
             if scan.rules.ignoringRuleHere(path, isFolder: entry.kind == .tree) != nil { continue }
             scan.updates.append(.remove(path: path))
-            if entry.kind == .tree, !patterns.contains(where: { GlobPattern($0).matches(name) }) {
+            if entry.kind == .tree, !patterns.matches(name) {
                 try history.visitFiles(tree: entry.id, prefix: path) { file, fileEntry in
                     if let owner = history.document(containing: file, patterns: patterns)?.document, scan.removed.last != owner {
                         scan.removed.append(owner)

@@ -44,11 +44,11 @@ extension ContainerCore {
     /// conflict would change what it is (resolve it first).
     func setPackagePatterns(_ patterns: [String]) throws {
         try Self.checkPackagePatterns(patterns)
-        let globs = patterns.map(GlobPattern.init)
+        let compiled = PackagePatterns(patterns)
         let inConflict = Set(try history.conflicts().map(\.document))
         for info in try documents(matching: nil) {
-            let components = info.path.value.slashSeparated().map(String.init)
-            let owner = components.indices.first { index in globs.contains { $0.matches(components[index]) } }
+            let components = info.path.value.slashSeparated()
+            let owner = components.indices.first { index in compiled.matches(components[index]) }
             if !info.isPackage && owner == components.count - 1 {
                 throw ConcordError.failed("'\(info.path)' is a file: a package pattern names folders (a pattern matches its name)")
             }

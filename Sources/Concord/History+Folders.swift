@@ -29,7 +29,7 @@ extension History {
     }
 
     /// `raw` as ``documentEntry(_:in:)`` gives it, for the package patterns `patterns`.
-    func documentEntry(converting raw: TreeEntry?, of path: String, patterns: [String]) -> TreeEntry? {
+    func documentEntry(converting raw: TreeEntry?, of path: String, patterns: PackagePatterns) -> TreeEntry? {
         guard let raw, raw.kind == .tree, !Self.isPackage(path, patterns: patterns) else { return raw }
         return TreeEntry(name: raw.name, id: Self.folderID, mode: TreeEntry.treeMode)
     }
@@ -42,9 +42,8 @@ extension History {
     }
 
     /// True when the folder at `path` is a package for `patterns` (its name matches one).
-    static func isPackage(_ path: String, patterns: [String]) -> Bool {
-        let name = path.slashSeparated().last.map(String.init) ?? path
-        return patterns.contains { GlobPattern($0).matches(name) }
+    static func isPackage(_ path: String, patterns: PackagePatterns) -> Bool {
+        patterns.matches(path.slashSeparated().last ?? path[...])
     }
 
     /// The shallowest folder on `document`'s path that `tree` holds as a file; nil when none.

@@ -166,7 +166,7 @@ extension History {
     /// The folders whose state differs between two trees (``History/documentEntry(_:in:)``: a
     /// folder of documents in one, a file or nothing in the other), from the files that differ:
     /// only a file added or removed can make or empty a folder, so only their folders are looked up.
-    func foldersChangingState(_ changes: [TreeChange], from old: OID?, to new: OID?, patterns: [String]) throws -> Set<DocumentPath> {
+    func foldersChangingState(_ changes: [TreeChange], from old: OID?, to new: OID?, patterns: PackagePatterns) throws -> Set<DocumentPath> {
         var looked = Set<TreePath>()
         var result = Set<DocumentPath>()
         for change in changes where change.old == nil || change.new == nil {
@@ -184,7 +184,7 @@ extension History {
         return result
     }
 
-    private func holdsFolder(_ path: String, in tree: OID?, patterns: [String]) throws -> Bool {
+    private func holdsFolder(_ path: String, in tree: OID?, patterns: PackagePatterns) throws -> Bool {
         documentEntry(converting: try entry(path, in: tree), of: path, patterns: patterns)?.isFolder == true
     }
 

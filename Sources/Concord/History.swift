@@ -16,7 +16,7 @@ final class History {
     /// The persistent index, once opened (`.some(nil)`: there is none usable).
     var index: HistoryIndex??
     /// The package patterns of each `.concord/packages` read, by its blob id.
-    var patternsByBlob: [OID: [String]] = [:]
+    var patternsByBlob: [OID: PackagePatterns] = [:]
     /// While an integration runs: the heads of both sides, whose renames a version of a
     /// document may come through (``formerVersionHeads()``).
     var integrating: [OID]?
@@ -64,11 +64,11 @@ final class History {
     // MARK: Packages
 
     /// The package patterns in `tree`'s `.concord/packages` (one glob a line, `#` comments).
-    func packagePatterns(in tree: OID?) throws -> [String] {
-        guard let entry = try entry(ContainerLayout.packages, in: tree) else { return [] }
+    func packagePatterns(in tree: OID?) throws -> PackagePatterns {
+        guard let entry = try entry(ContainerLayout.packages, in: tree) else { return .none }
         if let known = patternsByBlob[entry.id] { return known }
         let data = try ConcordError.wrap("cannot read \(ContainerLayout.packages)") { try repository.blob(entry.id) }
-        let patterns = Self.parseLines(data)
+        let patterns = PackagePatterns(Self.parseLines(data))
         if patternsByBlob.count > 64 { patternsByBlob = [:] }
         patternsByBlob[entry.id] = patterns
         return patterns
@@ -82,11 +82,11 @@ final class History {
 
     /// The document a tree path belongs to: the shallowest folder matching a package pattern,
     /// else the path itself. Nil for Concord's own files.
-    func document(containing path: String, patterns: [String]) -> (document: DocumentPath, isPackage: Bool)? {
+    func document(containing path: String, patterns: PackagePatterns) -> (document: DocumentPath, isPackage: Bool)? {
         if ContainerLayout.isConcords(path) { return nil }
         let components = path.slashSeparated()
         for index in components.indices {
-            if patterns.contains(where: { GlobPattern($0).matches(String(components[index])) }) {
+            if patterns.matches(components[index]) {
                 return (DocumentPath(unchecked: components[...index].joined(separator: "/")), true)
             }
         }

@@ -39,7 +39,7 @@ final class HistoryIndex {
     /// The commit whose history the index describes.
     private(set) var tip: OID?
     /// The package patterns that decide which folders are documents.
-    let patterns: [String]
+    let patterns: PackagePatterns
     /// While the index is being extended: the commits arriving, whose versions are not in it yet.
     /// Any other commit a walk from them meets is in the history the index describes.
     var arriving: Set<OID>?
@@ -53,7 +53,7 @@ final class HistoryIndex {
     private var pending: [(path: String, version: Version)] = []
     private var logBytes: Int
 
-    private init(folder: String, tip: OID?, patterns: [String], generation: Int, base: BaseTable?, logBytes: Int) {
+    private init(folder: String, tip: OID?, patterns: PackagePatterns, generation: Int, base: BaseTable?, logBytes: Int) {
         self.folder = folder
         self.tip = tip
         self.patterns = patterns
@@ -63,7 +63,7 @@ final class HistoryIndex {
     }
 
     /// An empty index, to be built and saved as a new base.
-    static func empty(gitDirectory: String, patterns: [String]) -> HistoryIndex {
+    static func empty(gitDirectory: String, patterns: PackagePatterns) -> HistoryIndex {
         HistoryIndex(folder: gitDirectory + ContainerLayout.historyIndex, tip: nil, patterns: patterns, generation: 0, base: nil, logBytes: 0)
     }
 
@@ -76,7 +76,7 @@ final class HistoryIndex {
             let generation = Int(lines[2]), let logBytes = Int(lines[3])
         else { return nil }
         guard let base = BaseTable(path: "\(folder)/base-\(generation)") else { return nil }
-        let index = HistoryIndex(folder: folder, tip: tip, patterns: Array(lines.dropFirst(4)), generation: generation, base: base, logBytes: logBytes)
+        let index = HistoryIndex(folder: folder, tip: tip, patterns: PackagePatterns(Array(lines.dropFirst(4))), generation: generation, base: base, logBytes: logBytes)
         guard logBytes == 0 || index.readLog() else { return nil }
         return index
     }
@@ -218,7 +218,7 @@ final class HistoryIndex {
 
     private func writeTip() throws {
         guard let tip else { return }
-        let text = "\(Self.format)\n\(tip.hex)\n\(generation)\n\(logBytes)\n" + patterns.map { "\($0)\n" }.joined()
+        let text = "\(Self.format)\n\(tip.hex)\n\(generation)\n\(logBytes)\n" + patterns.lines.map { "\($0)\n" }.joined()
         try Data(text.utf8).write(to: URL(fileURLWithPath: "\(folder)/tip"), options: .atomic)
     }
 

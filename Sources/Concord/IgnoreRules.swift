@@ -82,7 +82,7 @@ struct IgnoreRules: Sendable {
     func decidingRule(_ path: String, isFolder: Bool) -> IgnoreRule? {
         if path == Self.containerFile { return nil }
         let components = path.slashSeparated().map { Array($0.unicodeScalars) }
-        return rules.last { $0.compiled.matches(components, isFolder: isFolder) }
+        return lastRule(matching: components, isFolder: isFolder)
     }
 
     /// The rule that ignores the entry at `path`, or one of the folders it is in; nil when it
@@ -94,9 +94,20 @@ struct IgnoreRules: Sendable {
         for depth in 1...components.count {
             let reached = Array(components[..<depth])
             let folder = depth < components.count || isFolder
-            if let rule = rules.last(where: { $0.compiled.matches(reached, isFolder: folder) }), !rule.reincludes {
+            if let rule = lastRule(matching: reached, isFolder: folder), !rule.reincludes {
                 return rule
             }
+        }
+        return nil
+    }
+
+    /// The last rule that matches the entry whose components are `components`. The rules are
+    /// read in place: a closure over each (`rules.last(where:)`) copied every rule it was given.
+    private func lastRule(matching components: [[Unicode.Scalar]], isFolder: Bool) -> IgnoreRule? {
+        var index = rules.endIndex
+        while index > rules.startIndex {
+            index -= 1
+            if rules[index].compiled.matches(components, isFolder: isFolder) { return rules[index] }
         }
         return nil
     }

@@ -31,7 +31,7 @@ extension Integration {
     /// - Returns: for each name set aside for its folder, the versions to keep in contention.
     func settleFolders(
         _ entries: inout [DocumentPath: Entries], currents: inout [DocumentPath: OID], losers: inout [DocumentPath: OID],
-        local: Side, remote: Side, patterns: [String]
+        local: Side, remote: Side, patterns: PackagePatterns
     ) throws -> [DocumentPath: [OID]] {
         var setAside: [DocumentPath: [OID]] = [:]
         // Deepest first: whether a name keeps its folder depends on what stays below it.
@@ -88,7 +88,7 @@ extension Integration {
 
     /// True when a document stays below `document` in the merged tree: one the integration
     /// keeps, or one the local side holds there that neither side changed.
-    private func keepsDocuments(below document: DocumentPath, entries: [DocumentPath: Entries], local: Side, patterns: [String]) throws -> Bool {
+    private func keepsDocuments(below document: DocumentPath, entries: [DocumentPath: Entries], local: Side, patterns: PackagePatterns) throws -> Bool {
         let prefix = document.value + "/"
         for (other, decided) in entries where other.value.hasPrefix(prefix) {
             if let merged = decided.merged, !merged.isFolder { return true }

@@ -45,7 +45,8 @@ struct Integration {
         defer { history.integrating = nil }
         var localSide = Side(head: local, tree: try history.tree(of: local))
         var remoteSide = Side(head: remote, tree: try history.tree(of: remote))
-        let patterns = Array(Set(try history.packagePatterns(in: baseTree) + history.packagePatterns(in: localSide.tree) + history.packagePatterns(in: remoteSide.tree))).sorted()
+        let lines = try [baseTree, localSide.tree, remoteSide.tree].flatMap { try history.packagePatterns(in: $0).lines }
+        let patterns = PackagePatterns(Array(Set(lines)).sorted())
         try collect(&localSide, from: baseTree, patterns: patterns)
         try collect(&remoteSide, from: baseTree, patterns: patterns)
 
@@ -212,7 +213,7 @@ struct Integration {
         try history.currentVersion(of: document, at: head) != history.currentVersion(of: document, at: base)
     }
 
-    private func collect(_ side: inout Side, from baseTree: OID?, patterns: [String]) throws {
+    private func collect(_ side: inout Side, from baseTree: OID?, patterns: PackagePatterns) throws {
         let changes = try ConcordError.wrap("cannot compare trees") { try repository.diff(baseTree, side.tree) }
         for change in changes {
             if change.path.hasPrefix(ConflictRecord.folder + "/") {

@@ -44,6 +44,20 @@ struct PolicyRulesTests {
         #expect(rules.policy(for: "a.txt", versions: [Fixtures.version(nil, device: "m", clock: 1)]).name == "text")
     }
 
+    /// A rule's pattern may hold a bracket expression, as `.gitattributes` may: its policy is
+    /// picked for the documents whose names have a character of the set there, and only those.
+    @Test func aBracketExpressionPicksItsDocumentsOnly() throws {
+        let rules = try PolicyRules(text: "notes/[0-9]*.txt union\n*.[ch] latest\n")
+        #expect(rules.policy(for: "notes/2024-05 trip.txt", versions: []).name == "union")
+        #expect(rules.policy(for: "notes/7.txt", versions: []).name == "union")
+        #expect(rules.rule(for: "notes/trip.txt") == nil)
+        #expect(rules.rule(for: "notes/x/1.txt") == nil)
+        #expect(rules.rule(for: "other/1.txt") == nil)
+        #expect(rules.policy(for: "src/main.c", versions: []).name == "latest")
+        #expect(rules.rule(for: "src/main.o") == nil)
+        #expect(rules.rules.map(\.text) == ["notes/[0-9]*.txt union", "*.[ch] latest"])
+    }
+
     @Test func autoMeansDefaults() throws {
         let rules = try PolicyRules(text: "*.json auto\n* latest\n")
         #expect(rules.policy(for: "a.json", versions: []).name == "json")

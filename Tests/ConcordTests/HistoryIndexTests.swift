@@ -104,6 +104,22 @@ import Testing
         await #expect(try answers(Container.open(at: device.root), paths) == expected)
     }
 
+    /// The index is built for the package patterns: when they change, a writer rebuilds it for
+    /// the new ones, and the folder that became a package has the package's versions.
+    @Test func anIndexBuiltWithOtherPackagePatternsIsRebuilt() async throws {
+        let fixture = try Fixture(devices: 1)
+        let device = fixture[1]
+        try await device.save(doc("trip/plan.txt"), content: text("p0"))
+        try await device.save(doc("trip/costs.txt"), content: text("c0"))
+        try await device.save(doc("trip/plan.txt"), content: text("p1"))
+        try await device.setPackagePatterns(["trip[0-9]", "trip"])
+        let tip = try String(contentsOfFile: "\(device.root)/.git/concord/history/tip", encoding: .utf8)
+        #expect(tip.hasSuffix("\ntrip[0-9]\ntrip\n"))
+        let versions = try await device.versions(of: doc("trip"))
+        #expect(versions.count == 3 && versions.allSatisfy(\.isPackage), "\(versions)")
+        await #expect(throws: ConcordError.self) { try await device.versions(of: doc("trip/plan.txt")) }
+    }
+
     /// The current version depends on the route the walk takes when several versions share a
     /// content (here two deletions on two devices' lines): after a fast-forward onto the other
     /// device's integration, the index must give the walk's answer, not the one of its old tip.

@@ -39,4 +39,23 @@ import Testing
         try await fixture[1].setPackagePatterns(["trip"])
         #expect(try await fixture[1].documents().map(\.path.value) == ["note.md", "trip"])
     }
+
+    /// A package pattern may hold a bracket expression: the folders whose names have a character
+    /// of the set there are packages, on every device, and a folder beside them stays files.
+    @Test func aPatternWithABracketMakesPackagesOfTheFoldersItMatchesOnly() async throws {
+        let fixture = try Fixture(devices: 2, packages: ["trip[0-9]"])
+        for folder in ["trip1", "tripA", "trip12"] {
+            let path = "\(fixture[1].root)/\(folder)"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try Data("plan".utf8).write(to: URL(fileURLWithPath: "\(path)/plan.txt"))
+        }
+        _ = try await fixture[1].saveAll()
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            let listing = try await device.documents()
+            #expect(listing.map(\.path.value) == ["trip1", "trip12/plan.txt", "tripA/plan.txt"])
+            #expect(listing.filter(\.isPackage).map(\.path.value) == ["trip1"])
+            #expect(try await device.content(of: doc("trip1")) == .package(["plan.txt": Data("plan".utf8)]))
+        }
+    }
 }
