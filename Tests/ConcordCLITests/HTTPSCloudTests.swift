@@ -126,4 +126,33 @@ import Testing
         let noDelay = lines.filter { $0.contains("TCP_NODELAY, [1]") && $0.hasSuffix("= 0") }.count
         #expect(connections >= 1 && noDelay >= connections, "\(connections) connections to the server, \(noDelay) with TCP_NODELAY")
     }
+
+    /// With SSL_CERT_FILE, the system's authorities are added to the file's through a private
+    /// folder holding one link to the system's bundle, which mbedTLS reads once (the system's
+    /// folder holds each authority two or three times: an https clone spent a third of its work
+    /// reading it); the folder is gone after the command.
+    @Test func theSystemsAuthoritiesAreReadOnceThroughALinkThatIsRemovedAfter() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let temporary = "\(cli.folder)/tmp"
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        let url = server.url("cloud.git", userInfo: "alice:s3cret-pass")
+        let trace = "\(cli.folder)/trace.txt"
+        let strace = Process()
+        strace.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        strace.arguments = ["-f", "-e", "trace=openat,symlink", "-o", trace, CLI.binary, "init", "a", "--device", "A", "--remote", url]
+        strace.currentDirectoryURL = URL(fileURLWithPath: cli.folder)
+        strace.environment = ProcessInfo.processInfo.environment.merging(cli.environment) { $1 }.merging(["TMPDIR": temporary]) { $1 }
+        strace.standardOutput = FileHandle.nullDevice
+        strace.standardError = FileHandle.nullDevice
+        try strace.run()
+        strace.waitUntilExit()
+        #expect(strace.terminationStatus == 0)
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        #expect(lines.contains { $0.contains("symlink(\"/etc/ssl/certs/ca-certificates.crt\"") }, "the system's bundle linked")
+        #expect(!lines.contains { $0.contains("openat(") && $0.contains("\"/etc/ssl/certs\"") }, "the system's folder read")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary) == [], "left in the temporary folder")
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "over https\n")
+        try cli.ok(["-C", "a", "sync"])
+    }
 }
