@@ -13,9 +13,10 @@ internal import GitFormat
 /// lock file. Nothing of the cloud is shared with the device: no hard link, no alternates. Any other
 /// cloud goes through libgit2's transports, with the credentials of ``CloudEnvironment`` and the
 /// store (``CloudSecrets``), ssh through OpenSSH's client (its configuration, keys and
-/// known_hosts, one connection kept for the operations that follow), certificates always
-/// verified, and time-outs (``NetworkLimits/current(in:)``): a server that stalls makes a sync
-/// offline, like one that cannot be reached.
+/// known_hosts, one connection kept for the operations that follow), https and http over one
+/// connection for the link's operations (a ``KeptConnection``), certificates always verified,
+/// and time-outs (``NetworkLimits/current(in:)``): a server that stalls makes a sync offline,
+/// like one that cannot be reached.
 final class CloudLink {
     /// What an unreachable cloud is reported as.
     enum Purpose {

@@ -9,7 +9,7 @@ final class HTTPSServer {
     let port: Int
     /// The test authority's certificate, for `SSL_CERT_FILE`.
     let authority: String
-    private let process: ServerProcess
+    private var process: ServerProcess
 
     /// Starts the server with the users `users` (name → password); `scripts` maps more paths
     /// (`/stall`) to CGI programs, whose answers are then streamed as they come.
@@ -58,8 +58,20 @@ final class HTTPSServer {
             auth.require = ("/git" => ("method" => "basic", "realm" => "git", "require" => "valid-user"))
             """ + (scripts.isEmpty ? "" : "\nserver.stream-response-body = 2")
         try config.write(toFile: "\(folder)/lighttpd.conf", atomically: true, encoding: .utf8)
-        process = try ServerProcess(["/usr/sbin/lighttpd", "-D", "-f", "\(folder)/lighttpd.conf"], log: "\(folder)/lighttpd.log")
+        process = try Self.start(folder: folder, port: port)
+    }
+
+    private static func start(folder: String, port: Int) throws -> ServerProcess {
+        let process = try ServerProcess(["/usr/sbin/lighttpd", "-D", "-f", "\(folder)/lighttpd.conf"], log: "\(folder)/lighttpd.log")
         try process.wait(until: { ServerProcess.canConnect(port) }, what: "lighttpd (see \(folder)/lighttpd.log)")
+        return process
+    }
+
+    /// Stops the server and starts it again on the same port, with the same certificate and
+    /// repositories: its connections are closed, as a restart of a real server closes them.
+    func restart() throws {
+        process.stop()
+        process = try Self.start(folder: folder, port: port)
     }
 
     /// Makes an empty bare repository `name` that takes pushes.
@@ -69,9 +81,10 @@ final class HTTPSServer {
         try runTool("/usr/bin/git", ["-C", path, "config", "http.receivepack", "true"])
     }
 
-    /// The URL of repository `name`, with `userInfo` (`user:password`, or a token) when given.
-    func url(_ name: String, userInfo: String? = nil) -> String {
-        "https://\(userInfo.map { "\($0)@" } ?? "")localhost:\(port)/git/\(name)"
+    /// The URL of repository `name`, with `userInfo` (`user:password`, or a token) when given,
+    /// on `port` when given (a ``ConnectionProxy``'s in front of the server).
+    func url(_ name: String, userInfo: String? = nil, port: Int? = nil) -> String {
+        "https://\(userInfo.map { "\($0)@" } ?? "")localhost:\(port ?? self.port)/git/\(name)"
     }
 
     /// Replaces the users the server accepts (lighttpd reads the file at each request).
