@@ -3,6 +3,7 @@ import Foundation
 /// A real HTTPS git server on a free port of 127.0.0.1: lighttpd running `git http-backend`
 /// behind basic authentication, with a certificate for `localhost` signed by a certificate
 /// authority made for the test (not trusted unless named with `SSL_CERT_FILE`). Stopped by its PID.
+/// Its access log names the connection that carried each request (``accessLog()``).
 final class HTTPSServer {
     /// The server's files; repositories below `folder/repos`.
     let folder: String
@@ -46,7 +47,9 @@ final class HTTPSServer {
             server.port = \(port)
             server.bind = "127.0.0.1"
             server.errorlog = "\(folder)/error.log"
-            server.modules = ("mod_alias", "mod_auth", "mod_authn_file", "mod_cgi", "mod_setenv", "mod_openssl")
+            server.modules = ("mod_alias", "mod_auth", "mod_authn_file", "mod_cgi", "mod_setenv", "mod_openssl", "mod_accesslog")
+            accesslog.filename = "\(folder)/access.log"
+            accesslog.format = "%{remote}p %>s %r"
             ssl.engine = "enable"
             ssl.pemfile = "\(folder)/server.pem"
             ssl.privkey = "\(folder)/server.key"
@@ -72,6 +75,30 @@ final class HTTPSServer {
     func restart() throws {
         process.stop()
         process = try Self.start(folder: folder, port: port)
+    }
+
+    /// One request the server answered, as its access log says.
+    struct Request: Equatable {
+        /// The client's port: the connection that carried it.
+        let port: Int
+        /// The status answered.
+        let status: Int
+        /// The request line (`GET /git/cloud.git/info/refs?service=git-upload-pack HTTP/1.1`).
+        let line: String
+
+        /// True for a request for upload-pack's advertisement (a fetch's or a peek's first).
+        var isUploadPackAdvertisement: Bool { line.contains("/info/refs?service=git-upload-pack") }
+    }
+
+    /// The requests answered so far, in order, as far as lighttpd has written its log (it
+    /// writes every few seconds).
+    func accessLog() -> [Request] {
+        let text = (try? String(contentsOfFile: "\(folder)/access.log", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 2)
+            guard fields.count == 3, let port = Int(fields[0]), let status = Int(fields[1]) else { return nil }
+            return Request(port: port, status: status, line: String(fields[2]))
+        }
     }
 
     /// Makes an empty bare repository `name` that takes pushes.
