@@ -48,7 +48,7 @@ final class ConnectionProxy: @unchecked Sendable {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var on: Int32 = 1
         setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var address = Self.address(0)
+        var address = ServerProcess.socketAddress(0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -121,7 +121,7 @@ final class ConnectionProxy: @unchecked Sendable {
                 break
             }
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = Self.address(target)
+            var address = ServerProcess.socketAddress(target)
             let connected = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
@@ -192,13 +192,5 @@ final class ConnectionProxy: @unchecked Sendable {
         var length = socklen_t(MemoryLayout<tcp_info>.size)
         guard getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0 else { return nil }
         return info.tcpi_state
-    }
-
-    private static func address(_ port: Int) -> sockaddr_in {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return address
     }
 }
