@@ -46,7 +46,7 @@ final class SocketStream: Sendable, WatchedConnection {
     /// True while the socket is connected and neither side closed it nor did the watch cut it: a
     /// kept connection that may carry the next operation.
     var isOpen: Bool {
-        state.withLock { $0.descriptor >= 0 && $0.cut == nil && concord_socket_closed($0.descriptor) == 0 }
+        state.withLock { Self.isOpen($0) }
     }
 
     /// Makes the open connection serve `operation` from now: the answer's limit and the
@@ -54,7 +54,7 @@ final class SocketStream: Sendable, WatchedConnection {
     /// - Returns: false, changing nothing, when it is not open (``isOpen``).
     func attach(to operation: NetworkOperation) -> Bool {
         let open = state.withLock { state -> Bool in
-            guard state.descriptor >= 0, state.cut == nil, concord_socket_closed(state.descriptor) == 0 else { return false }
+            guard Self.isOpen(state) else { return false }
             var received: UInt64 = 0, acknowledged: UInt64 = 0
             _ = concord_tcp_bytes(state.descriptor, &received, &acknowledged)
             state.operation = operation
@@ -65,6 +65,11 @@ final class SocketStream: Sendable, WatchedConnection {
         }
         if open { NetworkWatch.add(self) }
         return open
+    }
+
+    /// True while `state`'s socket is connected, not cut, and not closed by the other side.
+    private static func isOpen(_ state: State) -> Bool {
+        state.descriptor >= 0 && state.cut == nil && concord_socket_closed(state.descriptor) == 0
     }
 
     /// Takes the connection out of the watch until an operation takes it over again: idle
