@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "ConcordTests", dependencies: ["Concord", "ConcordMerge", "Git", "GitFormat", "GitStore", "TestSupport"]),
         .testTarget(
             name: "ConcordCLITests",
-            dependencies: ["ConcordCLI", "ConcordTool", "ConcordUITool"]
+            dependencies: ["ConcordCLI", "ConcordTool", "ConcordUITool", "Concord", "Git", "GitFormat"]
         ),
         // Runs the built concord-ui (ConcordUITool) on real containers, as ConcordCLITests runs concord;
         // JSONTextTests tries ConcordUI's JSON writer in-process.

@@ -237,6 +237,100 @@ static inline const char *concord_recorded_advertisement(git_smart_subtransport 
     return owner->failed ? NULL : owner->recorded;
 }
 
+/* Forgets what `transport` (made by concord_recording_subtransport_new) recorded, before an
+ * operation on a kept transport: until its advertisement arrives, nothing is recorded. */
+static inline void concord_recording_reset(git_smart_subtransport *transport) {
+    concord_recording_subtransport *owner = (concord_recording_subtransport *)transport;
+    owner->length = 0;
+    owner->failed = 0;
+}
+
+/*
+ * A transport that hands every call on to a smart transport Concord keeps from one operation to
+ * the next (Sources/Git/KeptTransport.swift), and whose free leaves that transport alone:
+ * libgit2's fetch (git_remote_fetch) takes its transport from callbacks.transport and frees it
+ * when it is done, so it is handed this one, and the kept transport (its HTTP client, its
+ * connection) outlives the fetch. Every function of git_transport (version 1, libgit2 1.5) is
+ * called on the kept transport itself: libgit2's smart transport finds its state from the
+ * pointer it is given.
+ */
+typedef struct {
+    git_transport parent;
+    git_transport *kept;
+} concord_forwarding_transport;
+
+#define CONCORD_KEPT(transport) (((concord_forwarding_transport *)(transport))->kept)
+
+static int concord_forwarding_connect(git_transport *transport, const char *url, int direction, const git_remote_connect_options *options) {
+    return CONCORD_KEPT(transport)->connect(CONCORD_KEPT(transport), url, direction, options);
+}
+
+static int concord_forwarding_set_connect_opts(git_transport *transport, const git_remote_connect_options *options) {
+    return CONCORD_KEPT(transport)->set_connect_opts(CONCORD_KEPT(transport), options);
+}
+
+static int concord_forwarding_capabilities(unsigned int *capabilities, git_transport *transport) {
+    return CONCORD_KEPT(transport)->capabilities(capabilities, CONCORD_KEPT(transport));
+}
+
+static int concord_forwarding_ls(const git_remote_head ***out, size_t *size, git_transport *transport) {
+    return CONCORD_KEPT(transport)->ls(out, size, CONCORD_KEPT(transport));
+}
+
+static int concord_forwarding_push(git_transport *transport, git_push *push) {
+    return CONCORD_KEPT(transport)->push(CONCORD_KEPT(transport), push);
+}
+
+static int concord_forwarding_negotiate_fetch(git_transport *transport, git_repository *repository, const git_remote_head *const *refs, size_t count) {
+    return CONCORD_KEPT(transport)->negotiate_fetch(CONCORD_KEPT(transport), repository, refs, count);
+}
+
+static int concord_forwarding_download_pack(git_transport *transport, git_repository *repository, git_indexer_progress *stats) {
+    return CONCORD_KEPT(transport)->download_pack(CONCORD_KEPT(transport), repository, stats);
+}
+
+static int concord_forwarding_is_connected(git_transport *transport) {
+    return CONCORD_KEPT(transport)->is_connected(CONCORD_KEPT(transport));
+}
+
+static void concord_forwarding_cancel(git_transport *transport) {
+    CONCORD_KEPT(transport)->cancel(CONCORD_KEPT(transport));
+}
+
+static int concord_forwarding_close(git_transport *transport) {
+    return CONCORD_KEPT(transport)->close(CONCORD_KEPT(transport));
+}
+
+static void concord_forwarding_free(git_transport *transport) {
+    free(transport);
+}
+
+#undef CONCORD_KEPT
+
+/* A transport that hands every call on to `kept`; NULL when memory runs out. Freeing it frees
+ * only itself. */
+static inline git_transport *concord_forwarding_transport_new(git_transport *kept) {
+    concord_forwarding_transport *forwarding = calloc(1, sizeof *forwarding);
+    if (!forwarding) return NULL;
+    if (git_transport_init(&forwarding->parent, GIT_TRANSPORT_VERSION) < 0) {
+        free(forwarding);
+        return NULL;
+    }
+    forwarding->parent.connect = concord_forwarding_connect;
+    forwarding->parent.set_connect_opts = concord_forwarding_set_connect_opts;
+    forwarding->parent.capabilities = concord_forwarding_capabilities;
+    forwarding->parent.ls = concord_forwarding_ls;
+    forwarding->parent.push = concord_forwarding_push;
+    forwarding->parent.negotiate_fetch = concord_forwarding_negotiate_fetch;
+    forwarding->parent.download_pack = concord_forwarding_download_pack;
+    forwarding->parent.is_connected = concord_forwarding_is_connected;
+    forwarding->parent.cancel = concord_forwarding_cancel;
+    forwarding->parent.close = concord_forwarding_close;
+    forwarding->parent.free = concord_forwarding_free;
+    forwarding->kept = kept;
+    return &forwarding->parent;
+}
+
 /*
  * The smart subtransport Concord makes for ssh URLs and its stream (Sources/Git/SSHSubtransport.swift):
  * libgit2's structure first, then the Swift object that owns it.
@@ -307,6 +401,27 @@ static inline int concord_tcp_bytes(int socket, uint64_t *received, uint64_t *ac
     *received = info.bytes_received;
     *acked = info.bytes_acked;
     return 0;
+}
+
+#include <poll.h>
+#ifndef POLLRDHUP
+#define POLLRDHUP 0x2000 /* Linux's, declared only under _GNU_SOURCE */
+#endif
+
+/*
+ * 1 when the other side of a connected socket has closed it (its FIN arrived) or reset it, or
+ * the socket is in error; 0 while it is open. Bytes waiting to be read are not a close: a kept
+ * HTTP connection may still hold the end of the last answer (a chunked body's last chunk),
+ * which libgit2 reads before its next request.
+ */
+static inline int concord_socket_closed(int socket) {
+    struct pollfd request = {.fd = socket, .events = POLLIN | POLLRDHUP, .revents = 0};
+    int ready;
+    do {
+        ready = poll(&request, 1, 0);
+    } while (ready < 0 && errno == EINTR);
+    if (ready < 0) return 1;
+    return (request.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 #include <unistd.h>

@@ -112,6 +112,7 @@ final class AgentLoop: Sendable {
         defer {
             workTree?.cancel()
             cloudWatch?.cancel()
+            peek?.close()
             container.observer.unsubscribe(subscription)
         }
         report(.watching)

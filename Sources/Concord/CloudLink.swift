@@ -13,9 +13,11 @@ internal import GitFormat
 /// lock file. Nothing of the cloud is shared with the device: no hard link, no alternates. Any other
 /// cloud goes through libgit2's transports, with the credentials of ``CloudEnvironment`` and the
 /// store (``CloudSecrets``), ssh through OpenSSH's client (its configuration, keys and
-/// known_hosts, one connection kept for the operations that follow), certificates always
-/// verified, and time-outs (``NetworkLimits/current(in:)``): a server that stalls makes a sync
-/// offline, like one that cannot be reached.
+/// known_hosts, one connection kept for the operations that follow), https and http over one
+/// connection for the link's operations (a ``KeptConnection``: the link's own, or one its caller
+/// keeps beyond it), certificates always verified, and time-outs
+/// (``NetworkLimits/current(in:)``): a server that stalls makes a sync offline, like one that
+/// cannot be reached.
 final class CloudLink {
     /// What an unreachable cloud is reported as.
     enum Purpose {
@@ -68,14 +70,17 @@ final class CloudLink {
     private let environment: CloudEnvironment
 
     /// The link of the container whose repository is `repository`.
-    /// - Parameter secretsSource: where the stored secrets came from, when init or clone was
-    ///   just given them (for messages).
+    /// - Parameters:
+    ///   - secretsSource: where the stored secrets came from, when init or clone was just given
+    ///     them (for messages).
+    ///   - connection: the connection to reach an https or http cloud over, kept by the caller
+    ///     beyond this link (the agent's checks); nil: the link's own.
     /// - Throws: ``ConcordError/failed(_:)`` when the container has no cloud or a network cloud's
     ///   time-out setting is invalid (``NetworkLimits/current(in:)``),
     ///   ``ConcordError/cloudRefused(_:)`` when `SSL_CERT_FILE` cannot be read.
     init(
         repository: Repository, lockTimeout: Double, purpose: Purpose = .sync, secretsSource given: String? = nil,
-        environment: CloudEnvironment = .current, maintain: @escaping (Repository) -> Void = { _ in }
+        environment: CloudEnvironment = .current, connection: KeptConnection? = nil, maintain: @escaping (Repository) -> Void = { _ in }
     ) throws {
         self.repository = repository
         self.maintain = maintain
@@ -125,7 +130,7 @@ final class CloudLink {
             NetworkCloud(
                 remote: "origin", url: secrets?.query.map { "\(address.url)?\($0)" }, access: access, limits: try NetworkLimits.current(in: repository),
                 largestObject: try ArrivalCheck.Limits.current(in: repository, containerFileSize: ContainerLimits.fileSize(inMainOf: repository)).objectSize,
-                incoming: ContainerLayout.incoming))
+                incoming: ContainerLayout.incoming, connection: connection))
         if address.transport == .http, let file = environment.certificateFile {
             do {
                 try CertificateAuthorities.add(file: file)

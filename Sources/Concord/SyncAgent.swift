@@ -12,8 +12,9 @@ internal import GitFormat
 /// when another process moves `main` (a resolve typed in a terminal) or turns airplane mode off,
 /// and at once when another device pushes to the cloud: a cloud that is a folder on this machine
 /// is watched with inotify, and a network cloud's `main` is checked every ``Options/peekInterval``
-/// (a connection that reads the references the server advertises and closes, no object
-/// transferred), a full sync following only when it moved.
+/// (a session that reads the references the server advertises, no object transferred, on a
+/// connection kept from one check to the next over ssh and https), a full sync following only
+/// when it moved.
 ///
 /// In airplane mode, or while the cloud cannot be reached, it goes on saving and reports
 /// ``SyncAgentEvent/Kind/offline`` once; it retries with a backoff that doubles from one second

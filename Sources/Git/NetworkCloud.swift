@@ -4,7 +4,8 @@ public import GitFormat
 /// OpenSSH's client for ssh, with the credentials of ``RemoteAccess`` for https, and
 /// time-outs), libgit2 fetches, and a
 /// push is Concord's own receive-pack over libgit2's transport, sending one pack of what
-/// changed (``Repository/upload(_:to:expected:remote:url:access:limits:)``).
+/// changed (``Repository/upload(_:to:expected:remote:url:access:limits:through:)``). Over https
+/// and http, every fetch, push and peek of the cloud goes over one ``KeptConnection``.
 public final class NetworkCloud: Cloud {
     /// The remote of the device's repository that names the cloud (`origin`).
     public let remote: String
@@ -21,15 +22,21 @@ public final class NetworkCloud: Cloud {
     public let incoming: String
     /// The credential the server accepted in the last fetch or push; nil when it asked for none.
     public private(set) var acceptedCredential: Credential?
+    /// The connection an https or http cloud is reached over.
+    public let connection: KeptConnection
 
-    /// The cloud `remote` names, reached with `access` within `limits`.
-    public init(remote: String, url: String?, access: RemoteAccess?, limits: NetworkLimits, largestObject: Int, incoming: String) {
+    /// The cloud `remote` names, reached with `access` within `limits`, over `connection` when
+    /// it is https or http (nil: a connection of its own, closed with the cloud).
+    public init(
+        remote: String, url: String?, access: RemoteAccess?, limits: NetworkLimits, largestObject: Int, incoming: String, connection: KeptConnection? = nil
+    ) {
         self.remote = remote
         self.url = url
         self.access = access
         self.limits = limits
         self.largestObject = largestObject
         self.incoming = incoming
+        self.connection = connection ?? KeptConnection()
     }
 
     /// Fetches `branch` through ``incoming`` (libgit2 negotiates what to send from the
@@ -38,25 +45,26 @@ public final class NetworkCloud: Cloud {
         try? repository.removeReference(incoming)
         acceptedCredential = try repository.fetch(
             remote: remote, refspecs: ["+\(branch):\(incoming)"], url: url, access: access, limits: limits, largestObject: largestObject,
-            progress: progress)
+            progress: progress, through: connection)
         let tip = try repository.resolve(incoming)
         try? repository.removeReference(incoming)
         return tip
     }
 
     /// The commit `branch` names on the server, from the references it advertises when a fetch
-    /// connects; the connection is closed before anything else is said
-    /// (``Repository/advertisedReference(_:remote:url:access:limits:)``).
+    /// connects; the session ends before anything else is said
+    /// (``Repository/advertisedReference(_:remote:url:access:limits:through:)``).
     public func peek(_ branch: String, from repository: Repository) throws -> OID? {
-        let (id, accepted) = try repository.advertisedReference(branch, remote: remote, url: url, access: access, limits: limits)
+        let (id, accepted) = try repository.advertisedReference(branch, remote: remote, url: url, access: access, limits: limits, through: connection)
         acceptedCredential = accepted
         return id
     }
 
     /// Moves `branch` on the server from `expected` to `target`, sending one pack of what
-    /// changed (``Repository/upload(_:to:expected:remote:url:access:limits:)``).
+    /// changed (``Repository/upload(_:to:expected:remote:url:access:limits:through:)``).
     public func push(_ target: OID, to branch: String, expected: OID?, from repository: Repository) throws -> PushOutcome {
-        let (outcome, accepted) = try repository.upload(target, to: branch, expected: expected, remote: remote, url: url, access: access, limits: limits)
+        let (outcome, accepted) = try repository.upload(
+            target, to: branch, expected: expected, remote: remote, url: url, access: access, limits: limits, through: connection)
         acceptedCredential = accepted
         return outcome
     }

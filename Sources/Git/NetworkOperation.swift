@@ -7,7 +7,7 @@ internal import Synchronization
 ///
 /// ``run(_:)`` makes it the calling thread's operation for the whole libgit2 call: libgit2
 /// opens its sockets on the calling thread, and each ``SocketStream`` joins the operation it
-/// finds there.
+/// finds there (and its ``keptSockets``, when the operation runs on a kept transport).
 final class NetworkOperation: Sendable {
     /// Why a connection was cut short.
     enum Verdict: Sendable, Equatable {
@@ -32,10 +32,14 @@ final class NetworkOperation: Sendable {
     }
 
     let limits: NetworkLimits
+    /// Where the sockets opened for the operation are kept for the operations that follow it
+    /// (``KeptTransport``); nil: they end with it.
+    let keptSockets: KeptSockets?
     private let state = Mutex(State())
 
-    init(limits: NetworkLimits) {
+    init(limits: NetworkLimits, keeping keptSockets: KeptSockets? = nil) {
         self.limits = limits
+        self.keptSockets = keptSockets
     }
 
     /// The operation the calling thread runs; nil outside ``run(_:)``.
@@ -162,8 +166,9 @@ struct ConnectionProgress {
         return nil
     }
 
-    /// Starts the clock again (a connection just made).
-    mutating func restart() { time = .now }
+    /// Starts again from nothing moved, now: a connection just made, or taken over by another
+    /// operation (its counters then given from that moment).
+    mutating func restart() { self = ConnectionProgress() }
 }
 
 /// The thread-specific slot that holds the thread's ``NetworkOperation`` (unretained: ``NetworkOperation/run(_:)`` keeps it alive).

@@ -2,17 +2,19 @@ internal import CGit2
 internal import Foundation
 
 /// What libgit2's callbacks share during one fetch or upload: the transport (OpenSSH's client
-/// for ssh), the credentials offered so far, transfer progress (which also tells the network watch that objects
-/// arrive).
+/// for ssh, a kept transport for https and http), the credentials offered so far, transfer
+/// progress (which also tells the network watch that objects arrive).
 ///
 /// Passed to libgit2 as `payload` with `Unmanaged.passUnretained` inside `withExtendedLifetime`,
-/// so that a callback called many times never releases it.
+/// so that a callback called many times never releases it. A kept transport's callbacks
+/// (``KeptTransport``) live as long as it does, since libgit2 keeps their payload, and serve
+/// each of its operations in turn (``begin(access:progress:operation:)``).
 final class RemoteCallbacks {
-    let access: RemoteAccess?
-    let progress: (@Sendable (TransferProgress) -> Void)?
+    private(set) var access: RemoteAccess?
+    private(set) var progress: (@Sendable (TransferProgress) -> Void)?
     /// The network operation the callbacks belong to: told when objects arrive, the server sends
     /// a progress message or a pack is built.
-    let operation: NetworkOperation?
+    private(set) var operation: NetworkOperation?
     /// The next credential of `access` to offer.
     private var next = 0
     /// Credentials handed to libgit2 so far, as named in messages.
@@ -21,11 +23,31 @@ final class RemoteCallbacks {
     private(set) var lastOffered: Credential?
     /// The captures of the ssh transports made for this operation, alive as long as it is.
     private var sshSubtransports: [Subtransport] = []
+    /// The kept transport a fetch goes through (``KeptTransport``), which owns these callbacks.
+    private let kept: UnsafeMutablePointer<git_transport>?
 
     init(access: RemoteAccess?, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: NetworkOperation? = nil) {
         self.access = access
         self.progress = progress
         self.operation = operation
+        kept = nil
+    }
+
+    /// The callbacks of the kept transport `kept`, for the operations that go through it.
+    init(access: RemoteAccess?, keeping kept: UnsafeMutablePointer<git_transport>) {
+        self.access = access
+        self.kept = kept
+    }
+
+    /// Starts another operation: its access, progress and network operation; no credential
+    /// offered yet.
+    func begin(access: RemoteAccess?, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: NetworkOperation) {
+        self.access = access
+        self.progress = progress
+        self.operation = operation
+        next = 0
+        offered = []
+        lastOffered = nil
     }
 
     /// Points `callbacks` at this state. Call inside `withExtendedLifetime(self)`, for the
@@ -64,9 +86,18 @@ final class RemoteCallbacks {
         return GIT_EAUTH.rawValue
     }
 
-    /// The transport for the remote `owner`: a smart transport over OpenSSH's client
+    /// The transport for the remote `owner`: one that hands every call on to the kept transport
+    /// when there is one (``KeptTransport``), a smart transport over OpenSSH's client
     /// (``SSHSubtransport``) for an ssh URL, libgit2's own for any other.
     fileprivate func transport(_ out: UnsafeMutablePointer<UnsafeMutablePointer<git_transport>?>, owner: OpaquePointer?) -> Int32 {
+        if let kept {
+            guard let forwarding = concord_forwarding_transport_new(kept) else {
+                git_error_set_oom()
+                return -1
+            }
+            out.pointee = forwarding
+            return 0
+        }
         let url = git_remote_url(owner).map { String(cString: $0) } ?? ""
         guard Subtransport.Kind(url: url) == .ssh else { return git_transport_new(out, owner, url) }
         let capture = Subtransport(.ssh, recordingAtMost: nil, ssh: access?.ssh)

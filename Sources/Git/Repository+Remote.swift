@@ -31,6 +31,8 @@ extension Repository {
     ///   - largestObject: the largest object libgit2's indexer accepts in the pack it receives,
     ///     refused by its header before it is inflated, a delta's result included (a
     ///     process-wide setting of libgit2's, set for this fetch).
+    ///   - connection: for an https or http remote, the connection to fetch over and keep
+    ///     (``KeptConnection``); nil: one for this fetch alone.
     /// - Returns: the credential the remote accepted; nil when it asked for none.
     /// - Throws: ``GitError``: ``GitError/isAuthentication``, ``GitError/isHostKey`` and
     ///   ``GitError/isCertificate`` say why a server or this side refused the connection,
@@ -40,10 +42,26 @@ extension Repository {
     public func fetch(
         remote name: String, refspecs: [String], url: String? = nil, access: RemoteAccess? = nil, limits: NetworkLimits = NetworkLimits(),
         largestObject: Int = 1 << 30,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, through connection: KeptConnection? = nil
     ) throws -> Credential? {
         Libgit2.ensure()
         try check("git_libgit2_opts", concord_git_set_pack_max_object_size(largestObject))
+        if let connection, let address = try keptAddress(remote: name, url: url) {
+            return try connection.run(repository: self, remote: name, address: address, limits: limits) { kept, operation in
+                kept.callbacks.begin(access: access, progress: progress, operation: operation)
+                try download(refspecs, remote: name, url: url, callbacks: kept.callbacks)
+                return kept.callbacks.lastOffered
+            }
+        }
+        let operation = NetworkOperation(limits: limits)
+        let callbacks = RemoteCallbacks(access: access, progress: progress, operation: operation)
+        try operation.run { try download(refspecs, remote: name, url: url, callbacks: callbacks) }
+        return callbacks.lastOffered
+    }
+
+    /// libgit2's fetch of `refspecs` on an anonymous remote, through the transport `callbacks`
+    /// give (a kept one's, handed on by `concord_forwarding_transport`), freed before this returns.
+    private func download(_ refspecs: [String], remote name: String, url: String?, callbacks: RemoteCallbacks) throws {
         let remote = try anonymousRemote(name, url: url)
         defer { git_remote_free(remote) }
         var options = git_fetch_options()
@@ -53,15 +71,12 @@ extension Repository {
         options.follow_redirects = GIT_REMOTE_REDIRECT_NONE
         // FETCH_HEAD would hold the URL, a query token with it; nothing reads it.
         options.update_fetchhead = 0
-        let operation = NetworkOperation(limits: limits)
-        let callbacks = RemoteCallbacks(access: access, progress: progress, operation: operation)
         try withExtendedLifetime(callbacks) {
             callbacks.install(in: &options.callbacks)
             try withStringArray(refspecs) { array in
-                try operation.run { try check("git_remote_fetch", git_remote_fetch(remote, &array, &options, "concord: fetch")) }
+                try check("git_remote_fetch", git_remote_fetch(remote, &array, &options, "concord: fetch"))
             }
         }
-        return callbacks.lastOffered
     }
 
     /// An in-memory remote with the URL of the named remote (or `url`) and no fetch refspec of

@@ -13,9 +13,9 @@ extension Repository {
     ///
     /// A compare-and-swap: the remote must still hold `expected` (nil: no such reference), both
     /// when it advertises its references and when it updates. libgit2's transports do the
-    /// connecting (``connect(remote:url:access:limits:for:_:)``, as a peek at a reference does),
-    /// with `access` (credentials, host key check), `url` and `limits` as in
-    /// ``fetch(remote:refspecs:url:access:limits:largestObject:progress:)``; this side reads the
+    /// connecting (``connect(remote:url:access:limits:for:through:_:)``, as a peek at a reference
+    /// does), with `access` (credentials, host key check), `url`, `limits` and `connection` as in
+    /// ``fetch(remote:refspecs:url:access:limits:largestObject:progress:through:)``; this side reads the
     /// advertisement libgit2 received (``ReferenceAdvertisement``) and speaks receive-pack over
     /// its stream. The pack is built before connecting: the connection never waits on this side's
     /// work.
@@ -26,13 +26,14 @@ extension Repository {
     ///   the remote's own refusal.
     func upload(
         _ target: OID, to reference: String, expected: OID?, remote name: String, url: String? = nil, access: RemoteAccess? = nil,
-        limits: NetworkLimits = NetworkLimits()
+        limits: NetworkLimits = NetworkLimits(), through connection: KeptConnection? = nil
     ) throws -> (outcome: PushOutcome, accepted: Credential?) {
         let pack = try readingStore {
             var writer = try store.packOfChanges(from: [target], hiding: [expected].compactMap { $0 }, reusing: true)
             return try writer.finishInMemory()
         }
-        let (outcome, accepted) = try connect(remote: name, url: url, access: access, limits: limits, for: .receivePack) { connection -> PushOutcome in
+        let (outcome, accepted) = try connect(remote: name, url: url, access: access, limits: limits, for: .receivePack, through: connection) {
+            connection -> PushOutcome in
             guard connection.advertisement.id(of: reference) == expected else { return .cloudMoved }
             let address = connection.address, subtransport = connection.subtransport
             var stream: UnsafeMutablePointer<git_smart_subtransport_stream>?

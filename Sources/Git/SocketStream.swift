@@ -12,24 +12,70 @@ internal import Synchronization
 /// watches it from the kernel's byte counters of the socket, which count what mbedTLS reads and
 /// writes on it as well. A cut (`shutdown`) makes whichever library waits on the socket fail at
 /// once.
+///
+/// A connection opened for an operation on a kept transport (``NetworkOperation/keptSockets``)
+/// outlives it: each later operation on that transport takes it over (``attach(to:)``), and
+/// between operations it is not watched (``detach()``).
 final class SocketStream: Sendable, WatchedConnection {
     let host: String
     let port: String
-    let operation: NetworkOperation
 
     private struct State {
         var descriptor: Int32 = -1
         var cut: NetworkOperation.Verdict?
-        /// Its progress, counted in bytes received and acknowledged.
+        /// The operation the connection serves: the one that opened it, then each that took it over.
+        var operation: NetworkOperation
+        /// Its progress in that operation, counted in bytes received and acknowledged since it
+        /// took the connection over (the kernel's counters less those below).
         var progress = ConnectionProgress()
+        var receivedBefore: UInt64 = 0
+        var movedBefore: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(host: String, port: String, operation: NetworkOperation) {
         self.host = host
         self.port = port
-        self.operation = operation
+        state = Mutex(State(operation: operation))
+    }
+
+    /// The operation the connection serves now.
+    var operation: NetworkOperation { state.withLock { $0.operation } }
+
+    /// True while the socket is connected and neither side closed it nor did the watch cut it: a
+    /// kept connection that may carry the next operation.
+    var isOpen: Bool {
+        state.withLock { Self.isOpen($0) }
+    }
+
+    /// Makes the open connection serve `operation` from now: the answer's limit and the
+    /// time-out count from now, and the watch looks at it again.
+    /// - Returns: false, changing nothing, when it is not open (``isOpen``).
+    func attach(to operation: NetworkOperation) -> Bool {
+        let open = state.withLock { state -> Bool in
+            guard Self.isOpen(state) else { return false }
+            var received: UInt64 = 0, acknowledged: UInt64 = 0
+            _ = concord_tcp_bytes(state.descriptor, &received, &acknowledged)
+            state.operation = operation
+            state.receivedBefore = received
+            state.movedBefore = received &+ acknowledged
+            state.progress.restart()
+            return true
+        }
+        if open { NetworkWatch.add(self) }
+        return open
+    }
+
+    /// True while `state`'s socket is connected, not cut, and not closed by the other side.
+    private static func isOpen(_ state: State) -> Bool {
+        state.descriptor >= 0 && state.cut == nil && concord_socket_closed(state.descriptor) == 0
+    }
+
+    /// Takes the connection out of the watch until an operation takes it over again: idle
+    /// between operations, it neither makes progress nor needs to.
+    func detach() {
+        NetworkWatch.remove(self)
     }
 
     /// `host:port`, as messages name the other side.
@@ -49,6 +95,7 @@ final class SocketStream: Sendable, WatchedConnection {
     /// - Returns: the connected socket, or nil with libgit2's error set (and the operation's
     ///   verdict recorded when the time-out ran out).
     fileprivate func connect() -> Int32? {
+        let operation = self.operation
         let deadline = ContinuousClock.now + .seconds(operation.limits.timeout)
         guard let (addresses, code) = Self.resolve(host: host, port: port, until: deadline) else {
             return fail(.unresolved(host: host))
@@ -66,6 +113,7 @@ final class SocketStream: Sendable, WatchedConnection {
                     state.progress.restart()
                 }
                 NetworkWatch.add(self)
+                operation.keptSockets?.add(self)
                 return descriptor
             case let .failed(error):
                 lastError = error
@@ -80,6 +128,7 @@ final class SocketStream: Sendable, WatchedConnection {
     /// Reads what the socket has, up to `length` bytes.
     /// - Returns: the bytes read (0 at the end), or -1 with libgit2's error set.
     fileprivate func read(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer?, length: Int) -> Int {
+        let operation = self.operation
         var count: Int
         repeat { count = recv(descriptor, buffer, length, 0) } while count < 0 && errno == EINTR
         let error = errno
@@ -96,6 +145,7 @@ final class SocketStream: Sendable, WatchedConnection {
     /// Sends up to `length` bytes.
     /// - Returns: the bytes sent, or -1 with libgit2's error set.
     fileprivate func write(_ descriptor: Int32, from buffer: UnsafeRawPointer?, length: Int) -> Int {
+        let operation = self.operation
         var count: Int
         repeat { count = send(descriptor, buffer, length, Int32(MSG_NOSIGNAL)) } while count < 0 && errno == EINTR
         let error = errno
@@ -119,7 +169,9 @@ final class SocketStream: Sendable, WatchedConnection {
         }
         if closed {
             NetworkWatch.remove(self)
+            let operation = self.operation
             operation.noteClosed(ObjectIdentifier(self))
+            operation.keptSockets?.remove(self)
         }
     }
 
@@ -135,16 +187,18 @@ final class SocketStream: Sendable, WatchedConnection {
             var received: UInt64 = 0, acknowledged: UInt64 = 0
             guard concord_tcp_bytes(state.descriptor, &received, &acknowledged) == 0 else { return nil }
             let verdict = state.progress.verdict(
-                received: received, moved: received &+ acknowledged, at: now, in: operation, connection: ObjectIdentifier(self), peer: peer)
+                received: received &- state.receivedBefore, moved: received &+ acknowledged &- state.movedBefore, at: now, in: state.operation,
+                connection: ObjectIdentifier(self), peer: peer)
             guard let verdict else { return nil }
             state.cut = verdict
             shutdown(state.descriptor, Int32(SHUT_RDWR))
-            operation.record(verdict)
+            state.operation.record(verdict)
             return verdict
         }
     }
 
     private func fail(_ verdict: NetworkOperation.Verdict) -> Int32? {
+        let operation = self.operation
         operation.record(verdict)
         setError(GIT_ERROR_NET, NetworkOperation.message(for: verdict, limits: operation.limits))
         return nil

@@ -60,6 +60,22 @@ final class Subtransport {
         self.ssh = ssh ?? SSHClient(home: NSHomeDirectory(), controlFolder: nil)
     }
 
+    /// Forgets the advertisement recorded last, before an operation on a kept transport
+    /// (``KeptTransport``): until the new one arrives, ``recordedAnything`` is false.
+    func forgetAdvertisement() {
+        if let subtransport, limit != nil { concord_recording_reset(subtransport) }
+    }
+
+    /// True when a byte of an advertisement arrived since the transport's last action for one
+    /// (or since ``forgetAdvertisement()``): the server answered.
+    var recordedAnything: Bool {
+        guard let subtransport, limit != nil else { return false }
+        var length = 0
+        var failed: Int32 = 0
+        _ = concord_recorded_advertisement(subtransport, &length, &failed)
+        return length > 0 || failed != 0
+    }
+
     /// The references the remote advertised for `service` when the transport connected, read
     /// from the bytes libgit2 received, with GitFormat's checks.
     /// - Throws: ``GitError`` when they are malformed, or were not kept (over the limit).

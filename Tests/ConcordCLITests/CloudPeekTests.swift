@@ -31,6 +31,58 @@ import Testing
         try arrives(cli, url: server.url("cloud.git", userInfo: "alice:s3cret-pass"))
     }
 
+    /// Over https the agent's checks go over one connection it keeps: ten checks or more (each
+    /// an answered request for upload-pack's advertisement in lighttpd's log, which names the
+    /// connection by the client's port) over one connection, and three connections in all
+    /// through the proxy in front of the server: B's clone, its agent's first sync, its checks.
+    /// Seen failing with a connection for each check (one check a connection, 70 connections).
+    @Test func anAgentsChecksOverHTTPSGoOverOneConnection() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let proxy = try ConnectionProxy(to: server.port)
+        defer { proxy.stop() }
+        try cli.ok(["init", "a", "--device", "A", "--remote", server.url("cloud.git", userInfo: "alice:s3cret-pass")])
+        try cli.ok(["clone", server.url("cloud.git", userInfo: "alice:s3cret-pass", port: proxy.port), "b", "--device", "B"])
+        let b = try startAgent(cli, arguments: ["--interval", "3600", "--peek-interval", "0.2"])
+        defer { b.stop() }
+        var checks: [Int: Int] = [:]
+        let carried = eventually(Self.bound) {
+            let answered = server.accessLog().filter { $0.status == 200 && $0.isUploadPackAdvertisement }
+            checks = Dictionary(grouping: answered, by: \.port).mapValues(\.count)
+            return checks.values.contains { $0 >= 10 }
+        }
+        #expect(carried, "checks answered on each connection: \(checks)")
+        #expect(proxy.accepted == 3, "\(proxy.accepted) connections; checks answered on each: \(checks)")
+        #expect(!b.events.contains { ["offline", "failed"].contains($0["event"] as? String) }, "\(b.events)")
+        #expect(b.stop() == 0)
+    }
+
+    /// The server restarts under an agent that keeps its connection: the agent opens a new one
+    /// (at its next check, or after one failed check, offline once at most) and an edit still
+    /// arrives. The whole agent's check: it passed with the check for a close, the retry and
+    /// the new transport after a failure all taken out (libgit2's HTTP client connects again
+    /// after a request that failed half-way, and one failed check is one offline line);
+    /// `KeptConnectionTests.checksGoOnAfterTheServerRestarts` is the mechanism's.
+    @Test func anAgentGoesOnOverHTTPSAfterTheServerRestarts() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let url = server.url("cloud.git", userInfo: "alice:s3cret-pass")
+        try cli.ok(["init", "a", "--device", "A", "--remote", url])
+        try cli.ok(["clone", url, "b", "--device", "B"])
+        let b = try startAgent(cli, arguments: ["--interval", "3600", "--peek-interval", "0.2"])
+        defer { b.stop() }
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "one\n")
+        try cli.ok(["-C", "a", "sync"])
+        cli.waitForFile("b/note.txt", "one\n", seconds: Self.bound)
+        try server.restart()
+        try cli.ok(["-C", "a", "save", "note.txt"], input: "two\n")
+        try cli.ok(["-C", "a", "sync"])
+        cli.waitForFile("b/note.txt", "two\n", seconds: Self.bound)
+        let offline = b.events.filter { $0["event"] as? String == "offline" }.count
+        #expect(offline <= 1 && !b.events.contains { $0["event"] as? String == "failed" }, "\(b.events)")
+        #expect(b.stop() == 0)
+    }
+
     /// Without the check, the edit waits for the periodic sync: the check is what brings it.
     @Test func withTheCheckTurnedOffAnEditWaitsForThePeriodicSync() throws {
         let (cli, daemon) = try CloudTesting.daemonFixture()

@@ -63,7 +63,8 @@ final class ServerProcess {
         } == 0
     }
 
-    private static func socketAddress(_ port: Int) -> sockaddr_in {
+    /// The address of `port` on 127.0.0.1 (0: any free port, to bind).
+    static func socketAddress(_ port: Int) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)

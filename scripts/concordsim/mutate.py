@@ -220,6 +220,36 @@ MUTATIONS = [
              "\"StrictHostKeyChecking=yes\"",
              "\"StrictHostKeyChecking=accept-new\"",
              "ssh trusts an unknown host key and writes it to known_hosts (SSHClient.arguments)"),
+    Mutation("https-connection-not-kept", "Sources/Git/KeptConnection.swift",
+             "            transport.sockets.allOpen\n",
+             "            transport.sockets.allOpen, address.isEmpty\n",
+             "no https connection is kept (KeptConnection.transport): a sync's fetch and push, and each of the "
+             "agent's checks, open a connection of their own"),
+    Mutation("https-closed-connection-used", "Sources/Git/SocketStream.swift",
+             "state.descriptor >= 0 && state.cut == nil && concord_socket_closed(state.descriptor) == 0",
+             "state.descriptor >= 0 && state.cut == nil",
+             "a kept https connection the server closed is used again (SocketStream.isOpen): the next request goes "
+             "out on it and fails"),
+    Mutation("https-lost-request-not-retried", "Sources/Git/KeptConnection.swift",
+             "        var retried = false\n",
+             "        var retried = true\n",
+             "an operation that lost its kept https connection before any answer is not tried again on a new one "
+             "(KeptConnection.run): offline"),
+    Mutation("https-refusal-retried", "Sources/Git/KeptConnection.swift",
+             "guard isNetwork, !isTimeout, !isOversizedAnswer, !isAuthentication, !isCertificate else { return false }",
+             "guard isNetwork || isAuthentication, !isTimeout, !isOversizedAnswer, !isCertificate else { return false }",
+             "a refused password on a kept https connection counts as a lost connection (GitError.isConnectionLost): "
+             "the refused operation is tried again"),
+    Mutation("kept-socket-watched-while-idle", "Sources/Git/KeptSockets.swift",
+             "        for socket in all { socket.detach() }\n",
+             "        _ = all\n",
+             "a kept connection stays in the network watch between operations (KeptSockets.detach): idle, it is cut "
+             "as stalled"),
+    Mutation("kept-socket-not-watched", "Sources/Git/SocketStream.swift",
+             "        if open { NetworkWatch.add(self) }\n",
+             "        _ = open\n",
+             "a kept connection is not watched in the operations after the one that opened it "
+             "(SocketStream.attach): a server that stalls then holds the operation"),
 ]
 
 

@@ -12,8 +12,9 @@ struct WatchCommand: AsyncParsableCommand {
             The sync agent: it watches the work tree, saves what changed once edits pause (as save --all \
             does) and syncs; it also syncs every --interval seconds to receive other devices' versions, \
             and at once when another device pushes: a cloud on this machine is watched, and a network \
-            cloud's main is checked every --peek-interval seconds (one connection that reads the \
-            references the server advertises; a sync follows only when main moved). In airplane mode, or while \
+            cloud's main is checked every --peek-interval seconds (a session that reads the references \
+            the server advertises, on a connection kept between checks over ssh and https; a sync follows \
+            only when main moved). In airplane mode, or while \
             the cloud cannot be reached, it keeps saving and retries later. Conflicts whose rule in \
             .concord/policies ends with 'auto' are resolved at once. One line per event on standard output: \
             watching, saved, sent, received, new conflict (one line for each document, with its versions), \
