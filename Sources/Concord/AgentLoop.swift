@@ -221,7 +221,7 @@ final class AgentLoop: Sendable {
         let compared = scope
         do {
             let container = container
-            let result = try await background {
+            let result = try await Blocking.run {
                 try container.write(.saved) { try $0.saveAll(scope: compared, holding: held) }
             }
             plan.saveFailures = 0
@@ -345,7 +345,7 @@ final class AgentLoop: Sendable {
     /// never delays a save; its answer comes back as news.
     private func start(_ peek: CloudPeek, plan: inout Plan) {
         plan.peekStarted = .now
-        DispatchQueue.global().async { [weak self] in
+        Blocking.start { [weak self] in
             let found = Result { try peek.cloudMain() }
             self?.note { $0.peeked = found }
         }
@@ -456,12 +456,5 @@ final class AgentLoop: Sendable {
 
     private func report(_ kind: SyncAgentEvent.Kind, _ documents: [DocumentPath] = [], detail: String? = nil) {
         emit(SyncAgentEvent(kind: kind, documents: documents, time: container.options.now(), detail: detail))
-    }
-
-    /// Runs a blocking operation on a global queue, off Swift's cooperative threads.
-    private func background<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
     }
 }

@@ -29,7 +29,7 @@ extension Container {
         return result
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func adopt(fileAt source: String, as document: DocumentPath) async throws -> SaveResult {
@@ -64,7 +64,7 @@ extension Container {
         return try remove(document)
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func evict(_ document: DocumentPath, to destination: String) async throws -> SaveResult {

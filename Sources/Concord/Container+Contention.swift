@@ -13,7 +13,7 @@ extension Container {
         try read { try $0.contention(of: document) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk or on the merges of the previews.
     public func contention(of document: DocumentPath) async throws -> Contention {
         try await offloadRead { try $0.contention(of: document) }

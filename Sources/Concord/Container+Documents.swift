@@ -16,7 +16,7 @@ extension Container {
         try write(.saved) { try $0.save(document, content: nil, force: force) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func save(_ document: DocumentPath, force: Bool = false) async throws -> SaveResult {
@@ -32,7 +32,7 @@ extension Container {
         try write(.saved) { try $0.save(document, content: content, force: force) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func save(_ document: DocumentPath, content: DocumentContent, force: Bool = false) async throws -> SaveResult {
@@ -48,7 +48,7 @@ extension Container {
         try write(.saved) { try $0.remove(document) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func remove(_ document: DocumentPath) async throws -> SaveResult {
@@ -75,7 +75,7 @@ extension Container {
         try write(.moved) { try $0.move(document, to: newName) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func move(_ document: DocumentPath, to newName: DocumentPath) async throws -> SaveResult {
@@ -88,7 +88,7 @@ extension Container {
         try read { try $0.documents(matching: pattern) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func documents(matching pattern: String? = nil) async throws -> [DocumentInfo] {
         try await offloadRead { try $0.documents(matching: pattern) }
@@ -101,7 +101,7 @@ extension Container {
         try read { try $0.history.versions(of: document) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func versions(of document: DocumentPath) async throws -> [DocumentVersion] {
         try await offloadRead { try $0.history.versions(of: document) }
@@ -114,7 +114,7 @@ extension Container {
         try read { try $0.history.contestedVersions(of: document) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func unresolvedVersions(of document: DocumentPath) async throws -> [DocumentVersion] {
         try await offloadRead { try $0.history.contestedVersions(of: document) }
@@ -128,7 +128,7 @@ extension Container {
         try read { try $0.history.content(of: document, version: version) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func content(of document: DocumentPath, version: String? = nil) async throws -> DocumentContent? {
         try await offloadRead { try $0.history.content(of: document, version: version) }
@@ -156,7 +156,7 @@ extension Container {
         try read { try $0.history.conflicts() }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func conflicts() async throws -> [Conflict] {
         try await offloadRead { try $0.history.conflicts() }
@@ -200,7 +200,7 @@ extension Container {
         try write(.saved) { try $0.saveAll() }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func saveAll() async throws -> SaveAllResult {

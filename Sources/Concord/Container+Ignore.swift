@@ -9,7 +9,7 @@ extension Container {
         try read { try $0.ignoredEntries() }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func ignoredEntries() async throws -> [IgnoredEntry] {
         try await offloadRead { try $0.ignoredEntries() }
@@ -23,7 +23,7 @@ extension Container {
         try read { try $0.ignoringRule(of: document) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func ignoringRule(of document: DocumentPath) async throws -> IgnoreRule? {
         try await offloadRead { try $0.ignoringRule(of: document) }

@@ -39,7 +39,7 @@ extension Container {
         }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func compact() async throws -> Compaction {
         try await background { try self.compact() }

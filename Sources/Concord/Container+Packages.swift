@@ -8,7 +8,7 @@ extension Container {
         try read { History.parseLines(Data(try $0.settingsText(ContainerLayout.packages).utf8)) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func packagePatterns() async throws -> [String] {
         try await offloadRead { History.parseLines(Data(try $0.settingsText(ContainerLayout.packages).utf8)) }
@@ -26,7 +26,7 @@ extension Container {
         try write(.saved) { try $0.setPackagePatterns(patterns) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func setPackagePatterns(_ patterns: [String]) async throws {
         try await offloadWrite(.saved) { try $0.setPackagePatterns(patterns) }

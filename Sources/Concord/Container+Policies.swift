@@ -7,7 +7,7 @@ extension Container {
         try read { try $0.settingsText(ContainerLayout.policies) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func policiesText() async throws -> String {
         try await offloadRead { try $0.settingsText(ContainerLayout.policies) }
@@ -34,7 +34,7 @@ extension Container {
         try write(.saved) { try $0.saveSettings(ContainerLayout.policies, text: text) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func setPolicies(_ text: String) async throws {
         try await background { try self.setPolicies(text) }

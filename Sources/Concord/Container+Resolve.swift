@@ -15,7 +15,7 @@ extension Container {
         try resolve([document], using: resolution, dryRun: dryRun)[0]
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func resolve(_ document: DocumentPath, using resolution: Resolution, dryRun: Bool = false) async throws -> ResolveReport {
@@ -37,7 +37,7 @@ extension Container {
         try write(.resolved) { try $0.resolve(documents, using: resolution, dryRun: dryRun) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func resolve(_ documents: [DocumentPath], using resolution: Resolution, dryRun: Bool = false) async throws -> [ResolveReport] {

@@ -9,7 +9,7 @@ extension Container {
         try read { try $0.status() }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func status() async throws -> ContainerStatus {
         try await offloadRead { try $0.status() }

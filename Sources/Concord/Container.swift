@@ -100,7 +100,7 @@ public final class Container: Sendable {
         }
     }
 
-    /// ``read(_:)`` on a global queue, so that the caller's executor never blocks on disk.
+    /// ``read(_:)`` on a queue of its own (``Blocking``), so that the caller's executor never blocks on disk.
     func offloadRead<T: Sendable>(_ body: @escaping @Sendable (ContainerCore) throws -> T) async throws -> T {
         try await background { try self.read(body) }
     }
@@ -120,7 +120,7 @@ public final class Container: Sendable {
         }
     }
 
-    /// ``write(_:_:)`` on a global queue. While another caller holds the core (a sync under way
+    /// ``write(_:_:)`` on a queue of its own (``Blocking``). While another caller holds the core (a sync under way
     /// in this process), the write waits as one that readers see (``WaitingWrite``), like a write
     /// waiting for another process.
     /// A sync (`showsWaiting` false) waits without being seen.
@@ -134,7 +134,7 @@ public final class Container: Sendable {
         }
         let core = core, gitDirectory = gitDirectory
         return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { [self] in
+            Blocking.queue().async { [self] in
                 continuation.resume(
                     with: Result {
                         let run = { (core: ContainerCore) throws -> T in
@@ -152,17 +152,15 @@ public final class Container: Sendable {
         }
     }
 
-    /// Runs `body` (a blocking public call) on a global queue: the async forms of the calls that
+    /// Runs `body` (a blocking public call) on a queue of its own (``Blocking``): the async forms of the calls that
     /// are more than one read or write of the core.
     func background<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await Self.background(body)
     }
 
-    /// Runs `body` on a global queue (``background(_:)``, for the static calls).
+    /// Runs `body` on a queue of its own (``Blocking``) (``background(_:)``, for the static calls).
     static func background<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
+        try await Blocking.run(body)
     }
 
     /// Records the commit `main` is at as one this process wrote, for `cause`.
@@ -204,7 +202,7 @@ public final class Container: Sendable {
         try Document(container: self, path: path)
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func openDocument(_ path: DocumentPath) async throws -> Document {
         try await background { try self.openDocument(path) }
@@ -224,13 +222,13 @@ public final class Container: Sendable {
         return Container(core: core, options: options)
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public static func open(at path: String, options: Options = Options()) async throws -> Container {
         try await Self.background { try Self.open(at: path, options: options) }
     }
 
-    /// The async form of the blocking `create`: the same work on a global queue, so that the
+    /// The async form of the blocking `create`: the same work on a queue of its own (``Blocking``), so that the
     /// caller's executor never waits on disk or the cloud.
     public static func create(
         at path: String, deviceName: String? = nil, cloud: String? = nil, packagePatterns: [String] = [],
@@ -353,7 +351,7 @@ public final class Container: Sendable {
         }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public static func clone(from url: String, to path: String, deviceName: String? = nil, options: Options = Options()) async throws -> Container {
         try await Self.background { try Self.clone(from: url, to: path, deviceName: deviceName, options: options) }
@@ -379,7 +377,7 @@ public final class Container: Sendable {
         }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func setAirplaneMode(_ on: Bool) async throws {
         try await background { try self.setAirplaneMode(on) }
@@ -391,7 +389,7 @@ public final class Container: Sendable {
         try read { try $0.waitingVersionCount() }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func waitingVersionCount() async throws -> Int {
         try await offloadRead { try $0.waitingVersionCount() }

@@ -43,7 +43,7 @@ extension Container {
         try read { try $0.recentlyDeleted(commits: limit) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func recentlyDeleted(limit: Int = 200) async throws -> [DeletedDocument] {
         try await offloadRead { try $0.recentlyDeleted(commits: limit) }

@@ -76,7 +76,7 @@ extension Container {
         try write(.saved) { try $0.undoResolution(of: document) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     @discardableResult
     public func undoResolution(of document: DocumentPath) async throws -> SaveResult {

@@ -93,7 +93,7 @@ public final class DocumentQuery: Sendable {
         guard schedule else { return }
         let interval = batchingInterval.components
         let nanoseconds = Int(interval.seconds) * 1_000_000_000 + Int(interval.attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in self?.flush() }
+        Blocking.queue("concord.query").asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [weak self] in self?.flush() }
     }
 
     /// Tells every stream of the changes gathered since the last update.

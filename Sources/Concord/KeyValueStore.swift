@@ -25,7 +25,7 @@ public final class KeyValueStore: Sendable {
         try container.read { try $0.keyValues()[key] }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func value(forKey key: String) async throws -> Data? {
         try await container.background { try self.value(forKey: key) }
@@ -37,7 +37,7 @@ public final class KeyValueStore: Sendable {
         try container.read { try $0.keyValues() }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func dictionary() async throws -> [String: Data] {
         try await container.background { try self.dictionary() }
@@ -52,7 +52,7 @@ public final class KeyValueStore: Sendable {
         try set([key: value])
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func set(_ value: Data, forKey key: String) async throws {
         try await container.background { try self.set(value, forKey: key) }
@@ -64,7 +64,7 @@ public final class KeyValueStore: Sendable {
         try container.write(.saved) { try $0.setKeyValues(values.mapValues { Optional($0) }) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func set(_ values: [String: Data]) async throws {
         try await container.background { try self.set(values) }
@@ -76,7 +76,7 @@ public final class KeyValueStore: Sendable {
         try container.write(.saved) { try $0.setKeyValues([key: nil]) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func removeValue(forKey key: String) async throws {
         try await container.background { try self.removeValue(forKey: key) }

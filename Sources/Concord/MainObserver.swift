@@ -79,7 +79,7 @@ final class MainObserver: Sendable {
             state.watch = watch
             return
         }
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        let timer = DispatchSource.makeTimerSource(queue: Blocking.queue("concord.main-poll"))
         let interval = self.interval.components
         let nanoseconds = Int(interval.seconds) * 1_000_000_000 + Int(interval.attoseconds / 1_000_000_000)
         timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds))

@@ -23,7 +23,7 @@ extension Container {
         try read { try $0.sizeLimits() }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func sizeLimits() async throws -> SizeLimits {
         try await offloadRead { try $0.sizeLimits() }
@@ -39,7 +39,7 @@ extension Container {
         try write(.saved) { try $0.setFileSizeLimit(bytes) }
     }
 
-    /// The async form of the call above: the same work on a global queue, so that the caller's
+    /// The async form of the call above: the same work on a queue of its own (``Blocking``), so that the caller's
     /// executor (the main actor of an app) never waits on disk.
     public func setFileSizeLimit(_ bytes: Int) async throws {
         try await offloadWrite(.saved) { try $0.setFileSizeLimit(bytes) }

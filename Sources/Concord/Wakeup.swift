@@ -43,7 +43,7 @@ final class Wakeup: Sendable {
                 let delay = ContinuousClock.now.duration(to: deadline)
                 guard delay > .zero else { return true }
                 state.sleeper = continuation
-                let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+                let timer = DispatchSource.makeTimerSource(queue: Blocking.queue("concord.wakeup"))
                 let (seconds, attoseconds) = delay.components
                 // A tenth of the delay as leeway (at most a second), so the kernel can group wake-ups.
                 timer.schedule(

@@ -180,6 +180,42 @@ func eventually(_ seconds: Double, _ condition: @Sendable () -> Bool) async -> B
         await agent.stopped()
     }
 
+    /// An app whose blocking work fills Dispatch's global queue (here 120 calls, each blocked until
+    /// the edit is saved, or a minute) still has its edit saved: the agent's saves, syncs and
+    /// timers run on queues of their own. On the global queue, the save waited for every call
+    /// queued before it (Dispatch adds a thread about once a second): CI's test process, with
+    /// its many blocking calls, once kept an agent from saving for 90 s.
+    @Test func theAgentSavesWhileTheAppsBlockingWorkFillsDispatchsGlobalQueue() async throws {
+        let fixture = try Fixture(devices: 1)
+        let device = fixture[1]
+        let agent = try device.watch(SyncAgent.Options(interval: .seconds(3600)))
+        defer { agent.stop() }
+        let events = AgentEvents(agent)
+        #expect(await eventually(90) { events.all.contains { $0.kind == .watching } })
+        let calls = 120
+        let release = DispatchSemaphore(value: 0), blocked = DispatchGroup()
+        for _ in 0..<calls {
+            // Blocking on purpose, the way an app's blocking call holds its thread.
+            DispatchQueue.global().async(group: blocked) { _ = release.wait(timeout: .now() + 60) }
+        }
+        try Data("written while the global queue is full\n".utf8).write(to: URL(fileURLWithPath: "\(device.root)/note.txt"))
+        // Watched from a thread of its own: Swift's tasks wait on the global queue too.
+        let saved = await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(60)
+                var saved = false
+                while !saved, Date() < deadline {
+                    saved = (try? device.versions(of: doc("note.txt")).isEmpty) == false
+                    if !saved { usleep(50_000) }
+                }
+                for _ in 0..<calls { release.signal() }
+                continuation.resume(returning: saved)
+            }
+        }
+        #expect(saved, "the edit was not saved while the global queue was full")
+        blocked.wait()
+    }
+
     /// Another process writing alone (util-linux flock standing in for its sync) disables no
     /// editing; a save waiting behind it (another handle on the container) does, until it ran.
     /// The holder keeps the lock until the test lets it go: no step depends on a timing.

@@ -201,6 +201,16 @@ MUTATIONS = [
              "",
              "a pkt-line longer than git's 65520 bytes is taken (PacketLineReader.next): a server's advertisement or "
              "report line may be up to 64 KiB"),
+    Mutation("blocking-work-on-global-queue", "Sources/Concord/Blocking.swift",
+             "            queue().async { continuation.resume(with: Result { try body() }) }",
+             "            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }",
+             "blocking work runs on Dispatch's global queue (Blocking.run): an app's blocking calls there keep the "
+             "agent from saving"),
+    Mutation("agent-timer-on-global-queue", "Sources/Concord/Wakeup.swift",
+             "DispatchSource.makeTimerSource(queue: Blocking.queue(\"concord.wakeup\"))",
+             "DispatchSource.makeTimerSource(queue: DispatchQueue.global())",
+             "the agent's wake-up timer fires on Dispatch's global queue (Wakeup.sleep): an app's blocking calls "
+             "there keep the agent asleep past its quiet period"),
     Mutation("ssh-connection-not-kept", "Sources/Git/SSHClient.swift",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder), controlFolder.isEmpty else { return nil }",
