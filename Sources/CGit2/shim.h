@@ -123,6 +123,10 @@ static inline void concord_odb_backend_free(git_odb_backend *backend) {
  * bytes itself, with its own checks (Sources/Git/Repository+Connection.swift, for a push and for
  * a peek at a reference). Only the streams of the advertisement actions (*_LS) are recorded, at
  * most `limit` bytes: past it, or when memory runs out, `failed` is set and nothing more is kept.
+ * With `keeps_state` (a transport kept from one operation to the next), the smart transport's
+ * close at each connect is not handed on: libgit2 1.5's http close only drops the credentials
+ * and the URL, and without them every operation was first refused (401) and sent again. The
+ * inner subtransport's free still closes it.
  */
 typedef struct {
     git_smart_subtransport parent;
@@ -132,6 +136,7 @@ typedef struct {
     size_t capacity;
     size_t limit;
     int failed;
+    int keeps_state;
 } concord_recording_subtransport;
 
 typedef struct {
@@ -205,7 +210,7 @@ static int concord_recording_action(
 
 static int concord_recording_close(git_smart_subtransport *transport) {
     concord_recording_subtransport *owner = (concord_recording_subtransport *)transport;
-    return owner->inner->close(owner->inner);
+    return owner->keeps_state ? 0 : owner->inner->close(owner->inner);
 }
 
 static void concord_recording_free(git_smart_subtransport *transport) {
@@ -215,11 +220,12 @@ static void concord_recording_free(git_smart_subtransport *transport) {
     free(owner);
 }
 
-/* `inner` wrapped, keeping at most `limit` bytes of an advertisement; NULL when memory runs out
- * (`inner` is then still the caller's). */
-static inline git_smart_subtransport *concord_recording_subtransport_new(git_smart_subtransport *inner, size_t limit) {
+/* `inner` wrapped, keeping at most `limit` bytes of an advertisement, and its state across
+ * connects when `keeps_state`; NULL when memory runs out (`inner` is then still the caller's). */
+static inline git_smart_subtransport *concord_recording_subtransport_new(git_smart_subtransport *inner, size_t limit, int keeps_state) {
     concord_recording_subtransport *owner = calloc(1, sizeof *owner);
     if (!owner) return NULL;
+    owner->keeps_state = keeps_state;
     owner->parent.action = concord_recording_action;
     owner->parent.close = concord_recording_close;
     owner->parent.free = concord_recording_free;

@@ -5,8 +5,10 @@ internal import CGit2
 /// it lives.
 ///
 /// libgit2 1.5 allows a smart transport to connect again: each `connect` frees the last
-/// stream, closes the subtransport (its http `close` drops only the credentials and the URL)
-/// and asks for a new advertisement. The http subtransport's client, made at the first
+/// stream, closes the subtransport and asks for a new advertisement. Its http `close` drops
+/// only the credentials and the URL, so a kept transport's subtransport does not hand it on
+/// (``Subtransport/keepsState``): an operation after the first sends the credentials at once
+/// instead of being refused (401) and sending its request again. The http subtransport's client, made at the first
 /// request, holds its connection open while the server keeps it alive, and is freed only with
 /// the transport: so every operation through this transport, a fetch (through
 /// `concord_forwarding_transport`, ``RemoteCallbacks``), a push or a peek (through
@@ -46,7 +48,7 @@ final class KeptTransport {
         guard let remote = try repository.anonymousRemote(name, url: address) else {
             throw GitError(message: "libgit2 made no remote for \(address)", function: "git_remote_create_with_opts")
         }
-        let capture = Subtransport(.http, recordingAtMost: answerLimit, ssh: nil)
+        let capture = Subtransport(.http, recordingAtMost: answerLimit, ssh: nil, keepsState: true)
         var definition = git_smart_subtransport_definition(callback: subtransportCallback, rpc: 1, param: Unmanaged.passUnretained(capture).toOpaque())
         let made: UnsafeMutablePointer<git_transport>
         do {

@@ -21,6 +21,10 @@ final class RemoteCallbacks {
     private(set) var offered: [String] = []
     /// The credential handed to libgit2 last: the one the server accepted, when the operation succeeded.
     private(set) var lastOffered: Credential?
+    /// The credential a kept transport sends with each request of this operation from the
+    /// start (the one the last operation ended with; ``Subtransport/keepsState``): when the
+    /// server refuses it, it is not offered again.
+    private var presented: Credential?
     /// The captures of the ssh transports made for this operation, alive as long as it is.
     private var sshSubtransports: [Subtransport] = []
     /// The kept transport a fetch goes through (``KeptTransport``), which owns these callbacks.
@@ -39,15 +43,17 @@ final class RemoteCallbacks {
         self.kept = kept
     }
 
-    /// Starts another operation: its access, progress and network operation; no credential
-    /// offered yet.
+    /// Starts another operation of the kept transport: its access, progress and network
+    /// operation; no credential offered yet but the one the transport still holds, which the
+    /// last operation ended with (a transport is dropped after any failure, ``KeptConnection``).
     func begin(access: RemoteAccess?, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: NetworkOperation) {
         self.access = access
         self.progress = progress
         self.operation = operation
         next = 0
         offered = []
-        lastOffered = nil
+        presented = lastOffered
+        lastOffered = presented
     }
 
     /// Points `callbacks` at this state. Call inside `withExtendedLifetime(self)`, for the
@@ -71,6 +77,10 @@ final class RemoteCallbacks {
             let credential = access.credentials[next]
             next += 1
             switch credential {
+            case .password where credential == presented:
+                // Sent with the refused request already.
+                presented = nil
+                offered.append(credential.description)
             case let .password(name, password) where allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0:
                 offer(credential)
                 return git_credential_userpass_plaintext_new(out, name, password)

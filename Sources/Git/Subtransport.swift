@@ -50,14 +50,19 @@ final class Subtransport {
     let limit: Int?
     /// How ssh is run, for an ssh URL.
     let ssh: SSHClient
+    /// True for a transport kept from one operation to the next (``KeptTransport``): the
+    /// subtransport keeps its credentials across connects, so that each operation after the
+    /// first sends them at once (`keeps_state` in the C shim).
+    let keepsState: Bool
     /// The subtransport, inside a recording one (`concord_recording_subtransport_new`) when
     /// recording.
     var subtransport: UnsafeMutablePointer<git_smart_subtransport>?
 
-    init(_ kind: Kind, recordingAtMost limit: Int?, ssh: SSHClient?) {
+    init(_ kind: Kind, recordingAtMost limit: Int?, ssh: SSHClient?, keepsState: Bool = false) {
         self.kind = kind
         self.limit = limit
         self.ssh = ssh ?? SSHClient(home: NSHomeDirectory(), controlFolder: nil)
+        self.keepsState = keepsState
     }
 
     /// Forgets the advertisement recorded last, before an operation on a kept transport
@@ -114,7 +119,7 @@ let subtransportCallback: git_smart_subtransport_cb = { out, owner, param in
         out.pointee = inner
         return 0
     }
-    guard let recording = concord_recording_subtransport_new(inner, limit) else {
+    guard let recording = concord_recording_subtransport_new(inner, limit, capture.keepsState ? 1 : 0) else {
         inner.pointee.free(inner)
         return -1
     }

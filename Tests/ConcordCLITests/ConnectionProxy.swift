@@ -156,7 +156,7 @@ final class ConnectionProxy: @unchecked Sendable {
             close(connection.upstream)
         }
         while true {
-            let (closed, dropping) = lock.withLock { (connection.closed, connection.dropping) }
+            let closed = lock.withLock { connection.closed }
             var requests = [
                 pollfd(fd: connection.client, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: closed ? -1 : connection.upstream, events: Int16(POLLIN), revents: 0),
@@ -172,7 +172,8 @@ final class ConnectionProxy: @unchecked Sendable {
                     if buffer[0] == 23 { lock.withLock { requestsAfterCloseCount += 1 } }
                     continue
                 }
-                if dropping { return }
+                // Read after the bytes arrived: a request sent while the poll waited is dropped too.
+                if lock.withLock({ connection.dropping }) { return }
                 guard send(connection.upstream, buffer, count, Int32(MSG_NOSIGNAL)) == count else { return }
             }
             if !closed, requests[1].revents != 0 {

@@ -235,6 +235,16 @@ MUTATIONS = [
              "            transport.sockets.allOpen, address.isEmpty\n",
              "no https connection is kept (KeptConnection.transport): a sync's fetch and push, and each of the "
              "agent's checks, open a connection of their own"),
+    Mutation("https-credentials-dropped-at-connect", "Sources/Git/KeptTransport.swift",
+             "ssh: nil, keepsState: true)",
+             "ssh: nil, keepsState: false)",
+             "a kept https transport's subtransport is closed at each connect (KeptTransport.init): its "
+             "credentials dropped, every operation is refused (401) and sent again"),
+    Mutation("https-refused-credential-offered-again", "Sources/Git/RemoteCallbacks.swift",
+             "            case .password where credential == presented:",
+             "            case .password where credential == presented && false:",
+             "a password the server refused on a kept https connection is offered again (RemoteCallbacks.acquire): "
+             "the same refusal twice, on a new connection when the server closed it"),
     Mutation("https-closed-connection-used", "Sources/Git/SocketStream.swift",
              "state.descriptor >= 0 && state.cut == nil && concord_socket_closed(state.descriptor) == 0",
              "state.descriptor >= 0 && state.cut == nil",
