@@ -43,7 +43,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "ConcordTool", dependencies: ["ConcordCLI"]),
+        // libgit2's calls to these two mbedTLS functions come to CGit2Loader's (Loader.c), which
+        // parse the system's certificate authorities at the first TLS connection, not at libgit2's start.
+        .executableTarget(
+            name: "ConcordTool", dependencies: ["ConcordCLI"],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file", "-Xlinker", "--export-dynamic-symbol=mbedtls_ssl_setup",
+                ])
+            ]),
         // The resolver page's server (`concord ui` starts it): its own target and executable, so that
         // the command line neither links nor starts a web server.
         .target(

@@ -10,6 +10,8 @@
 /* libgit2 is loaded on first use (the CGit2Loader target): git_libgit2_opts, variadic, is called
  * through its own type, and cannot be called from Swift: one typed wrapper per option. */
 void *concord_libgit2_symbol(const char *name);
+/* git_libgit2_init, the system's certificate authorities parsed at the first TLS connection (CGit2Loader). */
+int concord_libgit2_init(void);
 #define git_libgit2_opts ((int (*)(int, ...))concord_libgit2_symbol("git_libgit2_opts"))
 static inline int concord_git_set_search_path(int level, const char *path) {
     return git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, level, path);

@@ -6,7 +6,7 @@ internal import Synchronization
 /// nothing here can turn verification off.
 public enum CertificateAuthorities {
     /// The system's folder of authorities; libgit2 parses the bundle in it (``systemBundle``)
-    /// when it starts (``Libgit2``).
+    /// when it starts, or (in the `concord` executable) at the first TLS connection (``Libgit2``).
     public static let systemFolder = "/etc/ssl/certs"
     /// The system's bundle of authorities.
     public static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"

@@ -11,13 +11,13 @@ internal import Foundation
 ///
 /// Started on first use only (a repository's handle first used, a repository made, a merge, a
 /// blob's id computed, a certificate added), never by `--version`, `help` or a command that only
-/// reads (``Repository/open(at:)`` defers the handle): Debian's libgit2 1.5 with mbedTLS parses
-/// the whole system CA bundle inside `git_libgit2_init` (about 52 million instructions, most of a
-/// short command), and no option can defer that load, since `GIT_OPT_SET_SSL_CERT_LOCATIONS`
-/// needs the TLS configuration the start makes (benchmarks/README.md, the start of a command).
+/// reads (``Repository/open(at:)`` defers the handle). Debian's libgit2 1.5 with mbedTLS parses
+/// the whole system CA bundle inside `git_libgit2_init` (about 54 million instructions, half of
+/// a one-file save); in the `concord` executable the bundle is only noted then, and parsed at the
+/// first TLS connection (`concord_libgit2_init`, CGit2Loader's Loader.c).
 enum Libgit2 {
     static let initialized: Bool = {
-        git_libgit2_init()
+        concord_libgit2_init()
         let levels = [GIT_CONFIG_LEVEL_SYSTEM, GIT_CONFIG_LEVEL_XDG, GIT_CONFIG_LEVEL_GLOBAL, GIT_CONFIG_LEVEL_PROGRAMDATA]
         for level in levels {
             _ = concord_git_set_search_path(level.rawValue, "/nonexistent/concord-ignores-outside-config")

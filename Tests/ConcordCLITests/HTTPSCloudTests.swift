@@ -177,4 +177,42 @@ import Testing
         try cli.ok(["-C", "a", "save", "note.txt"], input: "over https\n")
         try cli.ok(["-C", "a", "sync"])
     }
+
+    /// The system's authorities are parsed at the first TLS connection, not when libgit2 starts
+    /// (Debian's libgit2 with mbedTLS parses the whole bundle in `git_libgit2_init`, half of a
+    /// one-file save's work; CGit2Loader notes it instead): a save never opens the bundle, and a
+    /// clone that trusts only the system's authorities verifies the server with them. The
+    /// second half puts the test's authority in the system's bundle, in a mount namespace of the
+    /// clone's own (`unshare`, which needs the right to mount: root, as in CI). Seen failing
+    /// with the noted bundle never parsed: the clone's certificate was not trusted.
+    @Test(.enabled(if: MountNamespace.available, "unshare --mount is not allowed here"))
+    func theSystemsAuthoritiesAreParsedAtTheFirstConnectionNotWhenLibgit2Starts() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let url = server.url("cloud.git", userInfo: "alice:s3cret-pass")
+        try cli.ok(["init", "a", "--device", "A", "--remote", url])
+        let trace = "\(cli.folder)/trace.txt"
+        let strace = Process()
+        strace.executableURL = URL(fileURLWithPath: "/usr/bin/strace")
+        strace.arguments = ["-f", "-e", "trace=openat", "-o", trace, CLI.binary, "-C", "a", "save", "note.txt", "--file", "/dev/null"]
+        strace.currentDirectoryURL = URL(fileURLWithPath: cli.folder)
+        strace.environment = ProcessInfo.processInfo.environment.merging(cli.environment) { $1 }
+        strace.standardOutput = FileHandle.nullDevice
+        strace.standardError = FileHandle.nullDevice
+        try strace.run()
+        strace.waitUntilExit()
+        #expect(strace.terminationStatus == 0)
+        let opened = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n").filter { $0.contains("ca-certificates") }
+        #expect(opened.isEmpty, "a save opened the system's bundle: \(opened)")
+
+        let bundle = "\(cli.folder)/system-and-test.crt"
+        let system = try String(contentsOfFile: "/etc/ssl/certs/ca-certificates.crt", encoding: .utf8)
+        try (system + String(contentsOfFile: server.authority, encoding: .utf8)).write(toFile: bundle, atomically: true, encoding: .utf8)
+        let clone = try MountNamespace.run(
+            binding: bundle, over: "/etc/ssl/certs/ca-certificates.crt", [CLI.binary, "clone", url, "\(cli.folder)/b", "--device", "B"],
+            environment: ProcessInfo.processInfo.environment.merging(cli.environment) { $1 }.merging(["SSL_CERT_FILE": ""]) { $1 })
+        #expect(clone.status == 0, "\(clone.stderr)")
+        let untrusted = try cli.run(["clone", url, "c", "--device", "C"], environment: ["SSL_CERT_FILE": ""])
+        #expect(untrusted.status == 1 && untrusted.stderr.contains("certificate not trusted"), "\(untrusted.stderr)")
+    }
 }

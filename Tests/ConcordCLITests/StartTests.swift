@@ -2,10 +2,11 @@ import Foundation
 import Testing
 
 /// Issue 41's start like git's: a command that reads only what Concord reads itself
-/// (references, configuration, objects) never starts libgit2, whose start parses the system's
-/// whole CA bundle (Debian's libgit2 with mbedTLS reads `/etc/ssl/certs/ca-certificates.crt`
-/// in `git_libgit2_init`, most of a short command's work). Seen with strace: the bundle's path
-/// is looked up only by a command that started libgit2 (a save, here, as a control). Nor do they
+/// (references, configuration, objects) never starts libgit2, whose start looks up the system's
+/// CA bundle (Debian's libgit2 with mbedTLS parses `/etc/ssl/certs/ca-certificates.crt` in
+/// `git_libgit2_init`; `concord` defers that parse to the first TLS connection, see
+/// HTTPSCloudTests). Seen with strace: the bundle's path is looked up only by a command that
+/// started libgit2 (a save, here, as a control). Nor do they
 /// load it: `concord` is not linked with libgit2, which is loaded on first use with the 19
 /// libraries Debian's build needs (CGit2Loader; seen failing, every command loading it, when
 /// linked).

@@ -235,6 +235,16 @@ MUTATIONS = [
              "            transport.sockets.allOpen, address.isEmpty\n",
              "no https connection is kept (KeptConnection.transport): a sync's fetch and push, and each of the "
              "agent's checks, open a connection of their own"),
+    Mutation("authorities-parsed-at-start", "Package.swift",
+             '"-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file", "-Xlinker", "--export-dynamic-symbol=mbedtls_ssl_setup",',
+             '"-Xlinker", "--export-dynamic-symbol=concord_nothing",',
+             "concord does not export its two mbedTLS functions (Package.swift, ConcordTool): libgit2's start parses "
+             "the system's certificate bundle for every command, a save included"),
+    Mutation("noted-authorities-never-parsed", "Sources/CGit2Loader/Loader.c",
+             "        parse_file(noted_list, noted_file);\n",
+             "",
+             "the system's bundle noted at libgit2's start is never parsed (mbedtls_ssl_setup): a server that only "
+             "the system's authorities vouch for is not trusted"),
     Mutation("https-credentials-dropped-at-connect", "Sources/Git/KeptTransport.swift",
              "ssh: nil, keepsState: true)",
              "ssh: nil, keepsState: false)",
