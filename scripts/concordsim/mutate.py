@@ -211,6 +211,10 @@ MUTATIONS = [
              "DispatchSource.makeTimerSource(queue: DispatchQueue.global())",
              "the agent's wake-up timer fires on Dispatch's global queue (Wakeup.sleep): an app's blocking calls "
              "there keep the agent asleep past its quiet period"),
+    Mutation("temporary-name-not-drawn-again", "Sources/Concord/WorkTree.swift",
+             "        for _ in 0..<100 {\n            let name = ",
+             "        for _ in 0..<1 {\n            let name = ",
+             "a temporary file's name already taken fails the write (WorkTree.createTemporary): no other name is drawn"),
     Mutation("ssh-connection-not-kept", "Sources/Git/SSHClient.swift",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder), controlFolder.isEmpty else { return nil }",
