@@ -53,7 +53,6 @@ final class RemoteCallbacks {
         next = 0
         offered = []
         presented = lastOffered
-        lastOffered = presented
     }
 
     /// Points `callbacks` at this state. Call inside `withExtendedLifetime(self)`, for the
