@@ -26,7 +26,7 @@ extension History {
                 problem = "no such commit in this container"
             } else if (try? known(id)) == nil {
                 problem = "not a commit"
-            } else if try !isVersion(id, of: document), try !isFormerVersion(id) {
+            } else if try !isVersion(id, of: document, patterns: historyPatterns()), try !isFormerVersion(id) {
                 problem = "not a version of it"
             } else {
                 problem = nil

@@ -22,6 +22,25 @@ extension History {
         try documentEntry(converting: entry(document.value, in: tree), of: document.value, in: tree)
     }
 
+    /// `document`'s entry in `tree` as ``documentEntry(_:in:)`` gives it, for the package
+    /// patterns `patterns` instead of `tree`'s own.
+    func documentEntry(_ document: DocumentPath, in tree: OID?, patterns: PackagePatterns) throws -> TreeEntry? {
+        documentEntry(converting: try entry(document.value, in: tree), of: document.value, patterns: patterns)
+    }
+
+    /// The package patterns a document's history is read under: those of `main`'s tree, for
+    /// every commit, as the history index applies them. A folder made a package then has the
+    /// package's versions from its first file on, and no answer depends on whether this device
+    /// has the index (a walk with each commit's own patterns saw one version, a folder).
+    func historyPatterns() throws -> PackagePatterns {
+        let patterns = try packagePatterns(in: tree(of: head()))
+        if patterns != cachedUnderPatterns {
+            if cachedUnderPatterns != nil { cache.forgetCurrentVersions() }
+            cachedUnderPatterns = patterns
+        }
+        return patterns
+    }
+
     /// `raw`, the tree entry at `path` in `tree`, as ``documentEntry(_:in:)`` gives it.
     func documentEntry(converting raw: TreeEntry?, of path: String, in tree: OID?) throws -> TreeEntry? {
         guard let raw, raw.kind == .tree else { return raw }
@@ -34,11 +53,11 @@ extension History {
         return TreeEntry(name: raw.name, id: Self.folderID, mode: TreeEntry.treeMode)
     }
 
-    /// True when `document` is in the same state in both trees: the same file or package, a
-    /// folder in both (whatever each holds), or absent from both.
-    func sameDocumentEntry(_ document: DocumentPath, _ first: OID?, _ second: OID?) throws -> Bool {
+    /// True when `document` is in the same state in both trees under `patterns`: the same file
+    /// or package, a folder in both (whatever each holds), or absent from both.
+    func sameDocumentEntry(_ document: DocumentPath, _ first: OID?, _ second: OID?, patterns: PackagePatterns) throws -> Bool {
         if try sameEntry(document, first, second) { return true }
-        return try documentEntry(document, in: first) == documentEntry(document, in: second)
+        return try documentEntry(document, in: first, patterns: patterns) == documentEntry(document, in: second, patterns: patterns)
     }
 
     /// True when the folder at `path` is a package for `patterns` (its name matches one).

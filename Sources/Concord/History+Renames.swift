@@ -46,7 +46,7 @@ extension History {
     /// The name `document` had in its version `id`: `document` itself, or a name it had before
     /// a rename; nil when `id` is no version of it.
     func versionName(_ id: OID, of document: DocumentPath) throws -> DocumentPath? {
-        if try isVersion(id, of: document) { return document }
+        if try isVersion(id, of: document, patterns: historyPatterns()) { return document }
         for head in try formerVersionHeads() {
             if let name = try formerVersions(of: document, at: head).first(where: { $0.id == id })?.name { return name }
         }
@@ -65,9 +65,10 @@ extension History {
     func ownVersions(of name: DocumentPath, at head: OID) throws -> [OID] {
         if let index = index(at: head) { return index.versions(of: name.value).map(\.commit) }
         var found: [OID] = []
+        let patterns = try historyPatterns()
         try ConcordError.wrap("cannot walk the history") {
             try repository.walk(from: [head]) { id in
-                if try isVersion(id, of: name) { found.append(id) }
+                if try isVersion(id, of: name, patterns: patterns) { found.append(id) }
                 return true
             }
         }

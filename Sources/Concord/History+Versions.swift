@@ -6,16 +6,17 @@ internal import GitStore
 internal import Logging
 
 extension History {
-    /// True when `commit` is a version of `document`: its entry differs from every parent's,
-    /// or the commit resolved the document's conflict.
-    func isVersion(_ id: OID, of document: DocumentPath) throws -> Bool {
+    /// True when `commit` is a version of `document` (read under ``historyPatterns()``, given
+    /// as `patterns`): its entry differs from every parent's, or the commit resolved the
+    /// document's conflict.
+    func isVersion(_ id: OID, of document: DocumentPath, patterns: PackagePatterns) throws -> Bool {
         let known = try known(id), commit = known.commit, trailers = known.trailers
         if !trailers.resolved(document).isEmpty { return true }
         // An integration that names another version current (one carried across a rename) is not one.
         if commit.parents.count > 1, let named = trailers.current(of: document), named != id { return false }
-        if commit.parents.isEmpty { return try documentEntry(document, in: commit.tree) != nil }
-        if commit.parents.count == 1, let changed = try changes(document, in: id, commit) { return changed }
-        for parent in commit.parents where try sameDocumentEntry(document, commit.tree, tree(of: parent)) { return false }
+        if commit.parents.isEmpty { return try documentEntry(document, in: commit.tree, patterns: patterns) != nil }
+        if commit.parents.count == 1, let changed = try changes(document, in: id, commit, patterns: patterns) { return changed }
+        for parent in commit.parents where try sameDocumentEntry(document, commit.tree, tree(of: parent), patterns: patterns) { return false }
         return true
     }
 
@@ -25,6 +26,7 @@ extension History {
     /// (the walk only follows commits that kept it, so no folder needs reading for it).
     func currentVersion(of document: DocumentPath, at head: OID?, entry known: OID?? = nil) throws -> OID? {
         guard var id = head else { return nil }
+        let patterns = try historyPatterns()
         var walked: [OID] = []
         let found: OID?
         let index = openedIndex
@@ -38,7 +40,7 @@ extension History {
             if let index {
                 covered = covered || id == index.tip || index.arriving.map { !$0.contains(id) } == true
             }
-            if covered, let index, let indexed = index.current(of: document.value, entry: try known ?? documentEntry(document, in: tree(of: id))?.id) {
+            if covered, let index, let indexed = index.current(of: document.value, entry: try known ?? documentEntry(document, in: tree(of: id), patterns: patterns)?.id) {
                 found = indexed
                 break
             }
@@ -52,7 +54,7 @@ extension History {
                 found = named
                 break
             }
-            if commit.parents.count == 1, let changed = try changes(document, in: id, commit) {
+            if commit.parents.count == 1, let changed = try changes(document, in: id, commit, patterns: patterns) {
                 if changed {
                     found = id
                     break
@@ -60,15 +62,15 @@ extension History {
                 id = commit.parents[0]
                 continue
             }
-            let same = try commit.parents.filter { try sameDocumentEntry(document, commit.tree, tree(of: $0)) }
-            if same.count > 1, try documentEntry(document, in: commit.tree) == nil {
+            let same = try commit.parents.filter { try sameDocumentEntry(document, commit.tree, tree(of: $0), patterns: patterns) }
+            if same.count > 1, try documentEntry(document, in: commit.tree, patterns: patterns) == nil {
                 // Absent on several sides: one may never have had the document while another
                 // deleted it. The deletion is its current version, whichever parent comes first.
                 found = try firstExisting(same, document: document)
                 break
             }
             guard let following = same.first else {
-                found = try commit.parents.isEmpty && documentEntry(document, in: commit.tree) == nil ? nil : id
+                found = try commit.parents.isEmpty && documentEntry(document, in: commit.tree, patterns: patterns) == nil ? nil : id
                 break
             }
             id = following
@@ -105,7 +107,7 @@ extension History {
     /// commit by diffing it with its parent: a walk over many documents then reads each commit's
     /// folders once, not once per document (a folder of 10,000 documents is a 400 KB tree).
     /// Nil when the commit changed too many paths to keep (an import): compare entries then.
-    private func changes(_ document: DocumentPath, in id: OID, _ commit: Commit) throws -> Bool? {
+    private func changes(_ document: DocumentPath, in id: OID, _ commit: Commit, patterns: PackagePatterns) throws -> Bool? {
         let changed = try cache.changedPaths(of: id) {
             guard
                 let changes = try ConcordError.wrap(
@@ -129,7 +131,7 @@ extension History {
         if changed.edited.contains(path) { return true }
         // A folder above a changed file is in the set too: only a change of its state (a file
         // or nothing becoming a folder, or the reverse) is a version of that name.
-        return try changed.paths.contains(path) && !sameDocumentEntry(document, tree(of: commit.parents[0]), commit.tree)
+        return try changed.paths.contains(path) && !sameDocumentEntry(document, tree(of: commit.parents[0]), commit.tree, patterns: patterns)
     }
 
     /// The versions a version replaced: the one its first parent held, and, for a resolution,
@@ -179,7 +181,7 @@ extension History {
     /// `document`'s entry in version `id`: from the history index when it lists the version,
     /// else read from the version's folder (in a wide folder, a tree of thousands of entries).
     func entry(of document: DocumentPath, at id: OID, indexed: HistoryIndex.Version?) throws -> TreeEntry? {
-        guard let indexed else { return try documentEntry(document, in: tree(of: id)) }
+        guard let indexed else { return try documentEntry(document, in: tree(of: id), patterns: historyPatterns()) }
         return indexed.entry.map { TreeEntry(name: document.name, id: $0, mode: indexed.mode) }
     }
 
@@ -220,9 +222,10 @@ extension History {
                 try describe(version.commit, of: document, current: current, conflicts: conflicts, indexed: version)
             }
         } else {
+            let patterns = try historyPatterns()
             try ConcordError.wrap("cannot walk the history") {
                 try repository.walk(from: [head]) { id in
-                    if try isVersion(id, of: document) {
+                    if try isVersion(id, of: document, patterns: patterns) {
                         described.append(try describe(id, of: document, current: current, conflicts: conflicts))
                     }
                     return true
@@ -268,7 +271,7 @@ extension History {
             throw ConcordError.unknownVersion(text, document: document.value)
         }
         if let oid = OID(hex: lowered), repository.contains(oid), (try? repository.commit(oid)) != nil,
-            try isVersion(oid, of: document)
+            try isVersion(oid, of: document, patterns: historyPatterns())
         {
             return oid
         }

@@ -17,6 +17,8 @@ final class History {
     var index: HistoryIndex??
     /// The package patterns of each `.concord/packages` read, by its blob id.
     var patternsByBlob: [OID: PackagePatterns] = [:]
+    /// The patterns the cached current versions were found under (``historyPatterns()``).
+    var cachedUnderPatterns: PackagePatterns?
     /// While an integration runs: the heads of both sides, whose renames a version of a
     /// document may come through (``formerVersionHeads()``).
     var integrating: [OID]?

@@ -78,6 +78,9 @@ final class HistoryCache {
         versions[VersionKey(document: document, commit: commit)]
     }
 
+    /// Forgets every current version found: they were found under package patterns that changed.
+    func forgetCurrentVersions() { versions.removeAll() }
+
     /// Records that `document`'s current version is `version` at each of `commits`.
     func remember(_ version: OID?, of document: DocumentPath, at commits: [OID]) {
         if versions.count + commits.count > limit { versions.removeAll(keepingCapacity: true) }

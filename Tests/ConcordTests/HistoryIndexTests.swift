@@ -117,7 +117,37 @@ import Testing
         #expect(tip.hasSuffix("\ntrip[0-9]\ntrip\n"))
         let versions = try await device.versions(of: doc("trip"))
         #expect(versions.count == 3 && versions.allSatisfy(\.isPackage), "\(versions)")
+        #expect(versions.first?.isCurrent == true && versions.dropFirst().allSatisfy { !$0.isCurrent }, "the last edit is current: \(versions)")
         await #expect(throws: ConcordError.self) { try await device.versions(of: doc("trip/plan.txt")) }
+
+        // Without the index (a device that has none yet), a walk reads the whole history under
+        // the same patterns, today's: the same versions, the same current one.
+        let history = "\(device.root)/.git/concord/history"
+        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
+        let walked = try await Container.open(at: device.root)
+        #expect(try await walked.versions(of: doc("trip")) == versions)
+        #expect(try await walked.unresolvedVersions(of: doc("trip")).map(\.id) == [versions[0].id])
+    }
+
+    /// A container kept open (an app's, an agent's) that walks the history remembers current
+    /// versions; when another process makes a folder a package, they are found again under the
+    /// new patterns, not answered from what was found under the old ones.
+    @Test func aContainerKeptOpenReadsTheHistoryUnderPatternsChangedByAnother() async throws {
+        let fixture = try Fixture(devices: 1)
+        let device = fixture[1]
+        try await device.save(doc("trip/plan.txt"), content: text("p0"))
+        try await device.save(doc("trip/costs.txt"), content: text("c0"))
+        try await device.save(doc("trip/plan.txt"), content: text("p1"))
+        let history = "\(device.root)/.git/concord/history"
+        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
+        let open = try await Container.open(at: device.root)
+        let before = try await open.versions(of: doc("trip"))
+        #expect(before.map(\.isFolder) == [true], "a folder of documents, one state: \(before)")
+
+        try await device.setPackagePatterns(["trip"])
+        let after = try await open.versions(of: doc("trip"))
+        #expect(after.count == 3 && after.allSatisfy(\.isPackage), "\(after)")
+        #expect(after.first?.isCurrent == true && after.dropFirst().allSatisfy { !$0.isCurrent }, "the last edit is current: \(after)")
     }
 
     /// The current version depends on the route the walk takes when several versions share a

@@ -215,6 +215,16 @@ MUTATIONS = [
              "        for _ in 0..<100 {\n            let name = ",
              "        for _ in 0..<1 {\n            let name = ",
              "a temporary file's name already taken fails the write (WorkTree.createTemporary): no other name is drawn"),
+    Mutation("history-read-under-each-commits-patterns", "Sources/Concord/History+Folders.swift",
+             "        documentEntry(converting: try entry(document.value, in: tree), of: document.value, patterns: patterns)\n",
+             "        try documentEntry(document, in: tree)\n",
+             "a walk of the history reads each commit under its own package patterns (History.documentEntry(_:in:patterns:)): "
+             "without the index, a folder made a package has one version, a folder, where the index lists the package's"),
+    Mutation("current-versions-kept-across-patterns", "Sources/Concord/History+Folders.swift",
+             "            if cachedUnderPatterns != nil { cache.forgetCurrentVersions() }\n",
+             "",
+             "the current versions a container found are kept when the package patterns change (History.historyPatterns): "
+             "a container kept open answers from what it found under the old ones"),
     Mutation("ssh-connection-not-kept", "Sources/Git/SSHClient.swift",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder), controlFolder.isEmpty else { return nil }",
