@@ -43,7 +43,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // libgit2's calls to these two mbedTLS functions come to CGit2Loader's (Loader.c), which
+        // libgit2's calls to these two mbedTLS functions come to CGit2Loader's (Authorities.c), which
         // parse the system's certificate authorities at the first TLS connection, not at libgit2's start.
         .executableTarget(
             name: "ConcordTool", dependencies: ["ConcordCLI"],

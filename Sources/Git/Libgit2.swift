@@ -14,7 +14,7 @@ internal import Foundation
 /// reads (``Repository/open(at:)`` defers the handle). Debian's libgit2 1.5 with mbedTLS parses
 /// the whole system CA bundle inside `git_libgit2_init` (about 54 million instructions, half of
 /// a one-file save); in the `concord` executable the bundle is only noted then, and parsed at the
-/// first TLS connection (`concord_libgit2_init`, CGit2Loader's Loader.c).
+/// first TLS connection (`concord_libgit2_init`, CGit2Loader's Authorities.c).
 enum Libgit2 {
     static let initialized: Bool = {
         concord_libgit2_init()

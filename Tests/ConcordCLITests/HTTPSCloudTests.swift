@@ -178,6 +178,34 @@ import Testing
         try cli.ok(["-C", "a", "sync"])
     }
 
+    /// `concord` decodes the PEM certificates of an authorities file itself and hands each to
+    /// mbedTLS (mbedTLS's constant-time base64 took 50 M instructions for the system's bundle);
+    /// it answers as mbedTLS does: a block that is not base64 or not a certificate is skipped
+    /// when others parse (lines ending in CR LF among them), and a file with no certificate
+    /// that parses refuses the clone in one line, creating nothing.
+    @Test func aCertificateFileIsReadAsMbedTLSReadsIt() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let url = server.url("cloud.git", userInfo: "alice:s3cret-pass")
+        try cli.ok(["init", "a", "--device", "A", "--remote", url])
+        let authority = try String(contentsOfFile: server.authority, encoding: .utf8)
+        let notBase64 = "-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n"
+        let notACertificate = "-----BEGIN CERTIFICATE-----\n\(Data("not a certificate".utf8).base64EncodedString())\n-----END CERTIFICATE-----\n"
+        let files = [
+            "mixed.crt": "some words first\n" + notBase64 + notACertificate + authority.replacingOccurrences(of: "\n", with: "\r\n"),
+            "none.crt": notBase64 + notACertificate,
+        ]
+        for (name, text) in files { try text.write(toFile: "\(cli.folder)/\(name)", atomically: true, encoding: .utf8) }
+
+        let trusted = try cli.run(["clone", url, "b", "--device", "B"], environment: ["SSL_CERT_FILE": "\(cli.folder)/mixed.crt"])
+        #expect(trusted.status == 0, "\(trusted.stderr)")
+        let refused = try cli.run(["clone", url, "c", "--device", "C"], environment: ["SSL_CERT_FILE": "\(cli.folder)/none.crt"])
+        #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("SSL_CERT_FILE=\(cli.folder)/none.crt: failed to load CA certificates"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("s3cret"))
+        #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/c"))
+    }
+
     /// The system's authorities are parsed at the first TLS connection, not when libgit2 starts
     /// (Debian's libgit2 with mbedTLS parses the whole bundle in `git_libgit2_init`, half of a
     /// one-file save's work; CGit2Loader notes it instead): a save never opens the bundle, and a

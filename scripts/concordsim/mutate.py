@@ -254,11 +254,16 @@ MUTATIONS = [
              '"-Xlinker", "--export-dynamic-symbol=concord_nothing",',
              "concord does not export its two mbedTLS functions (Package.swift, ConcordTool): libgit2's start parses "
              "the system's certificate bundle for every command, a save included"),
-    Mutation("noted-authorities-never-parsed", "Sources/CGit2Loader/Loader.c",
-             "        parse_file(noted_list, noted_file);\n",
+    Mutation("noted-authorities-never-parsed", "Sources/CGit2Loader/Authorities.c",
+             "        parse_authorities(noted_list, noted_file);\n",
              "",
              "the system's bundle noted at libgit2's start is never parsed (mbedtls_ssl_setup): a server that only "
              "the system's authorities vouch for is not trusted"),
+    Mutation("authorities-stop-at-first-bad-block", "Sources/CGit2Loader/Authorities.c",
+             "            failed++;\n        }\n    }\n    free(bytes);\n",
+             "            failed++;\n            break;\n        }\n    }\n    free(bytes);\n",
+             "a file of certificate authorities is read up to its first block that does not parse (parse_authorities): "
+             "the authorities after it are not trusted, where mbedTLS trusts them"),
     Mutation("https-credentials-dropped-at-connect", "Sources/Git/KeptTransport.swift",
              "ssh: nil, keepsState: true)",
              "ssh: nil, keepsState: false)",

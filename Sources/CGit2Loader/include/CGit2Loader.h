@@ -7,7 +7,7 @@
 void *concord_libgit2_symbol(const char *name);
 
 /* git_libgit2_init, with the system's certificate authorities noted to be parsed at the first TLS
- * connection (Loader.c) instead of parsed now. */
+ * connection (Authorities.c) instead of parsed now. */
 int concord_libgit2_init(void);
 
 #endif
