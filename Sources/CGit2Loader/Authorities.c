@@ -1,6 +1,7 @@
 /*
- * The system's certificate authorities, parsed when the first TLS connection is set up instead of
- * when libgit2 starts, and decoded faster than mbedTLS decodes them.
+ * What Concord changes in libgit2's TLS through mbedTLS: the system's certificate authorities are
+ * parsed when the first TLS connection is set up instead of when libgit2 starts, and decoded faster
+ * than mbedTLS decodes them; the key exchange's curves are offered fastest first (curve_order).
  *
  * Debian's libgit2 1.5 is built with mbedTLS, whose start (inside git_libgit2_init) parses the
  * whole system bundle, for every command that calls libgit2, networked or not: 139 certificates,
@@ -30,6 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mbedtls/ecp.h>
+
 #include "CGit2Loader.h"
 
 /* Larger files are left to mbedTLS whole (the system's bundle is 220 KB). */
@@ -48,11 +51,15 @@ static char *noted_file;
 static int (*parse_file)(void *, const char *);
 static int (*parse_der)(void *, const unsigned char *, size_t);
 static int (*setup_connection)(void *, const void *);
+static void (*set_curves)(void *, const mbedtls_ecp_group_id *);
+/* The curves mbedTLS offers for the key exchange, fastest first (curve_order). */
+static mbedtls_ecp_group_id curves[64];
 static pthread_once_t mbedtls_found = PTHREAD_ONCE_INIT;
 /* base64_value of each byte, filled by find_mbedtls. */
 static signed char base64_values[256];
 
 static int base64_value(unsigned char character);
+static void curve_order(void);
 
 static void find_mbedtls(void)
 {
@@ -61,6 +68,8 @@ static void find_mbedtls(void)
     parse_file = (int (*)(void *, const char *))concord_libgit2_symbol("mbedtls_x509_crt_parse_file");
     parse_der = (int (*)(void *, const unsigned char *, size_t))concord_libgit2_symbol("mbedtls_x509_crt_parse_der");
     setup_connection = (int (*)(void *, const void *))concord_libgit2_symbol("mbedtls_ssl_setup");
+    set_curves = (void (*)(void *, const mbedtls_ecp_group_id *))concord_libgit2_symbol("mbedtls_ssl_conf_curves");
+    curve_order();
 }
 
 int concord_libgit2_init(void)
@@ -74,6 +83,25 @@ int concord_libgit2_init(void)
     starting = 0;
     pthread_mutex_unlock(&authorities);
     return result;
+}
+
+/* mbedTLS 2.28 offers its curves largest first (secp521r1, brainpoolP512r1, ..., x25519 last but
+ * one), and a server that follows the client's order then makes the key exchange on secp521r1.
+ * Offered here: x25519 and secp256r1 first (what OpenSSL and curl offer first), then every other
+ * curve in mbedTLS's order, so that no server key mbedTLS accepts is refused. */
+static void curve_order(void)
+{
+    static const mbedtls_ecp_group_id first[] = {MBEDTLS_ECP_DP_CURVE25519, MBEDTLS_ECP_DP_SECP256R1};
+    const mbedtls_ecp_group_id *supported = mbedtls_ecp_grp_id_list();
+    size_t count = 0;
+    for (size_t index = 0; index < sizeof first / sizeof first[0]; index++)
+        for (const mbedtls_ecp_group_id *id = supported; *id != MBEDTLS_ECP_DP_NONE; id++)
+            if (*id == first[index])
+                curves[count++] = *id;
+    for (const mbedtls_ecp_group_id *id = supported; *id != MBEDTLS_ECP_DP_NONE && count + 1 < sizeof curves / sizeof curves[0]; id++)
+        if (*id != first[0] && *id != first[1])
+            curves[count++] = *id;
+    curves[count] = MBEDTLS_ECP_DP_NONE;
 }
 
 /* The whole regular file `path` (links followed, as mbedTLS does), with a NUL after it; NULL when
@@ -246,6 +274,12 @@ int mbedtls_ssl_setup(void *connection, const void *configuration)
         free(noted_file);
         noted_file = NULL;
         noted_list = NULL;
+    }
+    static const void *ordered;
+    if (configuration != ordered) {
+        /* libgit2's one configuration, ordered before its first connection starts. */
+        set_curves((void *)configuration, curves);
+        ordered = configuration;
     }
     pthread_mutex_unlock(&authorities);
     return setup_connection(connection, configuration);

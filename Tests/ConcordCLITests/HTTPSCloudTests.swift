@@ -206,6 +206,32 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(cli.folder)/c"))
     }
 
+    /// mbedTLS 2.28 offers its curves largest first, and a server that follows the client's
+    /// order (OpenSSL's default) made the key exchange on secp521r1: 25 M instructions for each
+    /// of the client's two multiplications, a third of an https clone's work. `concord` offers
+    /// x25519 and secp256r1 first, then every other curve mbedTLS offers (TLS's groups 18 to 30),
+    /// so that no server is refused that was accepted. Read in the ClientHello at a real
+    /// OpenSSL server (`openssl s_server -trace`). Seen failing with mbedTLS's own order.
+    @Test func theKeyExchangeOffersX25519AndP256FirstThenEveryOtherCurve() throws {
+        let (cli, server) = try CloudTesting.httpsFixture()
+        defer { server.stop(); cli.remove() }
+        let port = try ServerProcess.freePort()
+        let trace = "\(cli.folder)/trace.txt"
+        let openssl = try ServerProcess(
+            ["/usr/bin/openssl", "s_server", "-accept", "127.0.0.1:\(port)", "-www", "-trace",
+             "-cert", "\(server.folder)/server.pem", "-key", "\(server.folder)/server.key"], log: trace)
+        defer { openssl.stop() }
+        try openssl.wait(until: { ServerProcess.canConnect(port) }, what: "openssl s_server")
+        let clone = try cli.run(["clone", "https://localhost:\(port)/git/cloud.git", "b"])
+        #expect(clone.status == 1, "not a git server: \(clone.stderr)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let start = try #require(lines.firstIndex { $0.contains("extension_type=supported_groups") }, "no ClientHello in the trace")
+        let groups = lines[(start + 1)...].prefix { !$0.contains("extension_type=") }
+            .compactMap { line in line.split(separator: "(").last.flatMap { Int($0.dropLast()) } }
+        #expect(groups.prefix(2) == [29, 23], "x25519 (29), then secp256r1 (23): \(groups)")
+        #expect(groups.count == 13 && Set(groups) == Set(18...30), "\(groups)")
+    }
+
     /// The system's authorities are parsed at the first TLS connection, not when libgit2 starts
     /// (Debian's libgit2 with mbedTLS parses the whole bundle in `git_libgit2_init`, half of a
     /// one-file save's work; CGit2Loader notes it instead): a save never opens the bundle, and a

@@ -264,6 +264,11 @@ MUTATIONS = [
              "            failed++;\n            break;\n        }\n    }\n    free(bytes);\n",
              "a file of certificate authorities is read up to its first block that does not parse (parse_authorities): "
              "the authorities after it are not trusted, where mbedTLS trusts them"),
+    Mutation("curves-in-mbedtls-order", "Sources/CGit2Loader/Authorities.c",
+             "        set_curves((void *)configuration, curves);\n",
+             "",
+             "the curves are offered in mbedTLS's order, largest first (mbedtls_ssl_setup): a server that follows "
+             "the client's order makes the key exchange on secp521r1"),
     Mutation("https-credentials-dropped-at-connect", "Sources/Git/KeptTransport.swift",
              "ssh: nil, keepsState: true)",
              "ssh: nil, keepsState: false)",
