@@ -44,7 +44,7 @@ struct ArrivalCheck {
         /// or `g` suffix.
         static func current(in repository: Repository?, containerFileSize: Int? = nil) throws -> Limits {
             func value(_ variable: String, _ key: String, _ fallback: Int) throws -> Int {
-                let text = ProcessInfo.processInfo.environment[variable] ?? (try? repository?.config(key)) ?? nil
+                let text = ProcessVariable.value(variable) ?? (try? repository?.config(key)) ?? nil
                 guard let text else { return fallback }
                 guard let size = parseSize(text) else {
                     throw ConcordError.failed("invalid size '\(text)' for \(variable) / \(key): give bytes, or a number with k, m or g")
@@ -61,7 +61,7 @@ struct ArrivalCheck {
         /// True when this device's own setting (environment or configuration) fixes the file
         /// size, whatever the container says.
         static func deviceFixesObjectSize(in repository: Repository?) -> Bool {
-            ProcessInfo.processInfo.environment["CONCORD_MAX_OBJECT_SIZE"] != nil || ((try? repository?.config(DeviceSettings.maxObjectSizeKey)) ?? nil) != nil
+            ProcessVariable.value("CONCORD_MAX_OBJECT_SIZE") != nil || ((try? repository?.config(DeviceSettings.maxObjectSizeKey)) ?? nil) != nil
         }
 
         /// `300m`, `2g`, `1500k` or bytes: the shortest exact form ``parseSize(_:)`` reads back.

@@ -3,6 +3,7 @@ internal import Git
 internal import GitFormat
 #if canImport(Glibc)
 internal import Glibc
+internal import GitStore
 #endif
 
 /// What the environment says about reaching a cloud, read once: how OpenSSH's client is run
@@ -27,8 +28,7 @@ struct CloudEnvironment {
 
     /// The process's environment.
     static var current: CloudEnvironment {
-        let variables = ProcessInfo.processInfo.environment
-        func value(_ name: String) -> String? { variables[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func value(_ name: String) -> String? { ProcessVariable.value(name).flatMap { $0.isEmpty ? nil : $0 } }
         var login = value("USER") ?? "git"
         if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { login = String(cString: name) }
         return CloudEnvironment(

@@ -33,7 +33,7 @@ extension History {
                 try extend(index, to: head)
                 try index.save(tip: head)
                 #if DEBUG
-                if let report = ProcessInfo.processInfo.environment["CONCORD_CHECK_HISTORY_INDEX"] { try checkAgainstRebuild(index, from: tip, at: head, report: report) }
+                if let report = ProcessVariable.value("CONCORD_CHECK_HISTORY_INDEX") { try checkAgainstRebuild(index, from: tip, at: head, report: report) }
                 #endif
             } else {
                 try rebuildIndex(at: head)

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Git
+internal import GitStore
 
 extension NetworkLimits {
     /// The settings that name the time-out, for messages.
@@ -11,7 +12,7 @@ extension NetworkLimits {
     /// - Throws: ``ConcordError/failed(_:)`` when the time-out is not a number of seconds from
     ///   more than 0 to 86400.
     static func current(in repository: Repository?) throws -> NetworkLimits {
-        let text = ProcessInfo.processInfo.environment["CONCORD_NETWORK_TIMEOUT"] ?? (try? repository?.config(DeviceSettings.networkTimeoutKey)) ?? nil
+        let text = ProcessVariable.value("CONCORD_NETWORK_TIMEOUT") ?? (try? repository?.config(DeviceSettings.networkTimeoutKey)) ?? nil
         guard let text else { return NetworkLimits() }
         guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds > 0, seconds <= 86_400 else {
             throw ConcordError.failed("invalid time-out '\(text)' for \(timeoutSettings): give seconds, more than 0 and at most 86400")

@@ -11,6 +11,13 @@ enum Output {
         print(TerminalText.escaped(text))
     }
 
+    /// `text` followed by spaces up to `width` characters, and by one at least: a column of a
+    /// table, never cut short. (Foundation's `padding(toLength:withPad:startingAt:)` cuts, and
+    /// went through NSString: 13.6 M of a 1,000-document `ls`'s 46 M instructions.)
+    static func column(_ text: String, width: Int) -> String {
+        text + String(repeating: " ", count: max(1, width - text.count))
+    }
+
     /// Prints one line on stderr, its control characters escaped: names from the cloud can never
     /// fake a line or drive the terminal.
     static func printError(_ line: String) {

@@ -1,5 +1,6 @@
 internal import CGit2
 internal import Foundation
+internal import GitStore
 
 /// libgit2's process-wide setup, done once on first use and never undone.
 ///
@@ -54,7 +55,7 @@ public enum GitLibrary {
     /// False only when the environment sets `CONCORD_UNSAFE_NO_FSYNC=1`: objects, references and
     /// work-tree files are then not synced to disk (a power cut can lose them). For measuring
     /// what durability costs; never for real use.
-    public static let durable: Bool = ProcessInfo.processInfo.environment["CONCORD_UNSAFE_NO_FSYNC"] != "1"
+    public static let durable: Bool = ProcessVariable.value("CONCORD_UNSAFE_NO_FSYNC") != "1"
 
     /// Flushes every file written so far on the file system that holds `descriptor` (the data
     /// of files, new names and removals alike), waiting for the writes to finish: `syncfs(2)`.

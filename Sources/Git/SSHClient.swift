@@ -1,5 +1,6 @@
 internal import Foundation
 internal import GitFormat
+internal import GitStore
 
 /// How OpenSSH's own client (`ssh`) is run for an ssh remote: the stream of each fetch, push
 /// or peek is the standard input and output of `ssh … host "git-upload-pack '/path'"`
@@ -86,7 +87,7 @@ public struct SSHClient: Sendable, Equatable {
     func controlPath(for destination: SSHDestination) -> String? {
         guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }
         var terms = [destination.host, "\(destination.port ?? 0)", destination.user ?? "", home, identityFile ?? "", relocated ? "relocated" : ""]
-        terms.append(ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"] ?? "")
+        terms.append(ProcessVariable.value("SSH_AUTH_SOCK") ?? "")
         for file in ["config", "known_hosts", "known_hosts2"] {
             var status = stat()
             if stat("\(home)/.ssh/\(file)", &status) == 0 {

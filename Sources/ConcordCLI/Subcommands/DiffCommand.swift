@@ -69,7 +69,7 @@ struct DiffCommand: AsyncParsableCommand {
             try Output.json(DiffJSON(document: document.value, ancestor: ancestor.map { VersionJSON($0, of: document) }, comparisons: comparisons.map(\.json)))
             return
         }
-        let painter = Painter(enabled: isatty(1) == 1 && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && ProcessInfo.processInfo.environment["TERM"] != "dumb")
+        let painter = Painter(enabled: isatty(1) == 1 && ProcessEnvironment.variable("NO_COLOR") == nil && ProcessEnvironment.variable("TERM") != "dumb")
         var output = ""
         for comparison in comparisons {
             for line in comparison.lines { output += painter.paint(line) + "\n" }

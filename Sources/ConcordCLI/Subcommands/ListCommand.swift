@@ -81,8 +81,7 @@ struct ListCommand: AsyncParsableCommand {
             return
         }
         for document in documents {
-            let state = document.state.name.padding(toLength: 16, withPad: " ", startingAt: 0)
-            Output.line("\(state)\(document.path)\(document.isPackage ? "/" : "")")
+            Output.line("\(Output.column(document.state.name, width: 16))\(document.path)\(document.isPackage ? "/" : "")")
         }
     }
 
@@ -97,7 +96,7 @@ struct ListCommand: AsyncParsableCommand {
         let width = min(shown.map(\.count).max() ?? 0, 40)
         for (entry, path) in zip(entries, shown) {
             let document = entry.isDocument ? "; a document: it keeps its versions, its edits here are not saved" : ""
-            Output.line("\(path.padding(toLength: max(width, path.count), withPad: " ", startingAt: 0))  \(entry.reason)\(document)")
+            Output.line("\(Output.column(path, width: max(width, path.count) + 2))\(entry.reason)\(document)")
         }
     }
 
@@ -142,7 +141,7 @@ struct ListCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             if let data = try? encoder.encode(value) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
         } else {
-            let line = "\(event.padding(toLength: 14, withPad: " ", startingAt: 0))\((info?.state.name ?? "-").padding(toLength: 16, withPad: " ", startingAt: 0))\(path)\n"
+            let line = "\(Output.column(event, width: 14))\(Output.column(info?.state.name ?? "-", width: 16))\(path)\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
     }

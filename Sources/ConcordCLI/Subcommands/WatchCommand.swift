@@ -139,7 +139,7 @@ struct WatchCommand: AsyncParsableCommand {
             case .watching: "watching"
             default: event.kind.rawValue
             }
-        var text = "\(time)  \(name.padding(toLength: max(13, name.count + 1), withPad: " ", startingAt: 0))"
+        var text = "\(time)  \(Output.column(name, width: 13))"
         switch event.kind {
         case .watching: text += "\(container.root) as \(container.device.name), syncing every \(interval.formatted()) s"
         case .newConflict, .autoResolved:

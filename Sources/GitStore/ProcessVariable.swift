@@ -1,0 +1,13 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A variable of the process's environment, read by its name alone: Foundation's
+/// `ProcessInfo.processInfo.environment` copies the whole environment into a dictionary at each
+/// read (2.1 M of a 1,000-document `concord conflicts`'s 23.7 M instructions).
+package enum ProcessVariable {
+    /// The value of the variable `name`; nil when it is not set.
+    package static func value(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
