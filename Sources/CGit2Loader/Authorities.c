@@ -68,7 +68,9 @@ static void find_mbedtls(void)
     parse_file = (int (*)(void *, const char *))concord_libgit2_symbol("mbedtls_x509_crt_parse_file");
     parse_der = (int (*)(void *, const unsigned char *, size_t))concord_libgit2_symbol("mbedtls_x509_crt_parse_der");
     setup_connection = (int (*)(void *, const void *))concord_libgit2_symbol("mbedtls_ssl_setup");
-    set_curves = (void (*)(void *, const mbedtls_ecp_group_id *))concord_libgit2_symbol("mbedtls_ssl_conf_curves");
+    /* Deprecated in mbedTLS 3 (mbedtls_ssl_conf_groups), and gone from a build without deprecated
+     * functions: the curves are then offered in mbedTLS's order. */
+    set_curves = (void (*)(void *, const mbedtls_ecp_group_id *))concord_libgit2_optional_symbol("mbedtls_ssl_conf_curves");
     curve_order();
 }
 
@@ -276,7 +278,7 @@ int mbedtls_ssl_setup(void *connection, const void *configuration)
         noted_list = NULL;
     }
     static const void *ordered;
-    if (configuration != ordered) {
+    if (set_curves && configuration != ordered) {
         /* libgit2's one configuration, ordered before its first connection starts. */
         set_curves((void *)configuration, curves);
         ordered = configuration;

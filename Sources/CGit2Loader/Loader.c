@@ -28,10 +28,15 @@ static void open_library(void)
     }
 }
 
-void *concord_libgit2_symbol(const char *name)
+void *concord_libgit2_optional_symbol(const char *name)
 {
     pthread_once(&opened, open_library);
-    void *found = library ? dlsym(library, name) : NULL;
+    return library ? dlsym(library, name) : NULL;
+}
+
+void *concord_libgit2_symbol(const char *name)
+{
+    void *found = concord_libgit2_optional_symbol(name);
     if (!found) {
         if (library)
             snprintf(failure, sizeof failure, "%s has no function %s", LIBRARY, name);

@@ -6,6 +6,9 @@
  * cannot be loaded. */
 void *concord_libgit2_symbol(const char *name);
 
+/* The function `name` of the loaded libgit2 or of a library it loaded; NULL when there is none. */
+void *concord_libgit2_optional_symbol(const char *name);
+
 /* git_libgit2_init, with the system's certificate authorities noted to be parsed at the first TLS
  * connection (Authorities.c) instead of parsed now. */
 int concord_libgit2_init(void);
