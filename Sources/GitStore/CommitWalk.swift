@@ -15,13 +15,20 @@ package struct CommitWalk {
         let id: OID
         var time: Int64 = 0
         /// Nil until the commit is read.
-        var parents: [Node]?
+        var parents: [Parent]?
         var seen = false
         var hidden = false
         var added = false
         var inDegree = 0
 
         init(_ id: OID) { self.id = id }
+    }
+
+    /// A commit's parent, not kept alive by it: ``nodes`` holds every node. Freeing a line of
+    /// nodes that each held their parents was a chain of releases as deep as the history (a
+    /// clone of 200,000 commits in a line overflowed its thread's stack).
+    private struct Parent {
+        unowned let node: Node
     }
 
     private let store: ObjectStore
@@ -76,19 +83,19 @@ package struct CommitWalk {
         guard node.parents == nil else { return }
         let commit = try store.commit(node.id, verifyingWith: hashing)
         node.time = commit.committer.time
-        node.parents = commit.parents.map { self.node($0) }
+        node.parents = commit.parents.map { Parent(node: self.node($0)) }
     }
 
     /// Marks hidden what the read commits below `node` reach (without reading more).
     private func markParentsHidden(_ node: Node) {
         var pending = node.parents ?? []
         while let next = pending.popLast() {
-            var current: Node? = next
+            var current: Node? = next.node
             while let commit = current, !commit.hidden {
                 commit.hidden = true
                 guard let parents = commit.parents else { break }
                 pending.append(contentsOf: parents)
-                current = parents.first
+                current = parents.first?.node
             }
         }
     }
@@ -115,7 +122,7 @@ package struct CommitWalk {
     private mutating func addParents(of node: Node, to list: inout DateList) throws {
         guard !node.added else { return }
         node.added = true
-        for parent in node.parents ?? [] {
+        for parent in (node.parents ?? []).map(\.node) {
             if node.hidden { parent.hidden = true }
             try parse(parent)
             if node.hidden {
@@ -160,14 +167,14 @@ package struct CommitWalk {
     private func sortedTopologically(_ list: [Node]) -> [Node] {
         for node in list { node.inDegree = 1 }
         for node in list {
-            for parent in node.parents ?? [] where parent.inDegree > 0 { parent.inDegree += 1 }
+            for parent in (node.parents ?? []).map(\.node) where parent.inDegree > 0 { parent.inDegree += 1 }
         }
         var queue = NewestFirst()
         for node in list where node.inDegree == 1 { queue.insert(node) }
         var sorted: [Node] = []
         sorted.reserveCapacity(list.count)
         while let next = queue.pop() {
-            for parent in next.parents ?? [] where parent.inDegree > 0 {
+            for parent in (next.parents ?? []).map(\.node) where parent.inDegree > 0 {
                 parent.inDegree -= 1
                 if parent.inDegree == 1 { queue.insert(parent) }
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Git
 
 /// The exit status of `git fsck --no-dangling` on the repository at `path`; with `strict`, also
 /// git's checks of each tree's order, names and modes (`--strict`).
@@ -30,4 +31,24 @@ func gitVerifyPack(_ path: String) throws -> [Substring] {
         lines += text.split(separator: "\n")
     }
     return lines
+}
+
+/// Runs git in `repository`; its standard output.
+func git(_ arguments: [String], in repository: String, input: Data? = nil) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["git", "-C", repository] + arguments
+    let output = Pipe(), standardInput = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    if input != nil { process.standardInput = standardInput }
+    try process.run()
+    if let input {
+        standardInput.fileHandleForWriting.write(input)
+        try standardInput.fileHandleForWriting.close()
+    }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw GitError(message: "git \(arguments.joined(separator: " ")) failed", function: "git") }
+    return data
 }

@@ -21,26 +21,6 @@ import Testing
         }
     }
 
-    /// Runs git in `repository`; its standard output.
-    func git(_ arguments: [String], in repository: String, input: Data? = nil) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-C", repository] + arguments
-        let output = Pipe(), standardInput = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        if input != nil { process.standardInput = standardInput }
-        try process.run()
-        if let input {
-            standardInput.fileHandleForWriting.write(input)
-            try standardInput.fileHandleForWriting.close()
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw GitError(message: "git \(arguments.joined(separator: " ")) failed", function: "git") }
-        return data
-    }
-
     /// `git diff-tree -r` between two trees, as lines `old-mode new-mode old-id new-id path`.
     func gitDifferences(_ old: OID, _ new: OID, in repository: String) throws -> [String] {
         let text = String(decoding: try git(["diff-tree", "-r", "--no-renames", "--raw", "--abbrev=40", old.hex, new.hex], in: repository), as: UTF8.self)

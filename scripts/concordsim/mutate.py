@@ -225,6 +225,11 @@ MUTATIONS = [
              "",
              "the current versions a container found are kept when the package patterns change (History.historyPatterns): "
              "a container kept open answers from what it found under the old ones"),
+    Mutation("commit-walk-parents-kept-alive", "Sources/GitStore/CommitWalk.swift",
+             "        unowned let node: Node\n",
+             "        let node: Node\n",
+             "a commit walk's nodes keep their parents alive (CommitWalk.Parent): letting go of a long line of "
+             "commits is a recursion as deep as the history, and a clone of 200,000 commits crashes"),
     Mutation("ssh-connection-not-kept", "Sources/Git/SSHClient.swift",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder), controlFolder.isEmpty else { return nil }",
