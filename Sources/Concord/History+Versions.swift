@@ -24,41 +24,70 @@ extension History {
     /// a parent with the same content (git's history simplification). Nil when the document
     /// never existed there. `entry`, when the caller knows it, is `document`'s entry at `head`
     /// (the walk only follows commits that kept it, so no folder needs reading for it).
+    ///
+    /// A merge where the document is absent on several sides needs each side's current version
+    /// (``firstExisting(_:versions:)``): such merges wait on a stack of their own, not in nested
+    /// calls, as a long history holds one for each sync after a deletion (20,000 in a row
+    /// overflowed the thread's stack).
     func currentVersion(of document: DocumentPath, at head: OID?, entry known: OID?? = nil) throws -> OID? {
-        guard var id = head else { return nil }
+        guard let head else { return nil }
         let patterns = try historyPatterns()
+        var waiting: [(walked: [OID], sides: [OID], versions: [OID?])] = []
+        var start = head
+        var startEntry = known
+        while true {
+            switch try walkToVersion(of: document, from: start, entry: startEntry, patterns: patterns) {
+            case let .absentOnSides(sides, walked):
+                waiting.append((walked, sides, []))
+                (start, startEntry) = (sides[0], nil)
+            case let .found(version, walked):
+                cache.remember(version, of: document, at: walked)
+                var found = version
+                while var merge = waiting.popLast() {
+                    merge.versions.append(found)
+                    if merge.versions.count < merge.sides.count {
+                        waiting.append(merge)
+                        break
+                    }
+                    found = try firstExisting(merge.sides, versions: merge.versions)
+                    cache.remember(found, of: document, at: merge.walked)
+                }
+                guard let merge = waiting.last else { return found }
+                (start, startEntry) = (merge.sides[merge.versions.count], nil)
+            }
+        }
+    }
+
+    /// Where a walk down from `start` toward `document`'s current version ends.
+    private enum VersionWalkEnd {
+        /// The current version (nil: the document never existed there), and the commits walked.
+        case found(OID?, walked: [OID])
+        /// A merge where the document is absent on each of `sides`, the walk's last commit.
+        case absentOnSides([OID], walked: [OID])
+    }
+
+    /// Walks down from `start` along commits where `document` keeps its entry, to its current
+    /// version or to a merge that needs its sides' (``currentVersion(of:at:entry:)``).
+    private func walkToVersion(of document: DocumentPath, from start: OID, entry known: OID??, patterns: PackagePatterns) throws -> VersionWalkEnd {
+        var id = start
         var walked: [OID] = []
-        let found: OID?
         let index = openedIndex
         // Once the walk is in the history the index describes, the index may answer.
         var covered = false
         while true {
-            if let known = cache.currentVersion(of: document, at: id) {
-                found = known
-                break
-            }
+            if let known = cache.currentVersion(of: document, at: id) { return .found(known, walked: walked) }
             if let index {
                 covered = covered || id == index.tip || index.arriving.map { !$0.contains(id) } == true
             }
             if covered, let index, let indexed = index.current(of: document.value, entry: try known ?? documentEntry(document, in: tree(of: id), patterns: patterns)?.id) {
-                found = indexed
-                break
+                return .found(indexed, walked: walked)
             }
             walked.append(id)
             let stamp = try self.known(id), commit = stamp.commit, trailers = stamp.trailers
-            if !trailers.resolved(document).isEmpty {
-                found = id
-                break
-            }
-            if commit.parents.count > 1, let named = trailers.current(of: document) {
-                found = named
-                break
-            }
+            if !trailers.resolved(document).isEmpty { return .found(id, walked: walked) }
+            if commit.parents.count > 1, let named = trailers.current(of: document) { return .found(named, walked: walked) }
             if commit.parents.count == 1, let changed = try changes(document, in: id, commit, patterns: patterns) {
-                if changed {
-                    found = id
-                    break
-                }
+                if changed { return .found(id, walked: walked) }
                 id = commit.parents[0]
                 continue
             }
@@ -66,31 +95,27 @@ extension History {
             if same.count > 1, try documentEntry(document, in: commit.tree, patterns: patterns) == nil {
                 // Absent on several sides: one may never have had the document while another
                 // deleted it. The deletion is its current version, whichever parent comes first.
-                found = try firstExisting(same, document: document)
-                break
+                return .absentOnSides(same, walked: walked)
             }
             guard let following = same.first else {
-                found = try commit.parents.isEmpty && documentEntry(document, in: commit.tree, patterns: patterns) == nil ? nil : id
-                break
+                return .found(try commit.parents.isEmpty && documentEntry(document, in: commit.tree, patterns: patterns) == nil ? nil : id, walked: walked)
             }
             id = following
         }
-        cache.remember(found, of: document, at: walked)
-        return found
     }
 
-    /// The current version of `document` at a merge where it is absent on each of `parents`: the
-    /// first parent's (the integrating side's, as when both sides reach the same content), unless
-    /// that side never had the document, or another side deleted it anew knowing the first
-    /// side's deletion (that side's version is in the other's history, not the reverse): as an
-    /// integration takes the only side that changed a document, the later deletion is current
-    /// (two concurrent resolutions of a file and a folder of one name each delete the folder's
-    /// files: every device agrees on the one its integration kept for the name). Nil when none
-    /// had it.
-    private func firstExisting(_ parents: [OID], document: DocumentPath) throws -> OID? {
+    /// The current version of `document` at a merge where it is absent on each of `parents`, whose
+    /// current versions are `versions`: the first parent's (the integrating side's, as when both
+    /// sides reach the same content), unless that side never had the document, or another side
+    /// deleted it anew knowing the first side's deletion (that side's version is in the other's
+    /// history, not the reverse): as an integration takes the only side that changed a document,
+    /// the later deletion is current (two concurrent resolutions of a file and a folder of one
+    /// name each delete the folder's files: every device agrees on the one its integration kept
+    /// for the name). Nil when none had it.
+    private func firstExisting(_ parents: [OID], versions: [OID?]) throws -> OID? {
         var chosen: (parent: OID, version: OID)?
-        for parent in parents {
-            guard let version = try currentVersion(of: document, at: parent) else { continue }
+        for (parent, version) in zip(parents, versions) {
+            guard let version else { continue }
             guard let current = chosen else {
                 chosen = (parent, version)
                 continue

@@ -1,6 +1,7 @@
 import Concord
 import ConcordMerge
 import Foundation
+import Synchronization
 import Testing
 
 /// The persistent history index answers exactly as a walk of the whole history does, and a
@@ -148,6 +149,57 @@ import Testing
         let after = try await open.versions(of: doc("trip"))
         #expect(after.count == 3 && after.allSatisfy(\.isPackage), "\(after)")
         #expect(after.first?.isCurrent == true && after.dropFirst().allSatisfy { !$0.isCurrent }, "the last edit is current: \(after)")
+    }
+
+    /// A document deleted before thousands of syncs: each sync's merge has it absent on both
+    /// sides, and finding its current version without the index (a fresh clone) took nested calls
+    /// at each such merge; 20,000 of them overflowed the thread's stack (`concord log` crashed).
+    /// 2,000 merges walked on a thread of 256 KB; seen crashing before the walk kept them on a
+    /// stack of its own.
+    @Test func aDeletionFollowedByThousandsOfMergesIsFoundOnASmallStack() async throws {
+        let fixture = try Fixture(devices: 1)
+        let bare = "\(fixture.folder)/long.git"
+        try fixture.git(["init", "-q", "--bare", "-b", "main", bare], in: fixture.folder)
+        var stream = ""
+        var mark = 0
+        func commit(_ parents: [Int], _ changes: String) -> Int {
+            mark += 1
+            stream += "commit refs/heads/main\nmark :\(mark)\ncommitter t <t@example.invalid> \(1_700_000_000 + mark) +0000\ndata 2\n\(mark % 10)\n"
+            if let first = parents.first { stream += "from :\(first)\n" }
+            for parent in parents.dropFirst() { stream += "merge :\(parent)\n" }
+            stream += changes + "\n"
+            return mark
+        }
+        func file(_ name: String, _ text: String) -> String { "M 100644 inline \(name)\ndata \(text.utf8.count)\n\(text)\n" }
+        var base = commit([], file("gone.txt", "x\n") + file("a.txt", "a\n") + file("b.txt", "b\n"))
+        base = commit([base], "D gone.txt\n")
+        for round in 0..<2_000 {
+            let left = commit([base], file("a.txt", "a\(round)\n"))
+            let right = commit([base], file("b.txt", "b\(round)\n"))
+            base = commit([left, right], file("a.txt", "a\(round)\n") + file("b.txt", "b\(round)\n"))
+        }
+        let input = "\(fixture.folder)/stream"
+        try stream.write(toFile: input, atomically: true, encoding: .utf8)
+        let importer = Process()
+        importer.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        importer.arguments = ["-C", bare, "fast-import", "--quiet"]
+        importer.standardInput = FileHandle(forReadingAtPath: input)
+        try importer.run()
+        importer.waitUntilExit()
+        #expect(importer.terminationStatus == 0)
+
+        let container = try await Container.clone(from: bare, to: "\(fixture.folder)/long")
+        let found = Mutex<Result<[DocumentVersion], any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            found.withLock { $0 = Result { try container.versions(of: doc("gone.txt")) } }
+            done.signal()
+        }
+        thread.stackSize = 256 << 10
+        thread.start()
+        done.wait()
+        let versions = try #require(try found.withLock { try $0?.get() })
+        #expect(versions.map(\.isDeleted) == [true, false] && versions.first?.isCurrent == true, "\(versions)")
     }
 
     /// The current version depends on the route the walk takes when several versions share a
