@@ -32,7 +32,11 @@ package struct PackWriter {
     private var lines: [OID: (position: Int, previous: OID)] = [:]
     /// Recent objects' bytes, kept to serve as bases (bounded; read again when evicted).
     private var recent: [OID: [UInt8]] = [:]
+    /// The ids in `recent`, oldest first from `recentOldest` (those before it are gone: taking
+    /// the oldest out of the front of the array moved every other, 14% of a clone of 200,000
+    /// commits, whose small objects fill the bytes kept with some 100,000 ids).
     private var recentOrder: [OID] = []
+    private var recentOldest = 0
     private var recentBytes = 0
     private let recentLimit: Int
     /// Whether a delta may name a base outside the pack (one the receiver already has).
@@ -281,9 +285,13 @@ package struct PackWriter {
         recent[id] = data
         recentOrder.append(id)
         recentBytes += data.count
-        while recentBytes > recentLimit, !recentOrder.isEmpty {
-            let oldest = recentOrder.removeFirst()
-            recentBytes -= recent.removeValue(forKey: oldest)?.count ?? 0
+        while recentBytes > recentLimit, recentOldest < recentOrder.count {
+            recentBytes -= recent.removeValue(forKey: recentOrder[recentOldest])?.count ?? 0
+            recentOldest += 1
+        }
+        if recentOldest >= 4096, recentOldest * 2 >= recentOrder.count {
+            recentOrder.removeFirst(recentOldest)
+            recentOldest = 0
         }
     }
 
