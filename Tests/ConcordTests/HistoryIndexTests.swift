@@ -105,14 +105,20 @@ import Testing
         await #expect(try answers(Container.open(at: device.root), paths) == expected)
     }
 
+    /// One device that saved a folder `trip` of two files, one of them twice: three versions.
+    func tripFolder() async throws -> Fixture {
+        let fixture = try Fixture(devices: 1)
+        try await fixture[1].save(doc("trip/plan.txt"), content: text("p0"))
+        try await fixture[1].save(doc("trip/costs.txt"), content: text("c0"))
+        try await fixture[1].save(doc("trip/plan.txt"), content: text("p1"))
+        return fixture
+    }
+
     /// The index is built for the package patterns: when they change, a writer rebuilds it for
     /// the new ones, and the folder that became a package has the package's versions.
     @Test func anIndexBuiltWithOtherPackagePatternsIsRebuilt() async throws {
-        let fixture = try Fixture(devices: 1)
+        let fixture = try await tripFolder()
         let device = fixture[1]
-        try await device.save(doc("trip/plan.txt"), content: text("p0"))
-        try await device.save(doc("trip/costs.txt"), content: text("c0"))
-        try await device.save(doc("trip/plan.txt"), content: text("p1"))
         try await device.setPackagePatterns(["trip[0-9]", "trip"])
         let tip = try String(contentsOfFile: "\(device.root)/.git/concord/history/tip", encoding: .utf8)
         #expect(tip.hasSuffix("\ntrip[0-9]\ntrip\n"))
@@ -134,11 +140,8 @@ import Testing
     /// versions; when another process makes a folder a package, they are found again under the
     /// new patterns, not answered from what was found under the old ones.
     @Test func aContainerKeptOpenReadsTheHistoryUnderPatternsChangedByAnother() async throws {
-        let fixture = try Fixture(devices: 1)
+        let fixture = try await tripFolder()
         let device = fixture[1]
-        try await device.save(doc("trip/plan.txt"), content: text("p0"))
-        try await device.save(doc("trip/costs.txt"), content: text("c0"))
-        try await device.save(doc("trip/plan.txt"), content: text("p1"))
         let history = "\(device.root)/.git/concord/history"
         try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
         let open = try await Container.open(at: device.root)
