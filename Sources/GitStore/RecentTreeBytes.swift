@@ -6,9 +6,14 @@ package import GitFormat
 /// libgit2 keeps no delta base over 1 MB (a flat folder of 25,000 documents): each version of
 /// a wide folder read through it rebuilds its whole chain of deltas from a whole copy.
 package final class RecentTreeBytes {
-    private var kept: [OID: [UInt8]] = [:]
-    /// Least recently used first.
-    private var order: [OID] = []
+    private var kept: [OID: (bytes: [UInt8], use: Int)] = [:]
+    /// Each keep and each lookup, oldest first from `oldest`; a folder's last use is the one its
+    /// entry in `kept` names, and its older ones are passed over. (Moving a folder to the end of
+    /// a list at each lookup searched and shifted up to 1,024 ids at every read: 4% of a clone
+    /// of 20,000 commits.)
+    private var uses: [(id: OID, use: Int)] = []
+    private var oldest = 0
+    private var clock = 0
     private var bytes = 0
     /// The most bytes kept; a folder larger than this is not kept at all.
     package let limit: Int
@@ -22,27 +27,41 @@ package final class RecentTreeBytes {
     /// The bytes of the folder `id` when they are kept, else nil.
     package subscript(id: OID) -> [UInt8]? {
         guard let found = kept[id] else { return nil }
-        if let index = order.lastIndex(of: id), index != order.count - 1 {
-            order.remove(at: index)
-            order.append(id)
-        }
-        return found
+        use(id, found.bytes)
+        return found.bytes
     }
 
     /// Forgets every folder kept.
     package func removeAll() {
         kept.removeAll()
-        order.removeAll()
+        uses.removeAll()
+        oldest = 0
         bytes = 0
     }
 
-    /// Keeps `data` as the bytes of the folder `id`.
+    /// Keeps `data` as the bytes of the folder `id`, letting go of the least recently used
+    /// folders beyond ``limit`` bytes or ``mostKept`` folders.
     package func keep(_ id: OID, _ data: [UInt8]) {
-        guard data.count <= limit, kept.updateValue(data, forKey: id) == nil else { return }
-        order.append(id)
+        guard data.count <= limit, kept[id] == nil else { return }
+        use(id, data)
         bytes += data.count
-        while order.count > 1, bytes > limit || order.count > Self.mostKept {
-            bytes -= kept.removeValue(forKey: order.removeFirst())?.count ?? 0
+        while kept.count > 1, bytes > limit || kept.count > Self.mostKept, oldest < uses.count {
+            let (id, use) = uses[oldest]
+            oldest += 1
+            guard let entry = kept[id], entry.use == use else { continue }
+            kept[id] = nil
+            bytes -= entry.bytes.count
+        }
+    }
+
+    /// Names `id` the most recently used folder.
+    private func use(_ id: OID, _ data: [UInt8]) {
+        clock += 1
+        kept[id] = (data, clock)
+        uses.append((id, clock))
+        if oldest > 4 * Self.mostKept || uses.count - oldest > 4 * Self.mostKept {
+            uses = kept.map { (id: $0.key, use: $0.value.use) }.sorted { $0.use < $1.use }
+            oldest = 0
         }
     }
 }

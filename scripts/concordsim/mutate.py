@@ -230,6 +230,11 @@ MUTATIONS = [
              "        let node: Node\n",
              "a commit walk's nodes keep their parents alive (CommitWalk.Parent): letting go of a long line of "
              "commits is a recursion as deep as the history, and a clone of 200,000 commits crashes"),
+    Mutation("recent-folder-evicted-by-an-old-use", "Sources/GitStore/RecentTreeBytes.swift",
+             "            guard let entry = kept[id], entry.use == use else { continue }\n",
+             "            guard let entry = kept[id] else { continue }\n",
+             "a kept folder is let go of by an older use of it (RecentTreeBytes.keep): a folder just looked up goes "
+             "first, and is read and inflated again"),
     Mutation("ssh-connection-not-kept", "Sources/Git/SSHClient.swift",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder), controlFolder.isEmpty else { return nil }",
