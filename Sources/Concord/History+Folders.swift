@@ -33,7 +33,7 @@ extension History {
     /// package's versions from its first file on, and no answer depends on whether this device
     /// has the index (a walk with each commit's own patterns saw one version, a folder).
     func historyPatterns() throws -> PackagePatterns {
-        let patterns = try packagePatterns(in: tree(of: head()))
+        let patterns = try extendingUnder ?? packagePatterns(in: tree(of: head()))
         if patterns != cachedUnderPatterns {
             if cachedUnderPatterns != nil { cache.forgetCurrentVersions() }
             cachedUnderPatterns = patterns

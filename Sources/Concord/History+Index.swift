@@ -57,6 +57,8 @@ extension History {
     /// of `head`'s first-parent chain (with the side branches it merges), oldest first, so that
     /// each step's walks stop at the commit the step before reached.
     private func extend(_ index: HistoryIndex, to head: OID) throws {
+        extendingUnder = index.patterns
+        defer { extendingUnder = nil }
         let start = index.tip
         let arriving = Set(try commits(reachableFrom: head, hiding: [start].compactMap { $0 }))
         var chain: [OID] = []

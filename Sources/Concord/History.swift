@@ -19,6 +19,9 @@ final class History {
     var patternsByBlob: [OID: PackagePatterns] = [:]
     /// The patterns the cached current versions were found under (``historyPatterns()``).
     var cachedUnderPatterns: PackagePatterns?
+    /// While the index is brought to `main`: `main`'s patterns, read once (``historyPatterns()``
+    /// would read `main` at each call, once for each version the index adds).
+    var extendingUnder: PackagePatterns?
     /// While an integration runs: the heads of both sides, whose renames a version of a
     /// document may come through (``formerVersionHeads()``).
     var integrating: [OID]?
