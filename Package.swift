@@ -12,7 +12,6 @@ let package = Package(
         .executable(name: "concord-ui", targets: ["ConcordUITool"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
@@ -39,7 +38,6 @@ let package = Package(
             dependencies: [
                 "Concord",
                 "ConcordMerge",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,15 +1,14 @@
-public import ArgumentParser
 import Concord
 import Foundation
 
 /// The `concord` command: lists and resolves conflicts between devices' versions of documents.
-public struct ConcordCommand: AsyncParsableCommand {
+public enum ConcordCommand {
     /// The version `concord --version` prints.
     public static let version = "0.1.0"
 
-    /// The root command: its name, abstract, version and subcommands.
-    public static let configuration = CommandConfiguration(
-        commandName: "concord",
+    /// The root's name, abstract and discussion, for `concord --help`.
+    static let description = CommandDescription(
+        name: "concord",
         abstract: "Keep versioned documents in sync across devices and resolve their conflicts.",
         discussion: """
             A container is a git repository of documents; each device holds a clone and the cloud is its \
@@ -17,19 +16,18 @@ public struct ConcordCommand: AsyncParsableCommand {
             in-conflict state on every device until it is resolved. Give -C PATH before or after the \
             subcommand to run as if started in PATH.
             """,
-        version: version,
-        subcommands: [
-            InitCommand.self, CloneCommand.self, SaveCommand.self, RemoveCommand.self, ListCommand.self,
-            SyncCommand.self, AirplaneCommand.self, ConflictsCommand.self, VersionsCommand.self,
-            ShowCommand.self, ResolveCommand.self, LogCommand.self, MoveCommand.self, MergeFileCommand.self,
-            KeyValueCommand.self, AdoptCommand.self, EvictCommand.self, PoliciesCommand.self, GCCommand.self,
-            WatchCommand.self, StatusCommand.self, PackagesCommand.self, LimitsCommand.self, DiffCommand.self,
-            UICommand.self,
-        ]
+        parameters: []
     )
 
-    /// Makes the root command (ArgumentParser fills in its options when parsing).
-    public init() {}
+    /// The subcommands, in the order help lists them.
+    static let subcommands: [any Subcommand.Type] = [
+        InitCommand.self, CloneCommand.self, SaveCommand.self, RemoveCommand.self, ListCommand.self,
+        SyncCommand.self, AirplaneCommand.self, ConflictsCommand.self, VersionsCommand.self,
+        ShowCommand.self, ResolveCommand.self, LogCommand.self, MoveCommand.self, MergeFileCommand.self,
+        KeyValueCommand.self, AdoptCommand.self, EvictCommand.self, PoliciesCommand.self, GCCommand.self,
+        WatchCommand.self, StatusCommand.self, PackagesCommand.self, LimitsCommand.self, DiffCommand.self,
+        UICommand.self,
+    ]
 
     /// Runs the command line: a leading `-C PATH` is moved after the subcommand name, where
     /// each subcommand's options take it. First, the secrets of cloud URLs among the process's
@@ -44,40 +42,47 @@ public struct ConcordCommand: AsyncParsableCommand {
         // Document paths are read from the folder the command runs in, while parsing and in
         // the commands that messages suggest.
         await DocumentLocation.$current.withValue(DocumentLocation(arguments: arguments)) {
+            var described = description
             do {
-                var command = try parseCommandLine(arguments)
-                if var asyncCommand = command as? any AsyncParsableCommand {
-                    try await asyncCommand.run()
-                } else {
-                    try command.run()
-                }
+                let command = try parseCommandLine(arguments, describing: &described)
+                try await command.run()
                 Foundation.exit(0)
             } catch {
-                fail(error)
+                fail(error, of: described)
             }
         }
         Foundation.exit(0)
     }
 
-    /// Parses a command line. A refused document path comes back as its ``PathRefusal``, which
-    /// says why, in place of argument-parser's usage error, which only says that it failed; a
-    /// subcommand that does not exist (or `help` of one) as an ``UnknownCommand``.
-    static func parseCommandLine(_ arguments: [String]) throws -> any ParsableCommand {
-        let commands = configuration.subcommands.compactMap { $0.configuration.commandName }
-        if let unknown = UnknownCommand.find(in: arguments, commands: commands) { throw unknown }
-        let collector = PathRefusal.Collector()
-        do {
-            return try PathRefusal.$collector.withValue(collector) { try parseAsRoot(reorderingGlobalOptions(arguments)) }
-        } catch {
-            if let refusal = collector.refusal, exitCode(for: error) == .validationFailure { throw refusal }
-            throw error
+    /// Reads a command line into the subcommand it runs, setting `described` to that
+    /// subcommand's description as soon as it is known.
+    /// - Throws: ``UnknownCommand`` for a subcommand (or `help` of one) that does not exist,
+    ///   ``HelpRequest`` for help and the version, ``UsageError`` and ``PathRefusal`` for bad usage.
+    static func parseCommandLine(_ arguments: [String], describing described: inout CommandDescription) throws -> any Subcommand {
+        if let unknown = UnknownCommand.find(in: arguments, commands: subcommands.map { $0.description.name }) { throw unknown }
+        let words = reorderingGlobalOptions(arguments)
+        guard let name = words.first else { throw HelpRequest.help(description) }
+        if name == "help" {
+            let named = words.dropFirst().first.flatMap { subcommand(named: $0) }
+            throw HelpRequest.help(named?.description ?? description)
         }
+        guard let type = subcommand(named: name) else {
+            _ = try CommandArguments(words, for: description)
+            throw HelpRequest.help(description)
+        }
+        described = type.description
+        return try type.make(CommandArguments(words.dropFirst(), for: described))
+    }
+
+    private static func subcommand(named name: String) -> (any Subcommand.Type)? {
+        subcommands.first { $0.description.name == name }
     }
 
     /// The one place where a failure becomes its exit status: a Concord error is one line on
     /// stderr and exit 1 (3 when a merge needs a person), a refused document path or an unknown
-    /// command one line and exit 2, other bad usage exits 2 with argument-parser's message, help and version exit 0.
-    private static func fail(_ error: any Error) -> Never {
+    /// command one line and exit 2, other bad usage exits 2 with the usage of `command`, help
+    /// and version print on stdout and exit 0.
+    private static func fail(_ error: any Error, of command: CommandDescription) -> Never {
         switch error {
         case let error as ConcordError:
             Output.printError("concord: \(error.commandLineMessage)")
@@ -88,19 +93,25 @@ public struct ConcordCommand: AsyncParsableCommand {
         case let unknown as UnknownCommand:
             Output.printError("concord: \(unknown)")
             Foundation.exit(2)
+        case let error as UsageError:
+            FileHandle.standardError.write(Data(error.report(for: command).utf8))
+            Foundation.exit(2)
+        case let request as HelpRequest:
+            switch request {
+            case let .help(described):
+                print(described.help(subcommands: described.name == description.name ? subcommands.map { $0.description } : []), terminator: "")
+            case .version:
+                print(version)
+            }
+            Foundation.exit(0)
+        case let status as ExitStatus:
+            Foundation.exit(status.code)
         case let error as NeedsPersonError:
             // Without a marked-up merge to finish, a person picks: the resolve forms that do.
             let hint = error.markedUp == nil ? " (keep one with --keep ID or --latest, both with --keep-both, or give the content with --file SRC)" : ""
             Output.printError("concord: \(error.description)\(hint)")
             Foundation.exit(3)
         default:
-            let code = exitCode(for: error)
-            if code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
-            }
-            // Help, version and an exit status a command chose are argument-parser's to finish.
-            if code != .failure || error is ExitCode { Self.exit(withError: error) }
             Output.printError("concord: \(error)")
             Foundation.exit(1)
         }

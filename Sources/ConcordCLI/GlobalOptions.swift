@@ -1,12 +1,19 @@
-import ArgumentParser
 import Concord
 import Foundation
 import Logging
 
 /// Options every subcommand takes.
-struct GlobalOptions: ParsableArguments {
-    @Option(name: .customShort("C"), help: ArgumentHelp("Run as if concord was started in PATH.", valueName: "PATH"))
+struct GlobalOptions {
+    /// `-C PATH`, which every subcommand lists first.
+    static let parameter = Parameter.option("C", value: "PATH", help: "Run as if concord was started in PATH.")
+
+    /// The folder `-C` gives; nil when not given.
     var directory: String?
+
+    /// The options `arguments` give.
+    init(_ arguments: CommandArguments) {
+        directory = arguments.value("C")
+    }
 
     /// The folder the command runs in.
     var workingDirectory: String { Self.workingDirectory(given: directory) }

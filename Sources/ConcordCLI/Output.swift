@@ -1,4 +1,3 @@
-import ArgumentParser
 import Concord
 import ConcordMerge
 import Foundation

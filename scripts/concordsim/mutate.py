@@ -235,6 +235,16 @@ MUTATIONS = [
              "            guard let entry = kept[id] else { continue }\n",
              "a kept folder is let go of by an older use of it (RecentTreeBytes.keep): a folder just looked up goes "
              "first, and is read and inflated again"),
+    Mutation("double-dash-ends-nothing", "Sources/ConcordCLI/CommandLine/CommandArguments.swift",
+             "                onlyArguments = true\n",
+             "                onlyArguments = false\n",
+             "`--` does not end the options (CommandArguments.init): a document whose name starts with a dash "
+             "cannot be named"),
+    Mutation("option-takes-one-of-several", "Sources/ConcordCLI/CommandLine/CommandArguments.swift",
+             "while parameter.takesSeveral, let next",
+             "while false, let next",
+             "an option that takes several values takes one (CommandArguments.init): `packages --set A B` "
+             "is bad usage"),
     Mutation("ssh-connection-not-kept", "Sources/Git/SSHClient.swift",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder), controlFolder.isEmpty else { return nil }",

@@ -1,21 +1,28 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct AdoptCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "adopt",
+struct AdoptCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "adopt",
         abstract: "Move a local file or package folder into the container as a document.",
-        discussion: "The document is saved before the local copy is removed: an interruption never loses it."
+        discussion: "The document is saved before the local copy is removed: an interruption never loses it.",
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("path", help: "The local file or folder, outside the container."),
+            .argument("document", help: "The document's path, relative to the current folder."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let path: String
+    let document: DocumentPath
 
-    @Argument(help: "The local file or folder, outside the container.")
-    var path: String
-
-    @Argument(help: "The document's path, relative to the current folder.")
-    var document: DocumentPath
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        path = arguments.argument("path")
+        document = try arguments.document("document")
+    }
 
     func run() async throws {
         let container = try global.openContainer()

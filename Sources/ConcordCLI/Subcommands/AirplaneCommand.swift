@@ -1,22 +1,29 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct AirplaneCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "airplane",
+struct AirplaneCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "airplane",
         abstract: "Turn airplane mode on or off, or show it.",
-        discussion: "In airplane mode this device saves as usual but sync refuses the network."
+        discussion: "In airplane mode this device saves as usual but sync refuses the network.",
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("mode", help: "on, off or status.", optional: true),
+        ]
     )
 
-    enum Mode: String, ExpressibleByArgument, CaseIterable {
+    enum Mode: String, CaseIterable {
         case on, off, status
     }
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let mode: Mode
 
-    @Argument(help: "on, off or status.")
-    var mode: Mode = .status
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        mode = try arguments.value("mode", as: Mode.self) ?? .status
+    }
 
     func run() async throws {
         let container = try global.openContainer()

@@ -1,23 +1,30 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct CloneCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "clone",
-        abstract: "Join a container as a new device."
+struct CloneCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "clone",
+        abstract: "Join a container as a new device.",
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("url", help: "The cloud: a local path or a git URL."),
+            .argument("path", help: "The folder of this device's clone."),
+            .option("device", value: "device", help: "This device's name, shown with each version it saves (default: the host name)."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let url: String
+    let path: String
+    let device: String?
 
-    @Argument(help: "The cloud: a local path or a git URL.")
-    var url: String
-
-    @Argument(help: "The folder of this device's clone.")
-    var path: String
-
-    @Option(help: "This device's name, shown with each version it saves (default: the host name).")
-    var device: String?
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        url = arguments.argument("url")
+        path = arguments.argument("path")
+        device = arguments.value("device")
+    }
 
     func run() async throws {
         let container = try await Container.clone(

@@ -1,18 +1,25 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct ConflictsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "conflicts",
+struct ConflictsCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "conflicts",
         abstract: "List the documents in conflict.",
-        discussion: "Reads the conflict records only, so it costs the same whatever the number of documents."
+        discussion: "Reads the conflict records only, so it costs the same whatever the number of documents.",
+        parameters: [
+            GlobalOptions.parameter,
+            .flag("json", help: "Print one JSON document."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let json: Bool
 
-    @Flag(help: "Print one JSON document.")
-    var json = false
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        json = arguments.flag("json")
+    }
 
     struct Entry: Encodable {
         var document: String

@@ -1,11 +1,10 @@
-import ArgumentParser
 import Concord
 import ConcordMerge
 import Foundation
 
-struct DiffCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "diff",
+struct DiffCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "diff",
         abstract: "Show how the versions of a document differ, line by line.",
         discussion: """
             Without --version, prints each version in contention against the versions' common ancestor \
@@ -14,24 +13,31 @@ struct DiffCommand: AsyncParsableCommand {
             the first against the second (ids as 'concord versions' prints them). Coloured on a \
             terminal (unless NO_COLOR is set), plain when piped; --json prints the hunks for tools. \
             A package is compared file by file; binary content cannot be compared line by line.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("document", help: "The document's path, relative to the current folder."),
+            .option("version", value: "ID", help: "A version's id, full or abbreviated; give it twice to compare two versions.", repeatable: true),
+            .flag("json", help: "Print one JSON document."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let document: DocumentPath
+    let versions: [String]
+    let json: Bool
 
-    @Argument(help: "The document's path, relative to the current folder.")
-    var document: DocumentPath
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        document = try arguments.document("document")
+        versions = arguments.values("version")
+        json = arguments.flag("json")
+        try validate()
+    }
 
-    @Option(
-        name: .customLong("version"),
-        help: ArgumentHelp("A version's id, full or abbreviated; give it twice to compare two versions.", valueName: "ID"))
-    var versions: [String] = []
-
-    @Flag(help: "Print one JSON document.")
-    var json = false
-
-    func validate() throws {
-        if versions.count > 2 { throw ValidationError("give --version at most twice: the version to compare from, then the one to compare to") }
+    private func validate() throws {
+        if versions.count > 2 { throw UsageError("give --version at most twice: the version to compare from, then the one to compare to") }
     }
 
     /// One side of a comparison: a version (nil: none, as when the versions share no ancestor) and its content.

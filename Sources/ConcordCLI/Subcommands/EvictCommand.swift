@@ -1,21 +1,28 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct EvictCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "evict",
+struct EvictCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "evict",
         abstract: "Move a document out of the container to a local-only path.",
-        discussion: "The local copy is written before the container records the deletion: an interruption never loses it. The path must not exist yet."
+        discussion: "The local copy is written before the container records the deletion: an interruption never loses it. The path must not exist yet.",
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("document", help: "The document's path, relative to the current folder."),
+            .argument("path", help: "The local path to move it to, outside the container."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let document: DocumentPath
+    let path: String
 
-    @Argument(help: "The document's path, relative to the current folder.")
-    var document: DocumentPath
-
-    @Argument(help: "The local path to move it to, outside the container.")
-    var path: String
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        document = try arguments.document("document")
+        path = arguments.argument("path")
+    }
 
     func run() async throws {
         let container = try global.openContainer()

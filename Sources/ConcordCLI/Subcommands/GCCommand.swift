@@ -1,10 +1,9 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct GCCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "gc",
+struct GCCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "gc",
         abstract: "Repack this device's objects and remove the ones nothing reaches.",
         discussion: """
             Versions are never removed: every version stays reachable from main. gc rewrites every \
@@ -12,10 +11,18 @@ struct GCCommand: AsyncParsableCommand {
             and merges the small packs of a cloud on a local path. Without it, Concord keeps the \
             number of packs small on its own after each write, rewriting only packs that are small \
             beside what is new, never the pack of a large file.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+    }
 
     func run() async throws {
         let container = try global.openContainer()

@@ -1,27 +1,34 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct InitCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "init",
+struct InitCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "init",
         abstract: "Create a container, and its cloud when the remote is a new local path.",
-        discussion: "Each --package glob (for example '*.note') makes matching folders package documents, versioned as one unit."
+        discussion: "Each --package glob (for example '*.note') makes matching folders package documents, versioned as one unit.",
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("path", help: "The folder of the new container (default: the current folder).", optional: true),
+            .option("device", value: "device", help: "This device's name, shown with each version it saves (default: the host name)."),
+            .option("remote", value: "URL", help: "The cloud: a local path (a bare repository is made when absent) or a git URL."),
+            .option("package", value: "PATTERN", help: "A glob naming package folders; repeatable.", repeatable: true),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let path: String?
+    let device: String?
+    let remote: String?
+    let packages: [String]
 
-    @Argument(help: "The folder of the new container (default: the current folder).")
-    var path: String?
-
-    @Option(help: "This device's name, shown with each version it saves (default: the host name).")
-    var device: String?
-
-    @Option(help: ArgumentHelp("The cloud: a local path (a bare repository is made when absent) or a git URL.", valueName: "URL"))
-    var remote: String?
-
-    @Option(name: .customLong("package"), help: ArgumentHelp("A glob naming package folders; repeatable.", valueName: "PATTERN"))
-    var packages: [String] = []
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        path = arguments.value("path")
+        device = arguments.value("device")
+        remote = arguments.value("remote")
+        packages = arguments.values("package")
+    }
 
     func run() async throws {
         let target = global.resolvePath(path ?? ".")

@@ -1,44 +1,52 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct KeyValueCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "kv",
+struct KeyValueCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "kv",
         abstract: "Read and write the container's key-value store.",
         discussion: """
             concord kv get KEY | set KEY JSON | rm KEY | ls [--json]. Keys are strings of at most 64 bytes, \
             values any JSON; at most 1,024 keys and 1 MB in all. The store syncs with the container; between \
             concurrent writes of a key the latest (by hybrid logical clock) wins.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("action", help: "get, set, rm or ls."),
+            .argument("key", help: "The key (for get, set, rm).", optional: true),
+            .argument("value", help: "The JSON value (for set), for example '{\"theme\": \"dark\"}' or '42'.", optional: true),
+            .flag("json", help: "With ls, print one JSON object of every key and value."),
+        ]
     )
 
-    enum Action: String, ExpressibleByArgument, CaseIterable {
+    enum Action: String, CaseIterable {
         case get, set, rm, ls
     }
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let action: Action
+    let key: String?
+    let value: String?
+    let json: Bool
 
-    @Argument(help: "get, set, rm or ls.")
-    var action: Action
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        action = try arguments.argument("action", as: Action.self)
+        key = arguments.value("key")
+        value = arguments.value("value")
+        json = arguments.flag("json")
+        try validate()
+    }
 
-    @Argument(help: "The key (for get, set, rm).")
-    var key: String?
-
-    @Argument(help: "The JSON value (for set), for example '{\"theme\": \"dark\"}' or '42'.")
-    var value: String?
-
-    @Flag(help: "With ls, print one JSON object of every key and value.")
-    var json = false
-
-    func validate() throws {
+    private func validate() throws {
         switch action {
         case .get, .rm:
-            guard key != nil, value == nil else { throw ValidationError("kv \(action.rawValue) takes one KEY") }
+            guard key != nil, value == nil else { throw UsageError("kv \(action.rawValue) takes one KEY") }
         case .set:
-            guard key != nil, value != nil else { throw ValidationError("kv set takes KEY and JSON") }
+            guard key != nil, value != nil else { throw UsageError("kv set takes KEY and JSON") }
         case .ls:
-            guard key == nil else { throw ValidationError("kv ls takes no key") }
+            guard key == nil else { throw UsageError("kv ls takes no key") }
         }
     }
 

@@ -1,10 +1,9 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct LimitsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "limits",
+struct LimitsCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "limits",
         abstract: "Show or set the container's file-size limit (.concord/limits).",
         discussion: """
             The largest file (a document, or a file of a package) the container takes; 100 MB unless set. It \
@@ -12,16 +11,25 @@ struct LimitsCommand: AsyncParsableCommand {
             new device's clone included. A device takes up to 512 MB on the container's word alone; past that \
             (or to hold a device to less), its own setting decides: CONCORD_MAX_OBJECT_SIZE, or \
             'git config concord.maxObjectSize SIZE' in the container. Sizes take k, m or g (powers of 1024).
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .option("file-size", value: "SIZE", help: "Set the largest file the container takes, for every device."),
+            .flag("json", help: "Print the limits as one JSON object (containerFileSize, fileSize, fixedByDevice)."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let fileSize: String?
+    let json: Bool
 
-    @Option(name: .customLong("file-size"), help: ArgumentHelp("Set the largest file the container takes, for every device.", valueName: "SIZE"))
-    var fileSize: String?
-
-    @Flag(help: "Print the limits as one JSON object (containerFileSize, fileSize, fixedByDevice).")
-    var json = false
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        fileSize = arguments.value("file-size")
+        json = arguments.flag("json")
+        try validate()
+    }
 
     struct Limits: Encodable {
         var containerFileSize: Int
@@ -29,15 +37,15 @@ struct LimitsCommand: AsyncParsableCommand {
         var fixedByDevice: Bool
     }
 
-    func validate() throws {
-        if json && fileSize != nil { throw ValidationError("--json shows the limits; give it without --file-size") }
+    private func validate() throws {
+        if json && fileSize != nil { throw UsageError("--json shows the limits; give it without --file-size") }
     }
 
     func run() async throws {
         let container = try global.openContainer()
         if let fileSize {
             guard let bytes = SizeLimits.bytes(from: fileSize) else {
-                throw ValidationError("invalid size '\(fileSize)': give bytes, or a number with k, m or g (for example 300m)")
+                throw UsageError("invalid size '\(fileSize)': give bytes, or a number with k, m or g (for example 300m)")
             }
             try await container.setFileSizeLimit(bytes)
             Output.line("The container takes files up to \(SizeLimits.text(bytes)) (every device, once it syncs)")

@@ -1,11 +1,10 @@
-import ArgumentParser
 import Concord
 import ConcordMerge
 import Foundation
 
-struct ListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "ls",
+struct ListCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "ls",
         abstract: "List documents with their state.",
         discussion: """
             With --watch, keep running and print each change (added, changed, state changed, removed) as it \
@@ -17,25 +16,34 @@ struct ListCommand: AsyncParsableCommand {
             and systems' temporary files), files over the size limit, symbolic links and empty folders, \
             which are not synced. Rules use gitignore's syntax; the last rule that matches decides, and a \
             '!' rule re-includes (a default too). .gitignore has no effect: Concord is not git.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("pattern", help: "A glob on the path or the name (default: every document).", optional: true),
+            .flag("json", help: "Print one JSON document (with --watch, one JSON object a line)."),
+            .flag("watch", help: "Keep running and print every change until stopped."),
+            .flag("ignored", help: "List what is not saved (ignored, over the size limit, links, empty folders), and why."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let pattern: String?
+    let json: Bool
+    let watch: Bool
+    let ignored: Bool
 
-    @Argument(help: "A glob on the path or the name (default: every document).")
-    var pattern: String?
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        pattern = arguments.value("pattern")
+        json = arguments.flag("json")
+        watch = arguments.flag("watch")
+        ignored = arguments.flag("ignored")
+        try validate()
+    }
 
-    @Flag(help: "Print one JSON document (with --watch, one JSON object a line).")
-    var json = false
-
-    @Flag(help: "Keep running and print every change until stopped.")
-    var watch = false
-
-    @Flag(help: "List what is not saved (ignored, over the size limit, links, empty folders), and why.")
-    var ignored = false
-
-    func validate() throws {
-        if ignored && watch { throw ValidationError("--ignored lists once: give it without --watch") }
+    private func validate() throws {
+        if ignored && watch { throw UsageError("--ignored lists once: give it without --watch") }
     }
 
     struct Entry: Encodable {

@@ -1,18 +1,25 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct LogCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "log",
+struct LogCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "log",
         abstract: "Show the document's history, newest first.",
-        discussion: "Resolved and removed versions stay in the history."
+        discussion: "Resolved and removed versions stay in the history.",
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("document", help: "The document's path, relative to the current folder."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let document: DocumentPath
 
-    @Argument(help: "The document's path, relative to the current folder.")
-    var document: DocumentPath
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        document = try arguments.document("document")
+    }
 
     func run() async throws {
         for version in try await global.openContainer().versions(of: document) {

@@ -1,12 +1,11 @@
-import ArgumentParser
 import ConcordMerge
 import Foundation
 
 /// `concord merge-file`: merges three versions of a file with a Concord policy, with the exit
 /// status of a git merge driver.
-struct MergeFileCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "merge-file",
+struct MergeFileCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "merge-file",
         abstract: "Merge three versions of a file with a Concord policy (usable as a git merge driver).",
         discussion: """
             Writes the result into CURRENT. Exits 0 when merged (a line on stderr says how, when the \
@@ -18,46 +17,44 @@ struct MergeFileCommand: ParsableCommand {
             As a git merge driver:
               git config merge.concord-json.driver 'concord merge-file --policy json --path %P %O %A %B'
               echo '*.json merge=concord-json' >> .gitattributes
-            """
+            """,
+        parameters: [
+            .option("policy", value: "name", help: "The merge policy (default: chosen from the file's name and content)."),
+            .option("path", value: "path", help: "The document's path, to choose the default policy (git: %P; default: CURRENT)."),
+            .option("id-key", value: "key", help: "A member name that identifies the objects of JSON arrays, tried before id, _id and uuid (repeatable).", repeatable: true),
+            .option("current-label", value: "current-label", help: "The name conflict markers give the current version. (default: current)"),
+            .option("other-label", value: "other-label", help: "The name conflict markers give the other version. (default: other)"),
+            .argument("base", help: "The common ancestor's content."),
+            .argument("current", help: "The current version's content, replaced by the result."),
+            .argument("other", help: "The other version's content."),
+        ]
     )
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "The merge policy (default: chosen from the file's name and content).", valueName: "name"))
-    var policy: String?
+    let policy: String?
+    let path: String?
+    let idKey: [String]
+    let currentLabel: String
+    let otherLabel: String
+    let base: String
+    let current: String
+    let other: String
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "The document's path, to choose the default policy (git: %P; default: CURRENT).", valueName: "path"))
-    var path: String?
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        policy = arguments.value("policy")
+        path = arguments.value("path")
+        idKey = arguments.values("id-key")
+        currentLabel = arguments.value("current-label") ?? "current"
+        otherLabel = arguments.value("other-label") ?? "other"
+        base = arguments.argument("base")
+        current = arguments.argument("current")
+        other = arguments.argument("other")
+        try validate()
+    }
 
-    @Option(
-        name: .long,
-        help: ArgumentHelp(
-            "A member name that identifies the objects of JSON arrays, tried before id, _id and uuid (repeatable).",
-            valueName: "key"))
-    var idKey: [String] = []
-
-    @Option(name: .long, help: "The name conflict markers give the current version.")
-    var currentLabel = "current"
-
-    @Option(name: .long, help: "The name conflict markers give the other version.")
-    var otherLabel = "other"
-
-    @Argument(help: "The common ancestor's content.")
-    var base: String
-
-    @Argument(help: "The current version's content, replaced by the result.")
-    var current: String
-
-    @Argument(help: "The other version's content.")
-    var other: String
-
-    func validate() throws {
+    private func validate() throws {
         if let policy, MergePolicies.named(policy) == nil {
-            throw ValidationError("unknown policy \"\(policy)\" (known: \(MergePolicies.names.joined(separator: ", ")))")
+            throw UsageError("unknown policy \"\(policy)\" (known: \(MergePolicies.names.joined(separator: ", ")))")
         }
     }
 
@@ -67,7 +64,7 @@ struct MergeFileCommand: ParsableCommand {
             contents = try [base, current, other].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
         } catch {
             FileHandle.standardError.write(Data("concord merge-file: \(error.localizedDescription)\n".utf8))
-            throw ExitCode(2)
+            throw ExitStatus(code: 2)
         }
         let merge = FileMerge(
             policy: selectedPolicy(current: contents[1], other: contents[2]),
@@ -77,11 +74,11 @@ struct MergeFileCommand: ParsableCommand {
             try result.content.write(to: URL(fileURLWithPath: current))
         } catch {
             FileHandle.standardError.write(Data("concord merge-file: cannot write \(current): \(error.localizedDescription)\n".utf8))
-            throw ExitCode(2)
+            throw ExitStatus(code: 2)
         }
         if let reason = result.reason {
             FileHandle.standardError.write(Data("concord merge-file: \(path ?? current): \(reason)\n".utf8))
-            throw ExitCode(1)
+            throw ExitStatus(code: 1)
         }
         if let note = result.note {
             FileHandle.standardError.write(Data("concord merge-file: \(path ?? current): \(note)\n".utf8))

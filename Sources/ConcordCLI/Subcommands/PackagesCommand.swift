@@ -1,10 +1,9 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct PackagesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "packages",
+struct PackagesCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "packages",
         abstract: "Show or change the package patterns of .concord/packages.",
         discussion: """
             A package is a folder handled as one document (its files are saved, synced and resolved together); \
@@ -13,19 +12,28 @@ struct PackagesCommand: AsyncParsableCommand {
             patterns match becomes one package with its files' history, a package they no longer match \
             becomes its files. Refused, with nothing changed, when a pattern matches a file's name or when a \
             document in conflict would change what it is (resolve it first). 'packages --clear' removes them all.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .option("set", value: "PATTERN", help: "Replace the patterns with these.", several: true),
+            .flag("clear", help: "Remove every pattern: each package becomes its files."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let set: [String]
+    let clear: Bool
 
-    @Option(parsing: .upToNextOption, help: ArgumentHelp("Replace the patterns with these.", valueName: "PATTERN"))
-    var set: [String] = []
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        set = arguments.values("set")
+        clear = arguments.flag("clear")
+        try validate()
+    }
 
-    @Flag(help: "Remove every pattern: each package becomes its files.")
-    var clear = false
-
-    func validate() throws {
-        if clear && !set.isEmpty { throw ValidationError("give --set PATTERN... or --clear, not both") }
+    private func validate() throws {
+        if clear && !set.isEmpty { throw UsageError("give --set PATTERN... or --clear, not both") }
     }
 
     func run() async throws {

@@ -1,11 +1,10 @@
-import ArgumentParser
 import Concord
 import ConcordMerge
 import Foundation
 
-struct PoliciesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "policies",
+struct PoliciesCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "policies",
         abstract: "Show or set the merge-policy rules of .concord/policies.",
         discussion: """
             One rule a line, 'PATTERN POLICY-NAME [id=KEY,...] [auto]', first match wins, like .gitattributes \
@@ -15,19 +14,28 @@ struct PoliciesCommand: AsyncParsableCommand {
             name 'auto' means the defaults: 'PATTERN auto' leaves conflicts for a person, 'PATTERN auto auto' \
             resolves them with the defaults. Without a rule: json for *.json, text for other UTF-8, latest for \
             binary. The rules travel with the container. The listing ends with which patterns resolve on their own.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .option("file", value: "SRC", help: "Replace the rules with this file's content ('-' for standard input)."),
+            .flag("json", help: "Print the rules as one JSON document (pattern, policy, auto, line)."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let file: String?
+    let json: Bool
 
-    @Option(help: ArgumentHelp("Replace the rules with this file's content ('-' for standard input).", valueName: "SRC"))
-    var file: String?
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        file = arguments.value("file")
+        json = arguments.flag("json")
+        try validate()
+    }
 
-    @Flag(help: "Print the rules as one JSON document (pattern, policy, auto, line).")
-    var json = false
-
-    func validate() throws {
-        if json && file != nil { throw ValidationError("--json lists the rules; give it without --file") }
+    private func validate() throws {
+        if json && file != nil { throw UsageError("--json lists the rules; give it without --file") }
     }
 
     struct Rule: Encodable {

@@ -1,17 +1,24 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct RemoveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "rm",
-        abstract: "Delete a document, saved as a version that records the deletion."
+struct RemoveCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "rm",
+        abstract: "Delete a document, saved as a version that records the deletion.",
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("document", help: "The document's path, relative to the current folder."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let document: DocumentPath
 
-    @Argument(help: "The document's path, relative to the current folder.")
-    var document: DocumentPath
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        document = try arguments.document("document")
+    }
 
     func run() async throws {
         let container = try global.openContainer()

@@ -1,11 +1,10 @@
-import ArgumentParser
 import Concord
 import ConcordMerge
 import Foundation
 
-struct ResolveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "resolve",
+struct ResolveCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "resolve",
         abstract: "Resolve a document in conflict: keep the latest, merge, keep a version or both, or use a file.",
         discussion: """
             The result is saved as the new current version in one commit; the other versions are removed \
@@ -19,58 +18,67 @@ struct ResolveCommand: AsyncParsableCommand {
             needs a person. --undo undoes the resolution that made DOC's current version (while nothing \
             changed it since): a new version with the content current before it, the versions it resolved in \
             contention again on every device; the resolution stays in the history.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("document", help: "The document's path, relative to the current folder.", optional: true),
+            .flag("all", help: "Resolve every document in conflict (with --latest or --merge), in one commit: all or, when one needs a person, none."),
+            .flag("latest", help: "Keep the latest version (causal order, then clock, device id, commit id)."),
+            .flag("merge", help: "Merge the versions with a merge policy."),
+            .option("policy", value: "NAME", help: "The merge policy (default: selected by .concord/policies)."),
+            .option("keep", value: "ID", help: "Keep the version with this id."),
+            .option("file", value: "SRC", help: "Use this file's content ('-' for standard input)."),
+            .flag("keep-both", help: "Keep the current version, and save each other version beside it as a new document named after its device."),
+            .option("output", value: "FILE", help: "When a merge needs a person, write the marked-up merge to FILE."),
+            .flag("undo", help: "Undo the resolution that made DOC's current version: a new version with the content current before it, its versions in contention again."),
+            .flag("dry-run", help: "Say what would be kept and removed; change nothing."),
+            .flag("json", help: "Print one JSON document."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let document: DocumentPath?
+    let all: Bool
+    let latest: Bool
+    let merge: Bool
+    let policy: String?
+    let keep: String?
+    let file: String?
+    let keepBoth: Bool
+    let output: String?
+    let undo: Bool
+    let dryRun: Bool
+    let json: Bool
 
-    @Argument(help: "The document's path, relative to the current folder.")
-    var document: DocumentPath?
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        document = try arguments.documentIfGiven("document")
+        all = arguments.flag("all")
+        latest = arguments.flag("latest")
+        merge = arguments.flag("merge")
+        policy = arguments.value("policy")
+        keep = arguments.value("keep")
+        file = arguments.value("file")
+        keepBoth = arguments.flag("keep-both")
+        output = arguments.value("output")
+        undo = arguments.flag("undo")
+        dryRun = arguments.flag("dry-run")
+        json = arguments.flag("json")
+        try validate()
+    }
 
-    @Flag(help: "Resolve every document in conflict (with --latest or --merge), in one commit: all or, when one needs a person, none.")
-    var all = false
-
-    @Flag(help: "Keep the latest version (causal order, then clock, device id, commit id).")
-    var latest = false
-
-    @Flag(help: "Merge the versions with a merge policy.")
-    var merge = false
-
-    @Option(help: ArgumentHelp("The merge policy (default: selected by .concord/policies).", valueName: "NAME"))
-    var policy: String?
-
-    @Option(help: ArgumentHelp("Keep the version with this id.", valueName: "ID"))
-    var keep: String?
-
-    @Option(help: ArgumentHelp("Use this file's content ('-' for standard input).", valueName: "SRC"))
-    var file: String?
-
-    @Flag(help: "Keep the current version, and save each other version beside it as a new document named after its device.")
-    var keepBoth = false
-
-    @Option(help: ArgumentHelp("When a merge needs a person, write the marked-up merge to FILE.", valueName: "FILE"))
-    var output: String?
-
-    @Flag(help: "Undo the resolution that made DOC's current version: a new version with the content current before it, its versions in contention again.")
-    var undo = false
-
-    @Flag(help: "Say what would be kept and removed; change nothing.")
-    var dryRun = false
-
-    @Flag(help: "Print one JSON document.")
-    var json = false
-
-    func validate() throws {
+    private func validate() throws {
         let chosen = [latest, merge, keep != nil, file != nil, keepBoth, undo].filter { $0 }.count
-        guard chosen == 1 else { throw ValidationError("give exactly one of --latest, --merge, --keep ID, --keep-both, --file SRC, --undo") }
-        if undo && (all || dryRun || json) { throw ValidationError("--undo takes one document, without --all, --dry-run or --json") }
+        guard chosen == 1 else { throw UsageError("give exactly one of --latest, --merge, --keep ID, --keep-both, --file SRC, --undo") }
+        if undo && (all || dryRun || json) { throw UsageError("--undo takes one document, without --all, --dry-run or --json") }
         if all {
-            guard document == nil else { throw ValidationError("give a document or --all, not both") }
-            guard latest || merge || keepBoth else { throw ValidationError("--all goes with --latest, --merge or --keep-both") }
+            guard document == nil else { throw UsageError("give a document or --all, not both") }
+            guard latest || merge || keepBoth else { throw UsageError("--all goes with --latest, --merge or --keep-both") }
         } else if document == nil {
-            throw ValidationError("give the document to resolve, or --all")
+            throw UsageError("give the document to resolve, or --all")
         }
-        if policy != nil && !merge { throw ValidationError("--policy goes with --merge") }
+        if policy != nil && !merge { throw UsageError("--policy goes with --merge") }
     }
 
     func run() async throws {

@@ -1,11 +1,10 @@
-import ArgumentParser
 import Concord
 import ConcordMerge
 import Foundation
 
-struct SaveCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "save",
+struct SaveCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "save",
         abstract: "Save a version of a document.",
         discussion: """
             With --all, every document added, changed or removed in the work tree is saved in one \
@@ -14,29 +13,38 @@ struct SaveCommand: AsyncParsableCommand {
             commit that changes only that document. DOC is a path from the current folder (from the \
             container root when run there). A path the ignore rules leave out (concord ls --ignored) \
             is refused unless --force; save --all passes over ignored files without a word.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("document", help: "The document's path, relative to the current folder.", optional: true),
+            .flag("all", help: "Save every document added, changed or removed in the work tree, in one commit."),
+            .option("file", value: "SRC", help: "Read the content from SRC ('-' for standard input)."),
+            .flag("force", help: "Save the document even if the ignore rules leave it out."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let document: DocumentPath?
+    let all: Bool
+    let file: String?
+    let force: Bool
 
-    @Argument(help: "The document's path, relative to the current folder.")
-    var document: DocumentPath?
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        document = try arguments.documentIfGiven("document")
+        all = arguments.flag("all")
+        file = arguments.value("file")
+        force = arguments.flag("force")
+        try validate()
+    }
 
-    @Flag(help: "Save every document added, changed or removed in the work tree, in one commit.")
-    var all = false
-
-    @Option(help: ArgumentHelp("Read the content from SRC ('-' for standard input).", valueName: "SRC"))
-    var file: String?
-
-    @Flag(help: "Save the document even if the ignore rules leave it out.")
-    var force = false
-
-    func validate() throws {
+    private func validate() throws {
         if all {
-            guard document == nil, file == nil else { throw ValidationError("--all saves the whole work tree: give no document and no --file") }
-            guard !force else { throw ValidationError("--force goes with a document: save --all never saves an ignored file") }
+            guard document == nil, file == nil else { throw UsageError("--all saves the whole work tree: give no document and no --file") }
+            guard !force else { throw UsageError("--force goes with a document: save --all never saves an ignored file") }
         } else if document == nil {
-            throw ValidationError("give the document to save, or --all")
+            throw UsageError("give the document to save, or --all")
         }
     }
 

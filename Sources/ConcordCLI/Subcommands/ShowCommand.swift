@@ -1,22 +1,29 @@
-import ArgumentParser
 import Concord
 import ConcordMerge
 import Foundation
 
-struct ShowCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "show",
+struct ShowCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "show",
         abstract: "Print a version's content.",
-        discussion: "For a package, prints each file's path and size."
+        discussion: "For a package, prints each file's path and size.",
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("document", help: "The document's path, relative to the current folder."),
+            .option("version", value: "ID", help: "The version's id, full or abbreviated (default: the current version)."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let document: DocumentPath
+    let version: String?
 
-    @Argument(help: "The document's path, relative to the current folder.")
-    var document: DocumentPath
-
-    @Option(help: ArgumentHelp("The version's id, full or abbreviated (default: the current version).", valueName: "ID"))
-    var version: String?
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        document = try arguments.document("document")
+        version = arguments.value("version")
+    }
 
     func run() async throws {
         let container = try global.openContainer()

@@ -1,23 +1,30 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct StatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "status",
+struct StatusCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "status",
         abstract: "Show conflicts, versions waiting to go up, skipped files, the last sync and the agent.",
         discussion: """
             Each document in conflict with its versions in contention (device, date); the documents with \
             versions saved here that the cloud has not received; the files saves leave out, and why; when \
             the last sync ended and how (its error, when it failed); whether a sync agent (concord watch) \
             runs. Reads only: it never waits for a writer.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .flag("json", help: "Print one JSON document."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let json: Bool
 
-    @Flag(help: "Print one JSON document.")
-    var json = false
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        json = arguments.flag("json")
+    }
 
     struct ConflictJSON: Encodable {
         var document: String

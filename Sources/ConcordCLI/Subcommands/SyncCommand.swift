@@ -1,20 +1,27 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct SyncCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sync",
+struct SyncCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "sync",
         abstract: "Fetch from the cloud, integrate, push; report new conflicts and updated documents.",
         discussion: """
             Conflicts whose rule in .concord/policies ends with 'auto' are resolved before the push, with             the rule's policy, as 'concord resolve' would (every version stays in the history); one the policy             cannot merge without a person stays in conflict, with one line saying why. In airplane mode, or             when the cloud cannot be reached, nothing is sent and nothing is lost: sync again later.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .flag("json", help: "Print one JSON document."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let json: Bool
 
-    @Flag(help: "Print one JSON document.")
-    var json = false
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        json = arguments.flag("json")
+    }
 
     struct Report: Encodable {
         var outcome: String

@@ -1,10 +1,9 @@
-import ArgumentParser
 import Concord
 import Foundation
 
-struct UICommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "ui",
+struct UICommand: Subcommand {
+    static let description = CommandDescription(
+        name: "ui",
         abstract: "Serve the resolver page for this container on 127.0.0.1.",
         discussion: """
             Prints the page's address, which carries a random token every request must present, and \
@@ -14,19 +13,28 @@ struct UICommand: AsyncParsableCommand {
             keeping a version, merging with a policy, or saving an edited result. It answers only to \
             127.0.0.1 and localhost, refuses writes from other pages, and runs until Ctrl-C. The server \
             is the separate program concord-ui, installed beside concord.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .option("port", value: "N", help: "The port to listen on (default: one the system picks)."),
+            .flag("no-open", help: "Print the address without opening a browser."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let port: Int?
+    let noOpen: Bool
 
-    @Option(help: ArgumentHelp("The port to listen on (default: one the system picks).", valueName: "N"))
-    var port: Int?
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        port = try arguments.value("port", as: Int.self)
+        noOpen = arguments.flag("no-open")
+        try validate()
+    }
 
-    @Flag(help: "Print the address without opening a browser.")
-    var noOpen = false
-
-    func validate() throws {
-        if let port, !(1...65535).contains(port) { throw ValidationError("--port takes a number from 1 to 65535") }
+    private func validate() throws {
+        if let port, !(1...65535).contains(port) { throw UsageError("--port takes a number from 1 to 65535") }
     }
 
     func run() async throws {

@@ -1,26 +1,33 @@
-import ArgumentParser
 import Concord
 import ConcordMerge
 import Foundation
 
-struct VersionsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "versions",
+struct VersionsCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "versions",
         abstract: "List a document's current and unresolved versions.",
         discussion:
-            "With --all, every version the document ever had, newest first. Each version shows its device, wall time, clock, size and a short comparison with the current version."
+            "With --all, every version the document ever had, newest first. Each version shows its device, wall time, clock, size and a short comparison with the current version.",
+        parameters: [
+            GlobalOptions.parameter,
+            .argument("document", help: "The document's path, relative to the current folder."),
+            .flag("all", help: "List every version the document ever had."),
+            .flag("json", help: "Print one JSON document."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let document: DocumentPath
+    let all: Bool
+    let json: Bool
 
-    @Argument(help: "The document's path, relative to the current folder.")
-    var document: DocumentPath
-
-    @Flag(help: "List every version the document ever had.")
-    var all = false
-
-    @Flag(help: "Print one JSON document.")
-    var json = false
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        document = try arguments.document("document")
+        all = arguments.flag("all")
+        json = arguments.flag("json")
+    }
 
     func run() async throws {
         let container = try global.openContainer()

@@ -1,12 +1,11 @@
-import ArgumentParser
 import Concord
 import Dispatch
 import Foundation
 import Synchronization
 
-struct WatchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "watch",
+struct WatchCommand: Subcommand {
+    static let description = CommandDescription(
+        name: "watch",
         abstract: "Save edits and sync until stopped.",
         discussion: """
             The sync agent: it watches the work tree, saves what changed once edits pause (as save --all \
@@ -21,31 +20,38 @@ struct WatchCommand: AsyncParsableCommand {
             auto-resolved, resolved, offline, back online, failed. With --notify, each new conflict is also a \
             desktop notification (notify-send, when installed). SIGINT or SIGTERM stops it after the operation \
             under way (exit 0); a second one stops it at once.
-            """
+            """,
+        parameters: [
+            GlobalOptions.parameter,
+            .option("interval", value: "SECONDS", help: "Sync every SECONDS when nothing else makes it sync (default 30)."),
+            .option("peek-interval", value: "SECONDS", help: "Check a network cloud's main every SECONDS between syncs, syncing when it moved (default 1; 0: never)."),
+            .flag("json", help: "Print one JSON object a line (event, documents, time; detail for new conflict, auto-resolved, offline and failed)."),
+            .flag("notify", help: "Also tell each new conflict as a desktop notification (through notify-send, when installed)."),
+        ]
     )
 
-    @OptionGroup var global: GlobalOptions
+    let global: GlobalOptions
+    let interval: Double
+    let peekInterval: Double
+    let json: Bool
+    let notify: Bool
 
-    @Option(help: ArgumentHelp("Sync every SECONDS when nothing else makes it sync (default 30).", valueName: "SECONDS"))
-    var interval: Double = 30
+    /// Reads the command line.
+    init(_ arguments: CommandArguments) throws {
+        global = GlobalOptions(arguments)
+        interval = try arguments.value("interval", as: Double.self) ?? 30
+        peekInterval = try arguments.value("peek-interval", as: Double.self) ?? 1
+        json = arguments.flag("json")
+        notify = arguments.flag("notify")
+        try validate()
+    }
 
-    @Option(
-        help: ArgumentHelp(
-            "Check a network cloud's main every SECONDS between syncs, syncing when it moved (default 1; 0: never).", valueName: "SECONDS"))
-    var peekInterval: Double = 1
-
-    @Flag(help: "Print one JSON object a line (event, documents, time; detail for new conflict, auto-resolved, offline and failed).")
-    var json = false
-
-    @Flag(help: "Also tell each new conflict as a desktop notification (through notify-send, when installed).")
-    var notify = false
-
-    func validate() throws {
+    private func validate() throws {
         guard interval.isFinite, (1...86_400).contains(interval) else {
-            throw ValidationError("--interval takes a number of seconds from 1 to 86400")
+            throw UsageError("--interval takes a number of seconds from 1 to 86400")
         }
         guard peekInterval.isFinite, peekInterval == 0 || (0.1...86_400).contains(peekInterval) else {
-            throw ValidationError("--peek-interval takes 0 (never) or a number of seconds from 0.1 to 86400")
+            throw UsageError("--peek-interval takes 0 (never) or a number of seconds from 0.1 to 86400")
         }
     }
 
