@@ -106,6 +106,10 @@ for target in package.targets where target.type != .system {
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    // A generic type's metadata made by a direct call, not found from its mangled name: finding it
+    // checks each conformance the type needs by a pass over every conformance record of the binary
+    // (about 6,000), once per new type. That was a quarter of a `concord conflicts` (benchmarks/README.md).
+    settings.append(.unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]))
     target.swiftSettings = settings
 }
 

@@ -4,7 +4,9 @@
 public enum TerminalText {
     /// `text` with every control character written as an escape: `\n`, `\t`, `\r`, `\u{1B}`, ….
     public static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: PathRules.isControl) else { return text }
+        // Every control character has a byte below 0x20, 0x7F, or the lead byte 0xC2 (U+0080–U+00BF).
+        let mayHoldControl = text.utf8.withContiguousStorageIfAvailable { $0.contains { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 } } ?? true
+        guard mayHoldControl, text.unicodeScalars.contains(where: PathRules.isControl) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -88,9 +88,7 @@ struct ListCommand: Subcommand {
                 })
             return
         }
-        for document in documents {
-            Output.line("\(Output.column(document.state.name, width: 16))\(document.path)\(document.isPackage ? "/" : "")")
-        }
+        Output.lines(documents.lazy.map { "\(Output.column($0.state.name, width: 16))\($0.path)\($0.isPackage ? "/" : "")" })
     }
 
     private func listIgnored() throws {
