@@ -344,6 +344,9 @@ public final class Container: Sendable {
             let core = try ContainerCore(repository: repository, options: options)
             try core.checkout.update(from: nil, to: try core.history.tree(of: remoteMain), force: true)
             core.checkout.finishJournal()
+            // The history index is built while the clone is waited for anyway, not by the first
+            // save (a long history's 12 s), and the first `log` does not walk the whole history.
+            try core.writer.write {}
             return Container(core: core, options: options)
         } catch {
             if existed { try? fileManager.removeItem(atPath: "\(path)/.git") } else { try? fileManager.removeItem(atPath: path) }

@@ -78,6 +78,21 @@ import Testing
         }
     }
 
+    /// A new device's clone leaves the index built at the cloud's main: its first query reads
+    /// it, and it answers as a walk does.
+    @Test func aCloneBuildsTheIndex() async throws {
+        let fixture = try await eventfulHistory()
+        let path = "\(fixture.folder)/newcomer"
+        let clone = try await Container.clone(from: fixture.cloud, to: path, deviceName: "Newcomer")
+        let tip = try String(contentsOfFile: "\(path)/.git/concord/history/tip", encoding: .utf8)
+        let main = try fixture.git(["rev-parse", "main"], in: fixture.cloud)
+        #expect(tip.split(separator: "\n").dropFirst().first.map(String.init) == main.trimmingCharacters(in: .whitespacesAndNewlines), "\(tip)")
+        let indexed = try answers(clone, paths)
+        try FileManager.default.moveItem(atPath: "\(path)/.git/concord/history", toPath: "\(path)/.git/concord/history.off")
+        let walked = try await answers(Container.open(at: path), paths)
+        #expect(walked == indexed)
+    }
+
     @Test func aDamagedOrStaleIndexIsNeverTrustedAndIsRebuilt() async throws {
         let fixture = try await eventfulHistory()
         let device = fixture[1]
