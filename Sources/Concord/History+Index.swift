@@ -103,7 +103,9 @@ extension History {
     /// One step: the versions the arriving commits make, each with the path's entry and the
     /// versions it replaced, found while the index still describes the step's start; then added.
     private func step(_ index: HistoryIndex, to head: OID, covered: [OID]) throws {
-        let arrived = try commits(reachableFrom: head, hiding: covered)
+        // A commit whose one parent is covered is all that arrives (a rebuild's usual step).
+        let parents = try known(head).commit.parents
+        let arrived = parents.count == 1 && covered.contains(parents[0]) ? [head] : try commits(reachableFrom: head, hiding: covered)
         index.arriving = Set(arrived)
         defer { index.arriving = nil }
         var additions: [(path: String, version: HistoryIndex.Version)] = []
@@ -114,6 +116,9 @@ extension History {
             // A file's entries before and after, from the first parent's differences (a missing
             // one may also be a folder there: then it is read from the folder).
             var firstChanges: [TreePath: TreeChange] = [:]
+            // The first parent's folders with a file removed or changed: only there can a path
+            // the differences add have been a folder of documents in the first parent.
+            var touchedFolders = Set<TreePath>()
             var firstParentTree: OID?
             for parent in known.commit.parents.isEmpty ? [nil] : known.commit.parents.map(Optional.some) {
                 let parentTree = try tree(of: parent)
@@ -121,6 +126,13 @@ extension History {
                 if perParent.isEmpty {
                     firstChanges = Dictionary(changes.map { (TreePath($0.path), $0) }, uniquingKeysWith: { a, _ in a })
                     firstParentTree = parentTree
+                    for change in changes where change.old != nil {
+                        var folder = Substring(change.path)
+                        while let slash = folder.lastIndex(of: "/") {
+                            folder = folder[..<slash]
+                            guard touchedFolders.insert(TreePath(String(folder))).inserted else { break }
+                        }
+                    }
                 }
                 var changed = Set(changes.compactMap { document(containing: $0.path, patterns: index.patterns)?.document })
                 changed.formUnion(try foldersChangingState(changes, from: parentTree, to: commitTree, patterns: index.patterns))
@@ -140,9 +152,14 @@ extension History {
                 let unchanged = change == nil && !perParent[0].contains(document) && firstParentTree != nil
                 let raw = try change?.new ?? entry(path, in: unchanged ? firstParentTree : commitTree)
                 let entry = documentEntry(converting: raw, of: path, patterns: index.patterns)
+                // The entry in the first parent, when the differences tell it: a file's old
+                // entry, or none for a file added where the first parent had no folder.
+                let parentEntry: OID?? = change.flatMap { change in
+                    change.old.map { .some($0.id) } ?? (touchedFolders.contains(TreePath(path)) || firstParentTree == nil ? nil : .some(nil))
+                }
                 let version = HistoryIndex.Version(
                     commit: commit, entry: entry?.id, mode: entry?.mode ?? 0,
-                    replaces: try previousVersions(of: commit, document: document, parentEntry: change?.old.map { .some($0.id) }))
+                    replaces: try previousVersions(of: commit, document: document, parentEntry: parentEntry))
                 additions.append((path, version))
             }
         }

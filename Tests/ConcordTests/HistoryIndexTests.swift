@@ -80,17 +80,31 @@ import Testing
 
     /// A new device's clone leaves the index built at the cloud's main: its first query reads
     /// it, and it answers as a walk does.
+    /// The history also holds a file/folder clash resolved by keeping the file, and a folder of
+    /// documents replaced by a file in the work tree and saved with `save --all`: each one
+    /// commit that adds the file and deletes the folder's documents.
     @Test func aCloneBuildsTheIndex() async throws {
         let fixture = try await eventfulHistory()
+        let file = try #require(try await fixture[3].unresolvedVersions(of: doc("plan")).first { !$0.isFolder })
+        _ = try await fixture[3].resolve(doc("plan"), using: .keep(file.id))
+        try await fixture.syncAll()
+        try await fixture[1].save(doc("box/a.md"), content: text("a"))
+        try FileManager.default.removeItem(atPath: "\(fixture[1].root)/box")
+        try Data("box".utf8).write(to: URL(fileURLWithPath: "\(fixture[1].root)/box"))
+        _ = try await fixture[1].saveAll()
+        try await fixture.syncAll()
         let path = "\(fixture.folder)/newcomer"
         let clone = try await Container.clone(from: fixture.cloud, to: path, deviceName: "Newcomer")
         let tip = try String(contentsOfFile: "\(path)/.git/concord/history/tip", encoding: .utf8)
         let main = try fixture.git(["rev-parse", "main"], in: fixture.cloud)
         #expect(tip.split(separator: "\n").dropFirst().first.map(String.init) == main.trimmingCharacters(in: .whitespacesAndNewlines), "\(tip)")
-        let indexed = try answers(clone, paths)
+        let indexed = try answers(clone, paths + ["box"])
         try FileManager.default.moveItem(atPath: "\(path)/.git/concord/history", toPath: "\(path)/.git/concord/history.off")
-        let walked = try await answers(Container.open(at: path), paths)
+        let walked = try await answers(Container.open(at: path), paths + ["box"])
         #expect(walked == indexed)
+        #expect(indexed["plan"]?.all.first?.replaces.count == 2, "the file replaces the folder and itself: \(String(describing: indexed["plan"]?.all.first))")
+        let box = try #require(indexed["box"]?.all)
+        #expect(box.map(\.isFolder) == [false, true] && box[0].replaces == [box[1].id], "the file replaces the folder: \(box)")
     }
 
     @Test func aDamagedOrStaleIndexIsNeverTrustedAndIsRebuilt() async throws {

@@ -245,6 +245,11 @@ MUTATIONS = [
              "while false, let next",
              "an option that takes several values takes one (CommandArguments.init): `packages --set A B` "
              "is bad usage"),
+    Mutation("added-file-never-a-folder", "Sources/Concord/History+Index.swift",
+             "?? (touchedFolders.contains(TreePath(path)) || firstParentTree == nil ? nil : .some(nil))",
+             "?? (firstParentTree == nil ? nil : .some(nil))",
+             "the history index takes a file the first parent's differences add as absent there, even where "
+             "the parent had a folder of documents of that name (History.step): the file replaces nothing"),
     Mutation("ssh-connection-not-kept", "Sources/Git/SSHClient.swift",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder) else { return nil }",
              "guard let controlFolder, Self.isPrivateFolder(controlFolder), controlFolder.isEmpty else { return nil }",
