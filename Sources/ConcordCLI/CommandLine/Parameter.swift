@@ -66,3 +66,12 @@ struct Parameter: Sendable {
         return kind == .argument(isOptional: false) ? repeated : "[\(repeated)]"
     }
 }
+
+extension Parameter {
+    /// `<document>`: a document's path, read from the folder the command runs in.
+    static let document = argument("document", help: "The document's path, relative to the current folder.")
+    /// `[<document>]`: a document's path, for a command that may take every document instead.
+    static let optionalDocument = argument("document", help: "The document's path, relative to the current folder.", optional: true)
+    /// `--json`: the command's result as one JSON document.
+    static let json = flag("json", help: "Print one JSON document.")
+}

@@ -9,7 +9,7 @@ struct AdoptCommand: Subcommand {
         parameters: [
             GlobalOptions.parameter,
             .argument("path", help: "The local file or folder, outside the container."),
-            .argument("document", help: "The document's path, relative to the current folder."),
+            .document,
         ]
     )
 

@@ -8,7 +8,7 @@ struct ConflictsCommand: Subcommand {
         discussion: "Reads the conflict records only, so it costs the same whatever the number of documents.",
         parameters: [
             GlobalOptions.parameter,
-            .flag("json", help: "Print one JSON document."),
+            .json,
         ]
     )
 

@@ -16,9 +16,9 @@ struct DiffCommand: Subcommand {
             """,
         parameters: [
             GlobalOptions.parameter,
-            .argument("document", help: "The document's path, relative to the current folder."),
+            .document,
             .option("version", value: "ID", help: "A version's id, full or abbreviated; give it twice to compare two versions.", repeatable: true),
-            .flag("json", help: "Print one JSON document."),
+            .json,
         ]
     )
 

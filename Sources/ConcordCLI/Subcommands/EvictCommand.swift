@@ -8,7 +8,7 @@ struct EvictCommand: Subcommand {
         discussion: "The local copy is written before the container records the deletion: an interruption never loses it. The path must not exist yet.",
         parameters: [
             GlobalOptions.parameter,
-            .argument("document", help: "The document's path, relative to the current folder."),
+            .document,
             .argument("path", help: "The local path to move it to, outside the container."),
         ]
     )

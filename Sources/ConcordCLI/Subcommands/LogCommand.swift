@@ -8,7 +8,7 @@ struct LogCommand: Subcommand {
         discussion: "Resolved and removed versions stay in the history.",
         parameters: [
             GlobalOptions.parameter,
-            .argument("document", help: "The document's path, relative to the current folder."),
+            .document,
         ]
     )
 

@@ -7,7 +7,7 @@ struct RemoveCommand: Subcommand {
         abstract: "Delete a document, saved as a version that records the deletion.",
         parameters: [
             GlobalOptions.parameter,
-            .argument("document", help: "The document's path, relative to the current folder."),
+            .document,
         ]
     )
 

@@ -21,7 +21,7 @@ struct ResolveCommand: Subcommand {
             """,
         parameters: [
             GlobalOptions.parameter,
-            .argument("document", help: "The document's path, relative to the current folder.", optional: true),
+            .optionalDocument,
             .flag("all", help: "Resolve every document in conflict (with --latest or --merge), in one commit: all or, when one needs a person, none."),
             .flag("latest", help: "Keep the latest version (causal order, then clock, device id, commit id)."),
             .flag("merge", help: "Merge the versions with a merge policy."),
@@ -32,7 +32,7 @@ struct ResolveCommand: Subcommand {
             .option("output", value: "FILE", help: "When a merge needs a person, write the marked-up merge to FILE."),
             .flag("undo", help: "Undo the resolution that made DOC's current version: a new version with the content current before it, its versions in contention again."),
             .flag("dry-run", help: "Say what would be kept and removed; change nothing."),
-            .flag("json", help: "Print one JSON document."),
+            .json,
         ]
     )
 

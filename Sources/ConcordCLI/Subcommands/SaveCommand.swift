@@ -16,7 +16,7 @@ struct SaveCommand: Subcommand {
             """,
         parameters: [
             GlobalOptions.parameter,
-            .argument("document", help: "The document's path, relative to the current folder.", optional: true),
+            .optionalDocument,
             .flag("all", help: "Save every document added, changed or removed in the work tree, in one commit."),
             .option("file", value: "SRC", help: "Read the content from SRC ('-' for standard input)."),
             .flag("force", help: "Save the document even if the ignore rules leave it out."),

@@ -9,7 +9,7 @@ struct ShowCommand: Subcommand {
         discussion: "For a package, prints each file's path and size.",
         parameters: [
             GlobalOptions.parameter,
-            .argument("document", help: "The document's path, relative to the current folder."),
+            .document,
             .option("version", value: "ID", help: "The version's id, full or abbreviated (default: the current version)."),
         ]
     )

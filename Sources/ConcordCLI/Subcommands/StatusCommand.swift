@@ -13,7 +13,7 @@ struct StatusCommand: Subcommand {
             """,
         parameters: [
             GlobalOptions.parameter,
-            .flag("json", help: "Print one JSON document."),
+            .json,
         ]
     )
 

@@ -10,7 +10,7 @@ struct SyncCommand: Subcommand {
             """,
         parameters: [
             GlobalOptions.parameter,
-            .flag("json", help: "Print one JSON document."),
+            .json,
         ]
     )
 

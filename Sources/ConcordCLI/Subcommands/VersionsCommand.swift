@@ -10,9 +10,9 @@ struct VersionsCommand: Subcommand {
             "With --all, every version the document ever had, newest first. Each version shows its device, wall time, clock, size and a short comparison with the current version.",
         parameters: [
             GlobalOptions.parameter,
-            .argument("document", help: "The document's path, relative to the current folder."),
+            .document,
             .flag("all", help: "List every version the document ever had."),
-            .flag("json", help: "Print one JSON document."),
+            .json,
         ]
     )
 
