@@ -60,10 +60,11 @@ extension History {
         extendingUnder = index.patterns
         defer { extendingUnder = nil }
         let start = index.tip
-        let arriving = Set(try commits(reachableFrom: head, hiding: [start].compactMap { $0 }))
+        // A new index takes all of `head`'s history: no walk to learn what arrives.
+        let arriving = try start.map { Set(try commits(reachableFrom: head, hiding: [$0])) }
         var chain: [OID] = []
         var next: OID? = head
-        while let commit = next, arriving.contains(commit) {
+        while let commit = next, arriving?.contains(commit) ?? true {
             chain.append(commit)
             next = try known(commit).commit.parents.first
         }

@@ -39,7 +39,7 @@ final class History {
 
     func tree(of commit: OID?) throws -> OID? {
         guard let commit else { return nil }
-        return try ConcordError.wrap("cannot read commit \(commit.short)") { try repository.treeID(ofCommit: commit) }
+        return try known(commit).commit.tree
     }
 
     func entry(_ path: String, in tree: OID?) throws -> TreeEntry? {
