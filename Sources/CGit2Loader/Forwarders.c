@@ -13,7 +13,6 @@ static __typeof__(git_error_clear) *concord_git_error_clear;
 static __typeof__(git_error_last) *concord_git_error_last;
 static __typeof__(git_error_set_oom) *concord_git_error_set_oom;
 static __typeof__(git_error_set_str) *concord_git_error_set_str;
-static __typeof__(git_fetch_options_init) *concord_git_fetch_options_init;
 static __typeof__(git_graph_ahead_behind) *concord_git_graph_ahead_behind;
 static __typeof__(git_graph_descendant_of) *concord_git_graph_descendant_of;
 static __typeof__(git_indexer_append) *concord_git_indexer_append;
@@ -39,6 +38,7 @@ static __typeof__(git_odb_hashfile) *concord_git_odb_hashfile;
 static __typeof__(git_odb_init_backend) *concord_git_odb_init_backend;
 static __typeof__(git_odb_new) *concord_git_odb_new;
 static __typeof__(git_odb_refresh) *concord_git_odb_refresh;
+static __typeof__(git_odb_write_pack) *concord_git_odb_write_pack;
 static __typeof__(git_patch_free) *concord_git_patch_free;
 static __typeof__(git_patch_from_buffers) *concord_git_patch_from_buffers;
 static __typeof__(git_patch_get_hunk) *concord_git_patch_get_hunk;
@@ -152,11 +152,6 @@ void git_error_set_oom(void)
 int git_error_set_str(int error_class, const char *string)
 {
     return forwarded(concord_git_error_set_str, git_error_set_str)(error_class, string);
-}
-
-int git_fetch_options_init(git_fetch_options *opts, unsigned int version)
-{
-    return forwarded(concord_git_fetch_options_init, git_fetch_options_init)(opts, version);
 }
 
 int git_graph_ahead_behind(size_t *ahead, size_t *behind, git_repository *repo, const git_oid *local, const git_oid *upstream)
@@ -282,6 +277,11 @@ int git_odb_new(git_odb **out)
 int git_odb_refresh(struct git_odb *db)
 {
     return forwarded(concord_git_odb_refresh, git_odb_refresh)(db);
+}
+
+int git_odb_write_pack(git_odb_writepack **out, git_odb *db, git_indexer_progress_cb progress_cb, void *progress_payload)
+{
+    return forwarded(concord_git_odb_write_pack, git_odb_write_pack)(out, db, progress_cb, progress_payload);
 }
 
 void git_patch_free(git_patch *patch)

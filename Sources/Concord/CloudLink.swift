@@ -130,7 +130,7 @@ final class CloudLink {
             NetworkCloud(
                 remote: "origin", url: secrets?.query.map { "\(address.url)?\($0)" }, access: access, limits: try NetworkLimits.current(in: repository),
                 largestObject: try ArrivalCheck.Limits.current(in: repository, containerFileSize: ContainerLimits.fileSize(inMainOf: repository)).objectSize,
-                incoming: ContainerLayout.incoming, connection: connection))
+                connection: connection))
         if address.transport == .http, let file = environment.certificateFile {
             do {
                 try CertificateAuthorities.add(file: file)
@@ -145,8 +145,7 @@ final class CloudLink {
     /// Fetches the objects of the cloud's `main` that this device lacks, and returns the commit
     /// it names; nil when the cloud has no `main`. `origin/main` does not move: the caller moves
     /// it once what arrived passed the arrival check (``ContainerCore/checkArrival(_:local:packsBefore:)``),
-    /// so that it only ever names commits this device accepted. (A network fetch goes through
-    /// `refs/concord/incoming`, removed before this returns.)
+    /// so that it only ever names commits this device accepted.
     /// - Throws: ``ConcordError/offline(reason:waiting:)`` (``ConcordError/failed(_:)`` for a
     ///   clone) when the cloud cannot be reached, ``ConcordError/cloudRefused(_:)`` when it
     ///   refused this device or this device refused it, ``ConcordError/damagedFromCloud(url:reason:)``
@@ -154,7 +153,7 @@ final class CloudLink {
     func fetch(progress: (@Sendable (SyncProgress) -> Void)?) throws -> OID? {
         do {
             let cloud = try transport.cloud()
-            let known = try [ContainerLayout.main, ContainerLayout.remoteMain].compactMap(repository.resolve)
+            let known = try [ContainerLayout.remoteMain, ContainerLayout.main].compactMap(repository.resolve)
             let containerDecides = !ArrivalCheck.Limits.deviceFixesObjectSize(in: repository)
             if case let .local(local) = transport, containerDecides {
                 // The largest file the cloud's own limit allows, read from its main with

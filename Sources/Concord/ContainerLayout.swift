@@ -64,6 +64,4 @@ enum ContainerLayout {
     static let main = "refs/heads/main"
     /// The cloud's `main` as this device last accepted it.
     static let remoteMain = "refs/remotes/origin/main"
-    /// Where a network fetch puts the cloud's `main` until it is checked (then removed).
-    static let incoming = "refs/concord/incoming"
 }

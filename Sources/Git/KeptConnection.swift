@@ -3,7 +3,7 @@
 /// connection (one TCP connection and one TLS handshake) instead of one each. ssh keeps its own
 /// (``SSHClient``); `git://` and local paths use none.
 ///
-/// Pass it to ``NetworkCloud/init(remote:url:access:limits:largestObject:incoming:connection:)``
+/// Pass it to ``NetworkCloud/init(remote:url:access:limits:largestObject:connection:)``
 /// (a cloud makes one of its own otherwise, kept as long as the cloud). Before each operation it
 /// checks that the server has not closed the connection meanwhile (an idle time-out, a restart),
 /// and opens a new one if it has; an operation that fails on a connection made before it,

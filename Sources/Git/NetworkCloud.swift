@@ -2,8 +2,8 @@ public import GitFormat
 
 /// A cloud reached over ssh, https, http or `git://`: libgit2's smart transports connect (over
 /// OpenSSH's client for ssh, with the credentials of ``RemoteAccess`` for https, and
-/// time-outs), libgit2 fetches, and a
-/// push is Concord's own receive-pack over libgit2's transport, sending one pack of what
+/// time-outs); a fetch is Concord's own one-round upload-pack request, its pack indexed by
+/// libgit2, and a push is Concord's own receive-pack over libgit2's transport, sending one pack of what
 /// changed (``Repository/upload(_:to:expected:remote:url:access:limits:through:)``). Over https
 /// and http, every fetch, push and peek of the cloud goes over one ``KeptConnection``.
 public final class NetworkCloud: Cloud {
@@ -18,8 +18,6 @@ public final class NetworkCloud: Cloud {
     public let limits: NetworkLimits
     /// The largest object a fetch accepts, in bytes.
     public var largestObject: Int
-    /// The reference a fetch lands in (`refs/concord/incoming`), removed before the fetch returns.
-    public let incoming: String
     /// The credential the server accepted in the last fetch or push; nil when it asked for none.
     public private(set) var acceptedCredential: Credential?
     /// The connection an https or http cloud is reached over.
@@ -28,26 +26,24 @@ public final class NetworkCloud: Cloud {
     /// The cloud `remote` names, reached with `access` within `limits`, over `connection` when
     /// it is https or http (nil: a connection of its own, closed with the cloud).
     public init(
-        remote: String, url: String?, access: RemoteAccess?, limits: NetworkLimits, largestObject: Int, incoming: String, connection: KeptConnection? = nil
+        remote: String, url: String?, access: RemoteAccess?, limits: NetworkLimits, largestObject: Int, connection: KeptConnection? = nil
     ) {
         self.remote = remote
         self.url = url
         self.access = access
         self.limits = limits
         self.largestObject = largestObject
-        self.incoming = incoming
         self.connection = connection ?? KeptConnection()
     }
 
-    /// Fetches `branch` through ``incoming`` (libgit2 negotiates what to send from the
-    /// repository's references; `known` is not needed).
+    /// Fetches `branch` in one round (``Repository/download(_:haves:remote:url:access:limits:largestObject:progress:through:)``),
+    /// naming `known` (the cloud's main as this device last saw it, then its own) and some of
+    /// their ancestors as what this side has (``Repository/negotiationHaves(from:)``).
     public func fetch(_ branch: String, into repository: Repository, known: [OID], progress: (@Sendable (TransferProgress) -> Void)?) throws -> OID? {
-        try? repository.removeReference(incoming)
-        acceptedCredential = try repository.fetch(
-            remote: remote, refspecs: ["+\(branch):\(incoming)"], url: url, access: access, limits: limits, largestObject: largestObject,
-            progress: progress, through: connection)
-        let tip = try repository.resolve(incoming)
-        try? repository.removeReference(incoming)
+        let (tip, accepted) = try repository.download(
+            branch, haves: try repository.negotiationHaves(from: known), remote: remote, url: url, access: access, limits: limits,
+            largestObject: largestObject, progress: progress, through: connection)
+        acceptedCredential = accepted
         return tip
     }
 

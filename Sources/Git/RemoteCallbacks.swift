@@ -68,6 +68,13 @@ final class RemoteCallbacks {
         if access != nil { callbacks.credentials = credentialsCallback }
     }
 
+    /// The callback and payload (these callbacks) that a pack's indexer reports to: the progress
+    /// closure hears of the objects received, and the network watch learns that they arrive, as
+    /// during libgit2's own fetch. Use inside `withExtendedLifetime(self)`.
+    var indexerProgress: (callback: git_indexer_progress_cb, payload: UnsafeMutableRawPointer) {
+        (transferProgressCallback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
     /// Makes the credential to offer now, of a type in `allowed`; sets libgit2's error and
     /// returns `GIT_EAUTH` when none is left.
     fileprivate func acquire(_ out: UnsafeMutablePointer<OpaquePointer?>, allowed: UInt32) -> Int32 {

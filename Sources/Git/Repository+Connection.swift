@@ -11,8 +11,10 @@ extension Repository {
         let kind: Subtransport.Kind
         /// What the server advertised, read with GitFormat's checks.
         let advertisement: ReferenceAdvertisement
-        /// The subtransport whose stream carries the rest of the conversation (a push's).
+        /// The subtransport whose stream carries the rest of the conversation (a push's, a fetch's).
         let subtransport: UnsafeMutablePointer<git_smart_subtransport>
+        /// The operation's callbacks: what a pack received reports its progress to.
+        let callbacks: RemoteCallbacks
     }
 
     /// The commit the network remote's `reference` names, as the remote advertises it when a
@@ -24,7 +26,7 @@ extension Repository {
     /// http), to upload-pack, which a device allowed only to read may reach.
     /// - Returns: the commit (nil when the remote has no such reference), and the credential
     ///   the remote accepted (nil when it asked for none).
-    /// - Throws: ``GitError``: the reasons ``fetch(remote:refspecs:url:access:limits:largestObject:progress:through:)``
+    /// - Throws: ``GitError``: the reasons ``download(_:haves:remote:url:access:limits:largestObject:progress:through:)``
     ///   gives for a refused or failed connection, and a malformed advertisement.
     public func advertisedReference(
         _ reference: String, remote name: String, url: String? = nil, access: RemoteAccess? = nil, limits: NetworkLimits = NetworkLimits(),
@@ -37,7 +39,8 @@ extension Repository {
     }
 
     /// Connects to the named network remote (ssh, https, http or `git://`) for `service` through
-    /// libgit2's transports, runs `body` with the connection, and closes it.
+    /// libgit2's transports, runs `body` with the connection, and closes it; `progress` hears of
+    /// a pack received (``RemoteCallbacks/indexerProgress``).
     ///
     /// libgit2's `connect` is the only call that installs a transport's credential and
     /// certificate callbacks; it reads the advertisement through a subtransport that records
@@ -51,11 +54,11 @@ extension Repository {
     ///   connection, a malformed advertisement, and what `body` throws.
     func connect<T>(
         remote name: String, url: String?, access: RemoteAccess?, limits: NetworkLimits, for service: Subtransport.Service,
-        through connection: KeptConnection? = nil, _ body: (RemoteConnection) throws -> T
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, through connection: KeptConnection? = nil, _ body: (RemoteConnection) throws -> T
     ) throws -> (result: T, accepted: Credential?) {
         if let connection, let address = try keptAddress(remote: name, url: url) {
             return try connection.run(repository: self, remote: name, address: address, limits: limits) { kept, operation in
-                kept.callbacks.begin(access: access, operation: operation)
+                kept.callbacks.begin(access: access, progress: progress, operation: operation)
                 return try converse(over: kept.pointer, capture: kept.capture, callbacks: kept.callbacks, address: address, kind: .http, for: service, body)
             }
         }
@@ -66,7 +69,7 @@ extension Repository {
         }
         let capture = Subtransport(kind, recordingAtMost: limits.answerLimit, ssh: access?.ssh)
         let operation = NetworkOperation(limits: limits)
-        let callbacks = RemoteCallbacks(access: access, operation: operation)
+        let callbacks = RemoteCallbacks(access: access, progress: progress, operation: operation)
         return try withExtendedLifetime((capture, callbacks)) {
             try operation.run {
                 var definition = git_smart_subtransport_definition(
@@ -104,7 +107,7 @@ extension Repository {
             callbacks.install(in: &options.callbacks)
             try check("git_transport connect", transport.pointee.connect(transport, address, Int32(service.direction.rawValue), &options))
             let connection = RemoteConnection(
-                address: address, kind: kind, advertisement: try capture.advertisement(of: service), subtransport: subtransport)
+                address: address, kind: kind, advertisement: try capture.advertisement(of: service), subtransport: subtransport, callbacks: callbacks)
             return (try body(connection), callbacks.lastOffered)
         }
     }

@@ -23,6 +23,8 @@ public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
         case packetLine = "pkt-line"
         /// What a push says to receive-pack and its report.
         case receivePack = "receive-pack"
+        /// What a fetch says to upload-pack and its answer.
+        case uploadPack = "upload-pack"
         /// The references a server advertises.
         case advertisement = "reference advertisement"
         /// A repository's configuration file (`.git/config`).

@@ -22,6 +22,8 @@ final class ConnectionProxy: @unchecked Sendable {
     private let lock = NSLock()
     private var connections: [Connection] = []
     private var acceptedCount = 0
+    private var answeredBytes = 0
+    private var upstreamPorts: Set<Int> = []
     private var requestsAfterCloseCount = 0
     private var stopped = false
 
@@ -69,6 +71,13 @@ final class ConnectionProxy: @unchecked Sendable {
 
     /// The connections clients made to the proxy so far.
     var accepted: Int { lock.withLock { acceptedCount } }
+
+    /// The bytes the server sent clients through the proxy so far.
+    var received: Int { lock.withLock { answeredBytes } }
+
+    /// The ports of the proxy's own connections to the server: what the server's access log
+    /// names the requests that came through the proxy by.
+    var serverSidePorts: Set<Int> { lock.withLock { upstreamPorts } }
 
     /// Requests clients sent on connections after the proxy had closed them.
     var requestsAfterClose: Int { lock.withLock { requestsAfterCloseCount } }
@@ -135,6 +144,7 @@ final class ConnectionProxy: @unchecked Sendable {
                 guard !stopped else { return false }
                 acceptedCount += 1
                 connections.append(connection)
+                if let port = Self.localPort(of: upstream) { upstreamPorts.insert(port) }
                 return true
             }
             guard accepted else {
@@ -180,8 +190,19 @@ final class ConnectionProxy: @unchecked Sendable {
                 let count = recv(connection.upstream, &buffer, buffer.count, 0)
                 if lock.withLock({ connection.closed }) { continue }
                 guard count > 0, send(connection.client, buffer, count, Int32(MSG_NOSIGNAL)) == count else { return }
+                lock.withLock { answeredBytes += count }
             }
         }
+    }
+
+    /// The local port `socket` is bound to; nil when it cannot be read.
+    private static func localPort(of socket: Int32) -> Int? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let read = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
+        }
+        return read == 0 ? Int(UInt16(bigEndian: address.sin_port)) : nil
     }
 
     /// TCP's state FIN-WAIT-1 (Linux's `TCP_FIN_WAIT1`): the FIN sent, not acknowledged yet.

@@ -16,7 +16,10 @@ extension FuzzTarget {
     /// the report written back must read the same. The bytes read as an advertisement
     /// (``ReferenceAdvertisement``, with smart http's `# service=git-receive-pack` first when
     /// the high bit says so) must be accepted exactly when its grammar accepts them, with the
-    /// same references and capabilities.
+    /// same references and capabilities. Read as upload-pack's answer to a fetch
+    /// (``UploadPackAnswer``), whole and piece by piece, they must give the parts its grammar
+    /// gives (acknowledgements, then side-band packets up to a flush), and be refused exactly
+    /// where it refuses them.
     static func packetLine(_ raw: UnsafeRawBufferPointer) throws(FuzzFailure) {
         var input = FuzzInput(raw)
         let steering = input.number(bytes: 1)
@@ -36,6 +39,13 @@ extension FuzzTarget {
             throw FuzzFailure("accepted an advertisement its grammar refuses")
         case (.failure(let error), .some):
             throw FuzzFailure("refused an advertisement of the grammar: \(error)")
+        }
+
+        let answer = answerModel(expected.packets, end: expected.end)
+        for size in [bytes.count, piece] {
+            let read = readAnswer(bytes, pieces: size)
+            try expect(read.parts == answer.parts, "an upload-pack answer read in pieces of \(size) gave \(read.parts.count) parts where its grammar gives \(answer.parts.count)")
+            try expect(read.refused == answer.refused, "an upload-pack answer read in pieces of \(size) was \(read.refused ? "" : "not ")refused")
         }
 
         let whole = read(bytes, pieces: bytes.count)
@@ -115,6 +125,67 @@ extension FuzzTarget {
             }
         } while start < bytes.count
         return (packets, .waiting(unread: reader.unread))
+    }
+
+    /// The parts ``UploadPackAnswer`` reads from `bytes` received in pieces of `pieces` bytes, and
+    /// whether it refused them.
+    private static func readAnswer(_ bytes: [UInt8], pieces: Int) -> (parts: [UploadPackAnswer.Part], refused: Bool) {
+        var answer = UploadPackAnswer()
+        var parts: [UploadPackAnswer.Part] = []
+        var start = 0
+        repeat {
+            let end = min(start + max(pieces, 1), bytes.count)
+            answer.append(bytes[start..<end])
+            start = end
+            do {
+                while let part = try answer.next() { parts.append(part) }
+            } catch {
+                return (parts, true)
+            }
+        } while start < bytes.count
+        return (parts, false)
+    }
+
+    /// What upload-pack's answer grammar makes of `packets` (the framing's reading of the bytes,
+    /// which ended with `end`): the parts up to its end, a refusal or the last whole packet, and
+    /// whether it refuses them (a packet off the grammar, bytes after the closing flush, or a
+    /// framing error before its end).
+    private static func answerModel(_ packets: [PacketLine], end: FramingEnd) -> (parts: [UploadPackAnswer.Part], refused: Bool) {
+        var parts: [UploadPackAnswer.Part] = []
+        var inPack = false
+        for (number, packet) in packets.enumerated() {
+            guard case .data(let data) = packet else {
+                guard packet == .flush, inPack else { return (parts, true) }
+                parts.append(.end)
+                return (parts, number != packets.count - 1 || end != .waiting(unread: 0))
+            }
+            guard let first = data.first else { return (parts, true) }
+            if !inPack, first > 3 {
+                let line = data.last == 0x0A ? data.dropLast() : data[...]
+                if line.starts(with: Array("ERR ".utf8)) {
+                    parts.append(.refusal(String(decoding: line.dropFirst(4), as: UTF8.self)))
+                    return (parts, false)
+                }
+                if Array(line) == Array("NAK".utf8) {
+                    parts.append(.acknowledged(nil))
+                    inPack = true
+                    continue
+                }
+                guard line.count == 44, line.starts(with: Array("ACK ".utf8)), let id = hexID(line.dropFirst(4)) else { return (parts, true) }
+                parts.append(.acknowledged(id))
+                continue
+            }
+            inPack = true
+            switch first {
+            case 1: parts.append(.pack(Array(data.dropFirst())))
+            case 2: parts.append(.progress(Array(data.dropFirst())))
+            case 3:
+                parts.append(.refusal(String(decoding: data.dropFirst(), as: UTF8.self)))
+                return (parts, false)
+            default: return (parts, true)
+            }
+        }
+        return (parts, end == .error)
     }
 
     /// The packets of `bytes` by a plain reading of git's framing, and where it stops.

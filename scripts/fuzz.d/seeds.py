@@ -209,6 +209,22 @@ def receive_pack_exchanges(repo: str, work: str) -> list[tuple[str, bytes]]:
     os.remove(hook)
     exchanges.append(("report-bad-pack", bytes([3]) + push(old, pack[:-20] + bytes(20))))
     exchanges.append(("report-ok", bytes([63]) + push(old, pack)))
+
+    # upload-pack's answers to a fetch's one request (UploadPackAnswer): with commits in common
+    # (ACK lines), with none (NAK), and its refusal of a commit it does not advertise (ERR).
+    def fetch(want: str, haves: list[str]) -> bytes:
+        request = (pkt_line(f"want {want} side-band-64k ofs-delta thin-pack agent=concord\n".encode()) + b"0000"
+                   + b"".join(pkt_line(f"have {have}\n".encode()) for have in haves) + pkt_line(b"done\n"))
+        answer = subprocess.run(["git", "upload-pack", bare], input=request, env=dict(os.environ, **ENV), capture_output=True).stdout
+        at = 0  # past the advertisement, up to its flush
+        while answer[at:at + 4] != b"0000":
+            at += int(answer[at:at + 4], 16)
+        return answer[at + 4:]
+
+    ancestors = git(repo, "rev-list", "--first-parent", old).decode().split()
+    exchanges.append(("upload-pack-answer-ack", bytes([127]) + fetch(new, ancestors[:2])))
+    exchanges.append(("upload-pack-answer-nak", bytes([31]) + fetch(new, [])))
+    exchanges.append(("upload-pack-answer-err", bytes([5]) + fetch("2" * 40, [])))
     # The same texts as lines the target frames itself (the steering byte's 0x40).
     for name, data in list(exchanges):
         if name.startswith("report-") or name in ("receive-pack-advertisement", "upload-pack-advertisement"):
