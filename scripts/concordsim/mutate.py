@@ -324,6 +324,16 @@ MUTATIONS = [
              "        _ = all\n",
              "a kept connection stays in the network watch between operations (KeptSockets.detach): idle, it is cut "
              "as stalled"),
+    Mutation("fetch-names-no-haves", "Sources/Git/Repository+Download.swift",
+             "        for tip in tips where contains(tip) {\n",
+             "        for tip in tips where contains(tip) && false {\n",
+             "a network fetch names none of this device's commits (Repository.negotiationHaves): the cloud sends "
+             "the whole history at each sync"),
+    Mutation("upload-pack-error-band-as-progress", "Sources/GitFormat/UploadPack.swift",
+             "        case 2: return .progress(Array(bytes.dropFirst()))\n",
+             "        case 2, 3: return .progress(Array(bytes.dropFirst()))\n",
+             "the server's error in side-band 3 is taken as progress (UploadPackAnswer.next): its message is lost "
+             "and what follows read on"),
     Mutation("kept-socket-not-watched", "Sources/Git/SocketStream.swift",
              "        if open { NetworkWatch.add(self) }\n",
              "        _ = open\n",
