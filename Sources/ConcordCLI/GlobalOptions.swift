@@ -28,13 +28,28 @@ struct GlobalOptions {
     /// The container whose work tree holds `folder`: the folder itself, or the nearest above
     /// it that holds a `.git`; nil when there is none.
     static func containerRoot(from folder: String) -> String? {
-        var candidate = URL(fileURLWithPath: folder).standardizedFileURL.path
+        var components = standardizedComponents(folder)
         while true {
-            if FileManager.default.fileExists(atPath: "\(candidate)/.git") { return candidate }
-            let parent = (candidate as NSString).deletingLastPathComponent
-            if parent == candidate || parent.isEmpty { return nil }
-            candidate = parent
+            let candidate = "/" + components.joined(separator: "/")
+            if access(components.isEmpty ? "/.git" : "\(candidate)/.git", F_OK) == 0 { return candidate }
+            if components.isEmpty { return nil }
+            components.removeLast()
         }
+    }
+
+    /// The components of the absolute path `path` without its `.` and `..` (each taking out
+    /// the one before it) and empty ones, as `URL.standardizedFileURL` reads them, without its
+    /// cost (420,000 instructions at each command's start).
+    private static func standardizedComponents(_ path: String) -> [String] {
+        var components: [String] = []
+        for component in path.split(separator: "/") where component != "." {
+            if component == ".." {
+                _ = components.popLast()
+            } else {
+                components.append(String(component))
+            }
+        }
+        return components
     }
 
     /// Opens the container at the working directory or the nearest folder above it that is one.

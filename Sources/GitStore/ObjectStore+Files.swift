@@ -23,7 +23,7 @@ extension ObjectStore {
     /// The packs, smallest first.
     package func packFiles() -> [PackFile] {
         let folder = path + "pack"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let names = RegularFile.names(in: folder)
         return names.filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }.compactMap { name in
             let stem = String(name.dropLast(".pack".count))
             guard let count = Self.objectCount(ofIndex: "\(folder)/\(stem).idx") else { return nil }
@@ -38,11 +38,11 @@ extension ObjectStore {
     package func looseObjects() -> [OID] {
         var result: [OID] = []
         // The folders there are, rather than 256 attempts (a store kept small has few).
-        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter {
+        let folders = RegularFile.names(in: path).filter {
             $0.utf8.count == 2 && $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
         }
         for prefix in folders.sorted() {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: "\(path)\(prefix)") else { continue }
+            let names = RegularFile.names(in: "\(path)\(prefix)")
             for name in names where name.count == 38 {
                 if let id = OID(hex: prefix + name) { result.append(id) }
             }
@@ -86,7 +86,7 @@ extension ObjectStore {
         ]
         for (folder, isTemporary) in folders {
             let at = path + folder
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: at)) ?? [] where isTemporary(name) {
+            for name in RegularFile.names(in: at) where isTemporary(name) {
                 if unlink(at + name) == 0 { removed += 1 }
             }
         }

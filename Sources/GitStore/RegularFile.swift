@@ -84,6 +84,20 @@ package enum RegularFile {
         return UnsafeRawBufferPointer(start: start, count: file.size)
     }
 
+    /// The names of the entries of the folder `path` (without `.` and `..`), in the order the
+    /// file system gives them; empty when it cannot be listed. (Foundation's
+    /// `contentsOfDirectory` cost 270,000 instructions the first time, at each command's start.)
+    package static func names(in path: String) -> [String] {
+        guard let stream = opendir(path) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// True when `path` names a regular file (a link is not followed).
     package static func exists(_ path: String) -> Bool {
         var status = stat()

@@ -66,7 +66,7 @@ package final class StoredPacks {
         guard stat(folder, &status) == 0 else { return false }
         if let listed, listed.tv_sec == status.st_mtim.tv_sec, listed.tv_nsec == status.st_mtim.tv_nsec { return false }
         listed = status.st_mtim
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }
+        let names = RegularFile.names(in: folder).filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }
         let known = Dictionary(opened.map { ($0.name, $0.pack) }, uniquingKeysWith: { first, _ in first })
         problems = []
         opened = names.sorted().compactMap { name in

@@ -20,6 +20,10 @@ import Testing
         #expect(try cli.ok(["show", "notes/note.md"], in: "a") == "Buy oat milk\n")
         #expect(try cli.ok(["-C", "a", "show", "notes/note.md"]) == "Buy oat milk\n")
         #expect(try cli.ok(["-C", "a/notes", "show", "note.md"]) == "Buy oat milk\n")
+        // A folder named with `.` and `..` is the folder they lead to, not a path of its own.
+        #expect(try cli.ok(["-C", "a/./notes/today/..", "show", "note.md"]) == "Buy oat milk\n")
+        #expect(try cli.ok(["-C", "a/notes/../notes//today", "show", "../note.md"]) == "Buy oat milk\n")
+        #expect(try cli.ok(["-C", "a/notes/..", "ls"]).contains("notes/note.md"))
         #expect(try cli.ok(["show", "\(cli.folder)/a/notes/note.md"], in: "a/notes/today") == "Buy oat milk\n")
         let versions = try cli.json(["versions", "note.md", "--all", "--json"], in: "a/notes")
         #expect(versions.count == 2)

@@ -88,7 +88,7 @@ struct ListCommand: Subcommand {
                 })
             return
         }
-        Output.lines(documents.lazy.map { "\(Output.column($0.state.name, width: 16))\($0.path)\($0.isPackage ? "/" : "")" })
+        Output.table(documents.lazy.map { [$0.state.name, $0.isPackage ? "\($0.path)/" : $0.path.value] }, widths: [16])
     }
 
     private func listIgnored() throws {
