@@ -11,7 +11,6 @@ static __typeof__(git_credential_userpass_plaintext_new) *concord_git_credential
 static __typeof__(git_diff_options_init) *concord_git_diff_options_init;
 static __typeof__(git_error_clear) *concord_git_error_clear;
 static __typeof__(git_error_last) *concord_git_error_last;
-static __typeof__(git_error_set_oom) *concord_git_error_set_oom;
 static __typeof__(git_error_set_str) *concord_git_error_set_str;
 static __typeof__(git_graph_ahead_behind) *concord_git_graph_ahead_behind;
 static __typeof__(git_graph_descendant_of) *concord_git_graph_descendant_of;
@@ -61,7 +60,6 @@ static __typeof__(git_remote_connect_options_init) *concord_git_remote_connect_o
 static __typeof__(git_remote_create) *concord_git_remote_create;
 static __typeof__(git_remote_create_options_init) *concord_git_remote_create_options_init;
 static __typeof__(git_remote_create_with_opts) *concord_git_remote_create_with_opts;
-static __typeof__(git_remote_fetch) *concord_git_remote_fetch;
 static __typeof__(git_remote_free) *concord_git_remote_free;
 static __typeof__(git_remote_lookup) *concord_git_remote_lookup;
 static __typeof__(git_remote_set_url) *concord_git_remote_set_url;
@@ -92,8 +90,6 @@ static __typeof__(git_smart_subtransport_git) *concord_git_smart_subtransport_gi
 static __typeof__(git_smart_subtransport_http) *concord_git_smart_subtransport_http;
 static __typeof__(git_strarray_dispose) *concord_git_strarray_dispose;
 static __typeof__(git_stream_register) *concord_git_stream_register;
-static __typeof__(git_transport_init) *concord_git_transport_init;
-static __typeof__(git_transport_new) *concord_git_transport_new;
 static __typeof__(git_transport_smart) *concord_git_transport_smart;
 static __typeof__(git_tree_entry_filemode_raw) *concord_git_tree_entry_filemode_raw;
 static __typeof__(git_tree_entry_id) *concord_git_tree_entry_id;
@@ -142,11 +138,6 @@ void git_error_clear(void)
 const git_error * git_error_last(void)
 {
     return forwarded(concord_git_error_last, git_error_last)();
-}
-
-void git_error_set_oom(void)
-{
-    forwarded(concord_git_error_set_oom, git_error_set_oom)();
 }
 
 int git_error_set_str(int error_class, const char *string)
@@ -394,11 +385,6 @@ int git_remote_create_with_opts(git_remote **out, const char *url, const git_rem
     return forwarded(concord_git_remote_create_with_opts, git_remote_create_with_opts)(out, url, opts);
 }
 
-int git_remote_fetch(git_remote *remote, const git_strarray *refspecs, const git_fetch_options *opts, const char *reflog_message)
-{
-    return forwarded(concord_git_remote_fetch, git_remote_fetch)(remote, refspecs, opts, reflog_message);
-}
-
 void git_remote_free(git_remote *remote)
 {
     forwarded(concord_git_remote_free, git_remote_free)(remote);
@@ -547,16 +533,6 @@ void git_strarray_dispose(git_strarray *array)
 int git_stream_register(git_stream_t type, git_stream_registration *registration)
 {
     return forwarded(concord_git_stream_register, git_stream_register)(type, registration);
-}
-
-int git_transport_init(git_transport *opts, unsigned int version)
-{
-    return forwarded(concord_git_transport_init, git_transport_init)(opts, version);
-}
-
-int git_transport_new(git_transport **out, git_remote *owner, const char *url)
-{
-    return forwarded(concord_git_transport_new, git_transport_new)(out, owner, url);
 }
 
 int git_transport_smart(git_transport **out, git_remote *owner, void *payload)

@@ -10,16 +10,14 @@ internal import CGit2
 /// (``Subtransport/keepsState``): an operation after the first sends the credentials at once
 /// instead of being refused (401) and sending its request again. The http subtransport's client, made at the first
 /// request, holds its connection open while the server keeps it alive, and is freed only with
-/// the transport: so every operation through this transport, a fetch (through
-/// `concord_forwarding_transport`, ``RemoteCallbacks``), a push or a peek (through
-/// ``Repository/connect(remote:url:access:limits:for:through:_:)``), goes over that connection.
+/// the transport: so every operation through this transport, a fetch, a push or a peek (each
+/// through ``Repository/connect(remote:url:access:limits:for:progress:through:_:)``), goes over
+/// that connection.
 ///
 /// What libgit2 holds pointers to lives as long as the transport: the remote that owns it (read
 /// at each connect), and so the repository; the callbacks' payload (the client keeps the one of
-/// the first connect); the subtransport's capture. libgit2 1.5 never resets the capabilities a
-/// smart transport read (`git_smart__detect_caps` only sets them), so after a push they include
-/// receive-pack's: harmless with git's servers, whose upload-pack advertises the two a fetch
-/// may use from them (`ofs-delta`, `side-band-64k`).
+/// the first connect); the subtransport's capture. (libgit2 1.5 never resets the capabilities
+/// a smart transport read; Concord reads each advertisement's own, ``ReferenceAdvertisement``.)
 final class KeptTransport {
     /// The repository the transport's remote belongs to.
     let repository: Repository
@@ -69,7 +67,7 @@ final class KeptTransport {
         self.capture = capture
         self.remote = remote
         pointer = made
-        callbacks = RemoteCallbacks(access: nil, keeping: made)
+        callbacks = RemoteCallbacks(access: nil)
     }
 
     deinit {

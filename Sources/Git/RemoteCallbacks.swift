@@ -1,9 +1,9 @@
 internal import CGit2
 internal import Foundation
 
-/// What libgit2's callbacks share during one fetch or upload: the transport (OpenSSH's client
-/// for ssh, a kept transport for https and http), the credentials offered so far, transfer
-/// progress (which also tells the network watch that objects arrive).
+/// What libgit2's callbacks share during one connection's operation (a peek, a fetch, a push):
+/// the credentials offered so far, transfer progress (which also tells the network watch that
+/// objects arrive).
 ///
 /// Passed to libgit2 as `payload` with `Unmanaged.passUnretained` inside `withExtendedLifetime`,
 /// so that a callback called many times never releases it. A kept transport's callbacks
@@ -25,22 +25,10 @@ final class RemoteCallbacks {
     /// start (the one the last operation ended with; ``Subtransport/keepsState``): when the
     /// server refuses it, it is not offered again.
     private var presented: Credential?
-    /// The captures of the ssh transports made for this operation, alive as long as it is.
-    private var sshSubtransports: [Subtransport] = []
-    /// The kept transport a fetch goes through (``KeptTransport``), which owns these callbacks.
-    private let kept: UnsafeMutablePointer<git_transport>?
-
     init(access: RemoteAccess?, progress: (@Sendable (TransferProgress) -> Void)? = nil, operation: NetworkOperation? = nil) {
         self.access = access
         self.progress = progress
         self.operation = operation
-        kept = nil
-    }
-
-    /// The callbacks of the kept transport `kept`, for the operations that go through it.
-    init(access: RemoteAccess?, keeping kept: UnsafeMutablePointer<git_transport>) {
-        self.access = access
-        self.kept = kept
     }
 
     /// Starts another operation of the kept transport: its access, progress and network
@@ -64,7 +52,6 @@ final class RemoteCallbacks {
             callbacks.sideband_progress = sidebandProgressCallback
             callbacks.pack_progress = packProgressCallback
         }
-        callbacks.transport = transportCallback
         if access != nil { callbacks.credentials = credentialsCallback }
     }
 
@@ -102,26 +89,6 @@ final class RemoteCallbacks {
         return GIT_EAUTH.rawValue
     }
 
-    /// The transport for the remote `owner`: one that hands every call on to the kept transport
-    /// when there is one (``KeptTransport``), a smart transport over OpenSSH's client
-    /// (``SSHSubtransport``) for an ssh URL, libgit2's own for any other.
-    fileprivate func transport(_ out: UnsafeMutablePointer<UnsafeMutablePointer<git_transport>?>, owner: OpaquePointer?) -> Int32 {
-        if let kept {
-            guard let forwarding = concord_forwarding_transport_new(kept) else {
-                git_error_set_oom()
-                return -1
-            }
-            out.pointee = forwarding
-            return 0
-        }
-        let url = git_remote_url(owner).map { String(cString: $0) } ?? ""
-        guard Subtransport.Kind(url: url) == .ssh else { return git_transport_new(out, owner, url) }
-        let capture = Subtransport(.ssh, recordingAtMost: nil, ssh: access?.ssh)
-        sshSubtransports.append(capture)
-        var definition = git_smart_subtransport_definition(callback: subtransportCallback, rpc: 0, param: Unmanaged.passUnretained(capture).toOpaque())
-        return git_transport_smart(out, owner, &definition)
-    }
-
     private func offer(_ credential: Credential) {
         offered.append(credential.description)
         lastOffered = credential
@@ -139,11 +106,6 @@ final class RemoteCallbacks {
 private let credentialsCallback: git_credential_acquire_cb = { out, _, _, allowed, payload in
     guard let out, let payload else { return GIT_PASSTHROUGH.rawValue }
     return Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().acquire(out, allowed: allowed)
-}
-
-private let transportCallback: git_transport_cb = { out, owner, payload in
-    guard let out, let payload else { return -1 }
-    return Unmanaged<RemoteCallbacks>.fromOpaque(payload).takeUnretainedValue().transport(out, owner: owner)
 }
 
 private let transferProgressCallback: git_indexer_progress_cb = { stats, payload in

@@ -2,7 +2,7 @@ internal import CGit2
 public import GitFormat
 
 extension Repository {
-    /// A connection to a network remote, open while ``connect(remote:url:access:limits:for:through:_:)``
+    /// A connection to a network remote, open while ``connect(remote:url:access:limits:for:progress:through:_:)``
     /// runs its body: the references the server advertised, and libgit2's subtransport under it.
     struct RemoteConnection {
         /// The URL connected to.

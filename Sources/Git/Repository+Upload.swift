@@ -13,7 +13,7 @@ extension Repository {
     ///
     /// A compare-and-swap: the remote must still hold `expected` (nil: no such reference), both
     /// when it advertises its references and when it updates. libgit2's transports do the
-    /// connecting (``connect(remote:url:access:limits:for:through:_:)``, as a peek at a reference
+    /// connecting (``connect(remote:url:access:limits:for:progress:through:_:)``, as a peek at a reference
     /// does), with `access` (credentials, host key check), `url`, `limits` and `connection` as in
     /// ``download(_:haves:remote:url:access:limits:largestObject:progress:through:)``; this side reads the
     /// advertisement libgit2 received (``ReferenceAdvertisement``) and speaks receive-pack over
