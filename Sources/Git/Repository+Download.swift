@@ -99,12 +99,11 @@ extension Repository {
         defer { pack.pointee.free(pack) }
         var stats = git_indexer_progress()
         var answer = UploadPackAnswer()
-        var chunk = [CChar](repeating: 0, count: 65536)
+        var chunk = [UInt8](repeating: 0, count: 65536)
         while !answer.isComplete {
-            var read = 0
-            try check("git_smart_subtransport_stream read", stream.pointee.read(stream, &chunk, chunk.count, &read))
+            let read = try self.read(from: stream, into: &chunk)
             guard read > 0 else { throw GitError(message: "the remote closed the connection before the end of the pack", function: "upload-pack") }
-            answer.append(chunk[0..<read].lazy.map { UInt8(bitPattern: $0) })
+            answer.append(chunk[0..<read])
             while true {
                 let part: UploadPackAnswer.Part?
                 do {

@@ -74,19 +74,30 @@ extension Repository {
     private func readReport(from stream: UnsafeMutablePointer<git_smart_subtransport_stream>) throws -> PushReport {
         var reader = PacketLineReader()
         var packets: [PacketLine] = []
-        var chunk = [CChar](repeating: 0, count: 65536)
+        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             while let packet = try readingReport({ try reader.next() }) {
                 if packet == .flush { return try readingReport { try PushReport(packets) } }
                 packets.append(packet)
             }
-            var read = 0
-            try check("git_smart_subtransport_stream read", stream.pointee.read(stream, &chunk, chunk.count, &read))
+            let read = try self.read(from: stream, into: &chunk)
             guard read > 0 else {
                 throw GitError(message: "the remote closed the connection before its report", function: "receive-pack")
             }
-            reader.append(chunk[0..<read].lazy.map { UInt8(bitPattern: $0) })
+            reader.append(chunk[0..<read])
         }
+    }
+
+    /// Reads what `stream` has next into `buffer`, up to its size.
+    /// - Returns: the bytes read; 0 when the remote closed the stream.
+    func read(from stream: UnsafeMutablePointer<git_smart_subtransport_stream>, into buffer: inout [UInt8]) throws -> Int {
+        var read = 0
+        try buffer.withUnsafeMutableBufferPointer { bytes in
+            try bytes.withMemoryRebound(to: CChar.self) { characters in
+                try check("git_smart_subtransport_stream read", stream.pointee.read(stream, characters.baseAddress, characters.count, &read))
+            }
+        }
+        return read
     }
 
     /// What receive-pack's `report` says of `reference`.
