@@ -151,13 +151,17 @@ package final class ObjectStore {
     /// instructions.
     func readPacked(_ pack: StoredPack, _ entry: StoredPack.Entry, keepingStored: Bool = false) throws -> ObjectBytes {
         var chain: [(pack: StoredPack, entry: StoredPack.Entry, header: StoredPack.Header)] = []
+        // The places of the chain, made once a base is followed: a whole object needs none.
         var seen = Set<Place>()
         var current = (pack: pack, entry: entry)
         var object: ObjectBytes
         var topStream: [UInt8]?
         while true {
-            guard seen.insert(Place(pack: ObjectIdentifier(current.pack), start: current.entry.start)).inserted else {
-                throw damaged(entry.id, "its deltas loop")
+            if !chain.isEmpty {
+                if seen.isEmpty { seen.insert(Place(pack: ObjectIdentifier(pack), start: entry.start)) }
+                guard seen.insert(Place(pack: ObjectIdentifier(current.pack), start: current.entry.start)).inserted else {
+                    throw damaged(entry.id, "its deltas loop")
+                }
             }
             guard chain.count <= PackWriter.deepestRead else { throw damaged(entry.id, "its deltas go deeper than \(PackWriter.deepestRead)") }
             let header = try current.pack.header(of: current.entry)
