@@ -183,9 +183,9 @@ MUTATIONS = [
              "a delta's target size is not checked against the limit (Delta.apply): a delta of a few hundred bytes "
              "rebuilds any size"),
     Mutation("delta-loop-unchecked", "Sources/GitStore/ObjectStore.swift",
-             "            guard seen.insert(Place(pack: ObjectIdentifier(current.pack), start: current.entry.start)).inserted else {\n"
-             "                throw damaged(entry.id, \"its deltas loop\")\n"
-             "            }\n",
+             "                guard seen.insert(Place(pack: ObjectIdentifier(current.pack), start: current.entry.start)).inserted else {\n"
+             "                    throw damaged(entry.id, \"its deltas loop\")\n"
+             "                }\n",
              "",
              "a cloud's delta chain that comes back on itself is not seen as a loop (ObjectStore.readPacked): only "
              "the depth bound stops it, 4,096 reads later, with the wrong cause"),
