@@ -113,18 +113,28 @@ extension FuzzTarget {
     private static func read(_ bytes: [UInt8], pieces: Int) -> (packets: [PacketLine], end: FramingEnd) {
         var reader = PacketLineReader()
         var packets: [PacketLine] = []
+        let whole = inPieces(bytes, of: pieces) { piece in
+            reader.append(piece)
+            while let packet = try reader.next() { packets.append(packet) }
+        }
+        return (packets, whole ? .waiting(unread: reader.unread) : .error)
+    }
+
+    /// Hands `bytes` to `take` in pieces of `pieces` bytes (one empty piece for no bytes), as a
+    /// connection delivers them, until `take` throws.
+    /// - Returns: false when it threw.
+    private static func inPieces(_ bytes: [UInt8], of pieces: Int, _ take: (ArraySlice<UInt8>) throws -> Void) -> Bool {
         var start = 0
         repeat {
             let end = min(start + max(pieces, 1), bytes.count)
-            reader.append(bytes[start..<end])
-            start = end
             do {
-                while let packet = try reader.next() { packets.append(packet) }
+                try take(bytes[start..<end])
             } catch {
-                return (packets, .error)
+                return false
             }
+            start = end
         } while start < bytes.count
-        return (packets, .waiting(unread: reader.unread))
+        return true
     }
 
     /// The parts ``UploadPackAnswer`` reads from `bytes` received in pieces of `pieces` bytes, and
@@ -132,18 +142,11 @@ extension FuzzTarget {
     private static func readAnswer(_ bytes: [UInt8], pieces: Int) -> (parts: [UploadPackAnswer.Part], refused: Bool) {
         var answer = UploadPackAnswer()
         var parts: [UploadPackAnswer.Part] = []
-        var start = 0
-        repeat {
-            let end = min(start + max(pieces, 1), bytes.count)
-            answer.append(bytes[start..<end])
-            start = end
-            do {
-                while let part = try answer.next() { parts.append(part) }
-            } catch {
-                return (parts, true)
-            }
-        } while start < bytes.count
-        return (parts, false)
+        let whole = inPieces(bytes, of: pieces) { piece in
+            answer.append(piece)
+            while let part = try answer.next() { parts.append(part) }
+        }
+        return (parts, !whole)
     }
 
     /// What upload-pack's answer grammar makes of `packets` (the framing's reading of the bytes,
