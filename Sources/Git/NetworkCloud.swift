@@ -36,12 +36,12 @@ public final class NetworkCloud: Cloud {
         self.connection = connection ?? KeptConnection()
     }
 
-    /// Fetches `branch` in one round (``Repository/download(_:haves:remote:url:access:limits:largestObject:progress:through:)``),
+    /// Fetches `branch` in one round (``Repository/download(_:known:remote:url:access:limits:largestObject:progress:through:)``),
     /// naming `known` (the cloud's main as this device last saw it, then its own) and some of
-    /// their ancestors as what this side has (``Repository/negotiationHaves(from:)``).
+    /// their ancestors as what this side has.
     public func fetch(_ branch: String, into repository: Repository, known: [OID], progress: (@Sendable (TransferProgress) -> Void)?) throws -> OID? {
         let (tip, accepted) = try repository.download(
-            branch, haves: try repository.negotiationHaves(from: known), remote: remote, url: url, access: access, limits: limits,
+            branch, known: known, remote: remote, url: url, access: access, limits: limits,
             largestObject: largestObject, progress: progress, through: connection)
         acceptedCredential = accepted
         return tip

@@ -26,7 +26,7 @@ extension Repository {
     /// http), to upload-pack, which a device allowed only to read may reach.
     /// - Returns: the commit (nil when the remote has no such reference), and the credential
     ///   the remote accepted (nil when it asked for none).
-    /// - Throws: ``GitError``: the reasons ``download(_:haves:remote:url:access:limits:largestObject:progress:through:)``
+    /// - Throws: ``GitError``: the reasons ``download(_:known:remote:url:access:limits:largestObject:progress:through:)``
     ///   gives for a refused or failed connection, and a malformed advertisement.
     public func advertisedReference(
         _ reference: String, remote name: String, url: String? = nil, access: RemoteAccess? = nil, limits: NetworkLimits = NetworkLimits(),

@@ -4,15 +4,16 @@ public import GitFormat
 extension Repository {
     /// Fetches the commit `reference` names on a network remote (ssh, https, http or `git://`)
     /// with what it needs that this repository lacks, in one round: the advertisement, then one
-    /// request (``UploadPack``) naming the commit and `haves`, and the pack it answers, which
+    /// request (``UploadPack``) naming the commit and what this side has (`known`, the commits
+    /// the remote most likely holds, and some of their ancestors: ``negotiationHaves(from:)``,
+    /// read only when something is to be fetched), and the pack it answers, which
     /// libgit2's indexer checks and stores (its checks, its completion of a thin pack, objects
     /// over `largestObject` bytes refused by their header). No reference moves.
     ///
     /// libgit2's own fetch says what this side has by walking every reference newest first and
     /// asking the server about 20 commits at a time, one round each (a request and a new
     /// upload-pack over smart http), and gives up after 256: a device with more commits of its
-    /// own than that received the whole history again. Here the caller names the commits the
-    /// server most likely holds (``negotiationHaves(from:)``).
+    /// own than that received the whole history again.
     ///
     /// Connects as ``advertisedReference(_:remote:url:access:limits:through:)`` does (the same
     /// credentials, host key check, time-outs and answer limit, over `connection` for https and
@@ -23,7 +24,7 @@ extension Repository {
     ///   remote's refusal, a malformed answer, a pack the indexer refuses (``GitError/isOverLimit``
     ///   for an object over `largestObject`).
     public func download(
-        _ reference: String, haves: [OID], remote name: String, url: String? = nil, access: RemoteAccess? = nil, limits: NetworkLimits = NetworkLimits(),
+        _ reference: String, known: [OID], remote name: String, url: String? = nil, access: RemoteAccess? = nil, limits: NetworkLimits = NetworkLimits(),
         largestObject: Int = 1 << 30, progress: (@Sendable (TransferProgress) -> Void)? = nil, through connection: KeptConnection? = nil
     ) throws -> (tip: OID?, accepted: Credential?) {
         Libgit2.ensure()
@@ -39,7 +40,7 @@ extension Repository {
             let asked = [sideBand] + ["ofs-delta", "thin-pack"].filter(offered.contains) + ["agent=concord"]
             let request: [UInt8]
             do {
-                request = try UploadPack.request(want: tip, haves: haves, capabilities: asked)
+                request = try UploadPack.request(want: tip, haves: try negotiationHaves(from: known), capabilities: asked)
             } catch {
                 throw GitError(message: "cannot ask for \(reference): \(error)", function: "upload-pack")
             }
@@ -66,7 +67,7 @@ extension Repository {
     /// tip, then its first-parent ancestors 1, 2, 4, 8… commits back, up to 1,024, so that a
     /// remote that lost or rewrote its latest commits still finds an older common one, in at
     /// most 12 lines per tip. A tip this side does not hold is left out.
-    public func negotiationHaves(from tips: [OID]) throws -> [OID] {
+    func negotiationHaves(from tips: [OID]) throws -> [OID] {
         var haves: [OID] = []
         for tip in tips where contains(tip) {
             var commit = tip, depth = 0, next = 0

@@ -15,7 +15,7 @@ extension Repository {
     /// when it advertises its references and when it updates. libgit2's transports do the
     /// connecting (``connect(remote:url:access:limits:for:progress:through:_:)``, as a peek at a reference
     /// does), with `access` (credentials, host key check), `url`, `limits` and `connection` as in
-    /// ``download(_:haves:remote:url:access:limits:largestObject:progress:through:)``; this side reads the
+    /// ``download(_:known:remote:url:access:limits:largestObject:progress:through:)``; this side reads the
     /// advertisement libgit2 received (``ReferenceAdvertisement``) and speaks receive-pack over
     /// its stream. The pack is built before connecting: the connection never waits on this side's
     /// work.
