@@ -19,14 +19,10 @@ enum Output {
         for row in rows {
             for (column, cell) in row.enumerated() {
                 var text = TerminalText.escaped(cell)
-                let ascii = text.withUTF8 { utf8 in
-                    bytes.append(contentsOf: utf8)
-                    return !utf8.contains { $0 >= 0x80 }
-                }
+                text.withUTF8 { bytes.append(contentsOf: $0) }
                 if column < row.count - 1 {
                     let width = column < widths.count ? widths[column] : 0
-                    let length = ascii ? text.utf8.count : text.count
-                    bytes.append(contentsOf: repeatElement(0x20, count: max(1, width - length)))
+                    bytes.append(contentsOf: repeatElement(0x20, count: max(1, width - length(text))))
                 }
             }
             bytes.append(0x0A)
