@@ -33,7 +33,7 @@ enum Libgit2 {
         // the whole cache small (256 MB by default): it drops objects in no useful order, so a
         // large one helps little once the folders are wide (a flat folder of 10,000 documents is
         // a 400 KB tree in every commit); the folders read last are kept by the object store
-        // (GitStore's RecentTreeBytes), and small differences and entries by name (the memos).
+        // (GitStore's RecentObjects), and small differences and entries by name (the memos).
         _ = concord_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
         _ = concord_git_set_cache_max_size(8 << 20)
         // Every object is hashed once when it is written or arrives (libgit2's indexer checks

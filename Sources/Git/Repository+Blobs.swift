@@ -48,9 +48,10 @@ extension Repository {
         try withBlob(id) { Data($0) }
     }
 
-    /// The size in bytes of a blob, read from its header.
+    /// The size in bytes of a blob, read from its header (a delta's, when it is stored as one:
+    /// its chain is not rebuilt).
     public func blobSize(_ id: OID) throws -> Int {
-        try readingStore { try store.header(of: id).size }
+        try readingStore { try store.size(of: id) }
     }
 
     /// Calls `body` with the bytes of a blob, without copying them again.

@@ -33,8 +33,6 @@ public final class Repository {
     }
     /// The packs, opened to read entries directly.
     var storedPacks: StoredPacks { store.packs }
-    /// The bytes of the folders read last.
-    var recentTreeBytes: RecentTreeBytes { store.recentTrees }
 
     /// libgit2's handle of the repository, opened (and libgit2 started) on first use.
     /// - Throws: ``GitError`` when libgit2 cannot open it.

@@ -37,6 +37,10 @@ package enum Delta {
         return delta.overLimit ? nil : delta.finish()
     }
 
+    /// The most bytes a delta's header takes: two sizes of at most eight bytes each
+    /// (``sizes(_:)`` reads no more).
+    package static let largestSizes = 16
+
     /// The sizes a delta's header gives: of the base it applies to, and of the target it
     /// rebuilds; nil when the header is malformed.
     package static func sizes(_ delta: UnsafeRawBufferPointer) -> (base: Int, target: Int)? {

@@ -30,7 +30,7 @@ extension ObjectStore {
         // objects (libgit2 looks for each object's file in turn).
         let receiverPacks = destination.packs, receiverLoose = Set(destination.looseObjects())
         let receiverHas: (OID) -> Bool = { receiverPacks.contains($0) || receiverLoose.contains($0) }
-        defer { if hashing != nil { recentTrees.removeAll() } }
+        defer { if hashing != nil { recent.removeAll() } }
         var pack: PackWriter
         do {
             pack = try packOfChanges(

@@ -64,10 +64,10 @@ extension ObjectStore {
             // most half of it) and 32 folders: an integration looks names up in the base's, both
             // sides' and their parents' versions of a folder in turn, and with fewer kept, a wide
             // folder was indexed again at every lookup.
-            if bytes.count <= recentTrees.limit / 2 {
+            if bytes.count <= recent.limit / 2 {
                 indexedFolders.insert((id, index), at: 0)
                 var kept = indexedFolders.reduce(0) { $0 + $1.index.bytes.count }
-                while indexedFolders.count > 1, kept > recentTrees.limit || indexedFolders.count > 32 {
+                while indexedFolders.count > 1, kept > recent.limit || indexedFolders.count > 32 {
                     kept -= indexedFolders.removeLast().index.bytes.count
                 }
             }
@@ -195,7 +195,7 @@ extension ObjectStore {
         let id = try write(.tree, bytes)
         // A wide folder just written is read again soon (the history's update looks `.concord`
         // up in the new root): keep its bytes rather than read them back from the pack.
-        if bytes.count >= PackWriter.wideFolder { recentTrees.keep(id, bytes) }
+        if bytes.count >= PackWriter.wideFolder { recent.keep(id, .tree, bytes) }
         return id
     }
 

@@ -14,8 +14,8 @@ package import GitFormat
 /// `objects/info/alternates` is never read: an object is served from this folder or not at all.
 ///
 /// **One decision per read** (``read(_:)``), counted by path in ``reads``: the pack being
-/// written (``writingOnePack(_:)``), the folders read recently (one cache, bounded by bytes,
-/// ``RecentTreeBytes``), the packs, the loose files. Writes go into the pack being written when
+/// written (``writingOnePack(_:)``), the folders and delta bases read recently (one cache,
+/// bounded by bytes, ``RecentObjects``), the packs, the loose files. Writes go into the pack being written when
 /// there is one, else into a loose file, each synced before it is named (``durable``).
 package final class ObjectStore {
     /// The `objects/` folder, with a trailing slash.
@@ -27,9 +27,9 @@ package final class ObjectStore {
     package var largestObject: Int
     /// Whether writes are synced to disk before they are renamed into place and named.
     package let durable: Bool
-    /// The folders read last, by their bytes (a version of a folder stored as a delta against
-    /// one of them is rebuilt with one delta; a folder compared twice is read once).
-    package let recentTrees = RecentTreeBytes(limit: 16 << 20)
+    /// The folders read last and the bases deltas were applied to (a version stored as a delta
+    /// against one of them is rebuilt with one delta; a folder compared twice is read once).
+    package let recent = RecentObjects(limit: 16 << 20)
     /// The pack being written, inside ``writingOnePack(_:)``.
     package internal(set) var session: PackSession?
     /// How many reads each path served: the decision ``read(_:)`` makes, counted. Nothing prints
@@ -53,7 +53,7 @@ package final class ObjectStore {
         packs = StoredPacks(folder: path + "pack/")
     }
 
-    /// The object `id`: from the pack being written, the recent folders, the packs or a loose
+    /// The object `id`: from the pack being written, the recent objects, the packs or a loose
     /// file, in that order (the first that holds it serves it).
     /// - Throws: ``StoreError``: ``StoreError/Kind/notFound`` when the store does not hold it,
     ///   ``StoreError/Kind/overLimit`` when it claims more than ``largestObject`` bytes, else damage.
@@ -62,19 +62,19 @@ package final class ObjectStore {
             reads.session += 1
             return pending
         }
-        if let kept = recentTrees[id] {
+        if let kept = recent[id] {
             reads.recent += 1
-            return ObjectBytes(type: .tree, bytes: kept)
+            return ObjectBytes(type: kept.type, bytes: kept.bytes)
         }
         if let (pack, entry) = packs.locate(id) {
             reads.packed += 1
             let object = try readPacked(pack, entry)
-            if object.type == .tree { recentTrees.keep(id, object.bytes) }
+            if object.type == .tree { recent.keep(id, .tree, object.bytes) }
             return object
         }
         if let loose = try readLoose(id) {
             reads.loose += 1
-            if loose.type == .tree { recentTrees.keep(id, loose.bytes) }
+            if loose.type == .tree { recent.keep(id, .tree, loose.bytes) }
             return loose
         }
         throw notFound(id)
@@ -85,25 +85,30 @@ package final class ObjectStore {
     /// copies such an entry as it is instead of compressing it again.
     /// - Throws: as ``read(_:)``.
     package func readForCopy(_ id: OID) throws -> ObjectBytes {
-        if session?.objects[id] == nil, recentTrees[id] == nil, let (pack, entry) = packs.locate(id) {
+        if session?.objects[id] == nil, recent[id] == nil, let (pack, entry) = packs.locate(id) {
             reads.packed += 1
             let object = try readPacked(pack, entry, keepingStored: true)
-            if object.type == .tree { recentTrees.keep(id, object.bytes) }
+            if object.type == .tree { recent.keep(id, .tree, object.bytes) }
             return object
         }
         return try read(id)
     }
 
-    /// The type and size of the object `id`, read from its header where that says them.
+    /// The type and size of the object `id`, read from headers: a whole object's says both; a
+    /// delta's type is its base's, found by following the chain's headers, and its size is the
+    /// one the delta's first bytes give (checked when the delta is applied), so nothing of the
+    /// chain is rebuilt.
     /// - Throws: as ``read(_:)``.
     package func header(of id: OID) throws -> (type: ObjectType, size: Int) {
         if let pending = session?.objects[id] { return (pending.type, pending.bytes.count) }
-        if let kept = recentTrees[id] { return (.tree, kept.count) }
+        if let kept = recent[id] { return (kept.type, kept.bytes.count) }
         if let (pack, entry) = packs.locate(id) {
-            let header = try pack.header(of: entry)
-            if header.base == nil, let type = Pack.EntryType(rawValue: header.type)?.object { return (type, header.size) }
-            let object = try readPacked(pack, entry)
-            return (object.type, object.bytes.count)
+            let chain = try deltaChain(pack, entry)
+            guard let top = chain.links.first else {
+                guard case let .packed(_, _, header, type) = chain.base else { preconditionFailure("a chain without deltas ends at an entry") }
+                return (type, header.size)
+            }
+            return (chain.base.type, try targetSize(top.pack, top.entry, top.header))
         }
         guard let file = try openLoose(id) else { throw notFound(id) }
         defer { close(file.descriptor) }
@@ -119,6 +124,26 @@ package final class ObjectStore {
             }
         }
         return (head.type, head.size)
+    }
+
+    /// The size of the object `id` as its header says it: for a delta, the size its first
+    /// bytes give (checked when it is applied), its chain not followed.
+    /// - Throws: as ``read(_:)``.
+    package func size(of id: OID) throws -> Int {
+        if let pending = session?.objects[id] { return pending.bytes.count }
+        if let kept = recent[id] { return kept.bytes.count }
+        if let (pack, entry) = packs.locate(id) {
+            let header = try pack.header(of: entry)
+            return header.base == nil ? header.size : try targetSize(pack, entry, header)
+        }
+        return try header(of: id).size
+    }
+
+    /// The size of what the delta `entry` rebuilds, as its first bytes give it.
+    private func targetSize(_ pack: StoredPack, _ entry: StoredPack.Entry, _ header: StoredPack.Header) throws -> Int {
+        let prefix = try pack.inflatedPrefix(entry, header: header, count: Delta.largestSizes)
+        guard let sizes = prefix.withUnsafeBytes({ Delta.sizes($0) }) else { throw damaged(entry.id, "its delta is malformed") }
+        return sizes.target
     }
 
     /// True when the store holds `id` (in the pack being written, a pack, or a loose file).
@@ -144,56 +169,90 @@ package final class ObjectStore {
         package var start: Int
     }
 
-    /// A packed object, its chain of deltas followed down to a whole object or to a folder read
-    /// recently (in a loop: the chain comes from someone else), then applied back up. With
-    /// `keepingStored`, the top entry as read comes with it (``ObjectBytes/stored``), for a pack
-    /// writer to copy as it is: the compressed bytes, and for a delta its base's bytes and its
-    /// instructions.
-    func readPacked(_ pack: StoredPack, _ entry: StoredPack.Entry, keepingStored: Bool = false) throws -> ObjectBytes {
-        var chain: [(pack: StoredPack, entry: StoredPack.Entry, header: StoredPack.Header)] = []
+    /// One delta of a chain: the entry, where it is, and its header.
+    struct ChainLink {
+        var pack: StoredPack
+        var entry: StoredPack.Entry
+        var header: StoredPack.Header
+    }
+
+    /// Where a chain of deltas ends: a whole entry of a pack, or an object already read (kept
+    /// recently, or a loose file).
+    enum ChainBase {
+        case packed(StoredPack, StoredPack.Entry, StoredPack.Header, ObjectType)
+        case read(ObjectBytes)
+
+        var type: ObjectType {
+            switch self {
+            case let .packed(_, _, _, type): type
+            case let .read(object): object.type
+            }
+        }
+    }
+
+    /// The chain of deltas from `entry` down to a whole object or to an object kept recently,
+    /// read from the entries' headers only (in a loop: the chain comes from someone else, and it
+    /// may cross packs), the top first.
+    /// - Throws: ``StoreError`` when the chain loops, goes deeper than ``PackWriter/deepestRead``,
+    ///   ends at an entry of no type, or names a base the store does not hold.
+    func deltaChain(_ pack: StoredPack, _ entry: StoredPack.Entry) throws -> (links: [ChainLink], base: ChainBase) {
+        var links: [ChainLink] = []
         // The places of the chain, made once a base is followed: a whole object needs none.
         var seen = Set<Place>()
         var current = (pack: pack, entry: entry)
-        var object: ObjectBytes
-        var topStream: [UInt8]?
         while true {
-            if !chain.isEmpty {
+            if !links.isEmpty {
                 if seen.isEmpty { seen.insert(Place(pack: ObjectIdentifier(pack), start: entry.start)) }
                 guard seen.insert(Place(pack: ObjectIdentifier(current.pack), start: current.entry.start)).inserted else {
                     throw damaged(entry.id, "its deltas loop")
                 }
             }
-            guard chain.count <= PackWriter.deepestRead else { throw damaged(entry.id, "its deltas go deeper than \(PackWriter.deepestRead)") }
+            guard links.count <= PackWriter.deepestRead else { throw damaged(entry.id, "its deltas go deeper than \(PackWriter.deepestRead)") }
             let header = try current.pack.header(of: current.entry)
             guard let base = header.base else {
                 guard let type = Pack.EntryType(rawValue: header.type)?.object else { throw damaged(entry.id, "its base has no type") }
-                if chain.isEmpty, keepingStored {
-                    let contents = try current.pack.contents(current.entry, header: header, largest: largestObject)
-                    topStream = contents.stream
-                    object = ObjectBytes(type: type, bytes: contents.data)
-                } else {
-                    object = ObjectBytes(type: type, bytes: try current.pack.inflated(current.entry, header: header, largest: largestObject))
-                }
-                if !chain.isEmpty, type == .tree { recentTrees.keep(current.entry.id, object.bytes) }
-                break
+                return (links, .packed(current.pack, current.entry, header, type))
             }
-            chain.append((current.pack, current.entry, header))
-            if let kept = recentTrees[base] {
-                object = ObjectBytes(type: .tree, bytes: kept)
-                break
+            links.append(ChainLink(pack: current.pack, entry: current.entry, header: header))
+            if let kept = recent[base] {
+                return (links, .read(ObjectBytes(type: kept.type, bytes: kept.bytes)))
             } else if let next = try current.pack.entry(of: base) {
                 current = (current.pack, next)
             } else if let found = packs.locate(base) {
                 current = found
             } else if let loose = try readLoose(base) {
-                object = loose
-                break
+                return (links, .read(loose))
             } else {
                 throw StoreError(.notFound, "object \(entry.id.hex) is a delta against \(base.hex), which is missing\(packs.problemsSuffix)")
             }
         }
+    }
+
+    /// A packed object, its chain of deltas (``deltaChain(_:_:)``) rebuilt from its base up.
+    /// Every object a delta is applied to is kept (``recent``): the next version read, or the
+    /// next file of a checkout, is often a delta against the same bases. With `keepingStored`,
+    /// the top entry as read comes with it (``ObjectBytes/stored``), for a pack writer to copy as
+    /// it is: the compressed bytes, and for a delta its base's bytes and its instructions.
+    func readPacked(_ pack: StoredPack, _ entry: StoredPack.Entry, keepingStored: Bool = false) throws -> ObjectBytes {
+        let (chain, base) = try deltaChain(pack, entry)
+        var object: ObjectBytes
+        var topStream: [UInt8]?
+        switch base {
+        case let .read(read):
+            object = read
+        case let .packed(pack, whole, header, type):
+            if chain.isEmpty, keepingStored {
+                let contents = try pack.contents(whole, header: header, largest: largestObject)
+                topStream = contents.stream
+                object = ObjectBytes(type: type, bytes: contents.data)
+            } else {
+                object = ObjectBytes(type: type, bytes: try pack.inflated(whole, header: header, largest: largestObject))
+            }
+            if !chain.isEmpty { recent.keep(whole.id, type, object.bytes) }
+        }
         var topDelta: (base: OID, baseBytes: [UInt8], instructions: [UInt8])?
-        for (index, (pack, entry, header)) in chain.enumerated().reversed() {
+        for (index, link) in chain.enumerated().reversed() {
+            let (pack, entry, header) = (link.pack, link.entry, link.header)
             let keeping = index == 0 && keepingStored
             let largest = largestObject + PackWriter.deltaOverhead
             let contents = keeping ? try pack.contents(entry, header: header, largest: largest) : (stream: [], data: try pack.inflated(entry, header: header, largest: largest))
@@ -211,10 +270,10 @@ package final class ObjectStore {
                 topStream = contents.stream
                 topDelta = (base, object.bytes, contents.data)
             }
-            // The folders below the top are kept too: reading a history newest first meets
-            // them next (each version a delta against its parent's), and a chain read again
-            // from its base at every step cost its length squared.
-            if index > 0, object.type == .tree { recentTrees.keep(entry.id, target) }
+            // The objects below the top are kept: reading a history newest first meets them
+            // next (each version a delta against its parent's), and a chain read again from its
+            // base at every step cost its length squared.
+            if index > 0 { recent.keep(entry.id, object.type, target) }
             object.bytes = target
         }
         if keepingStored, let topStream { object.stored = .init(stream: topStream, delta: topDelta) }

@@ -148,6 +148,25 @@ package final class StoredPack {
         return (consumed == stream.count ? stream : Array(stream[..<consumed]), data)
     }
 
+    /// The first `count` bytes of the entry's data inflated (all of it when it is shorter): a
+    /// delta's sizes without its instructions. At most ``prefixInput`` compressed bytes are read.
+    /// - Throws: ``StoreError`` when the data does not inflate that far.
+    package func inflatedPrefix(_ entry: Entry, header: Header, count: Int) throws -> [UInt8] {
+        let stream = try read(header.data, min(entry.end - header.data, Self.prefixInput))
+        return try stream.withUnsafeBytes { input in
+            try readingFormat(file: path) {
+                let inflater = try Zlib.Inflater(input)
+                var prefix = [UInt8](repeating: 0, count: min(count, header.size))
+                prefix.removeLast(prefix.count - (try inflater.fill(&prefix)))
+                return prefix
+            }
+        }
+    }
+
+    /// The compressed bytes ``inflatedPrefix(_:header:count:)`` reads: enough for a few bytes
+    /// out of any deflate stream (a block's own header takes at most some 300).
+    package static let prefixInput = 1024
+
     /// The entry's data inflated (a whole object's bytes, or a delta's instructions), its
     /// compressed data read and inflated a megabyte at a time: no copy of it is held.
     /// - Throws: ``StoreError`` when the header gives more than `largest` bytes (checked before

@@ -58,4 +58,41 @@ import TestSupport
         let error = try #require(throws: StoreError.self) { try deeper.read(tooDeep) }
         #expect(error.message.contains("its deltas go deeper than \(PackWriter.deepestRead)"), "\(error)")
     }
+
+    /// A delta's type and size come from headers (its chain's, and its own first bytes), with
+    /// the same refusals as a read: a chain that loops is refused, a size the delta does not
+    /// rebuild is given as it says and refused when read.
+    @Test func aDeltasTypeAndSizeAreReadFromHeaders() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (objects, top) = try chain(3)
+        #expect(try objects.header(of: top) == (.blob, 5))
+        #expect(try objects.size(of: top) == 5)
+        #expect(objects.recent[top] == nil, "nothing was rebuilt")
+        try FileManager.default.removeItem(atPath: folder)
+
+        let looping = try store([delta(to: id(1)), delta(to: id(0))], ids: [id(0), id(1)])
+        let error = try #require(throws: StoreError.self) { try looping.header(of: try #require(OID(bytes: id(0)))) }
+        #expect(error.message.contains("its deltas loop"), "\(error)")
+        try FileManager.default.removeItem(atPath: folder)
+
+        let instructions = GitBytes.deltaSizes(base: 5, target: 7) + GitBytes.deltaCopy(offset: 0, count: 5)
+        let claimingMore = GitBytes.entryHeader(type: 7, size: instructions.count, base: id(1)) + GitBytes.zlibStored(instructions)
+        let whole = GitBytes.entryHeader(type: 3, size: 5) + GitBytes.zlibStored(Array("hello".utf8))
+        let lying = try store([claimingMore, whole], ids: [id(0), id(1)])
+        let liar = try #require(OID(bytes: id(0)))
+        #expect(try lying.size(of: liar) == 7)
+        let refusal = try #require(throws: StoreError.self) { try lying.read(liar) }
+        #expect(refusal.message.contains("its delta does not apply to its base"), "\(refusal)")
+    }
+
+    /// Reading a chain keeps what each delta was applied to, not the object asked for: the next
+    /// delta against any of them is rebuilt from there.
+    @Test func aReadKeepsTheBasesOfItsChain() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (objects, top) = try chain(3)
+        _ = try objects.read(top)
+        let bases = try (1...3).map { try #require(OID(bytes: id($0))) }
+        #expect(bases.allSatisfy { objects.recent[$0]?.bytes == Array("hello".utf8) && objects.recent[$0]?.type == .blob })
+        #expect(objects.recent[top] == nil)
+    }
 }

@@ -187,13 +187,13 @@ MUTATIONS = [
              "                    throw damaged(entry.id, \"its deltas loop\")\n"
              "                }\n",
              "",
-             "a cloud's delta chain that comes back on itself is not seen as a loop (ObjectStore.readPacked): only "
+             "a cloud's delta chain that comes back on itself is not seen as a loop (ObjectStore.deltaChain): only "
              "the depth bound stops it, 4,096 reads later, with the wrong cause"),
     Mutation("delta-depth-unbounded", "Sources/GitStore/ObjectStore.swift",
-             "            guard chain.count <= PackWriter.deepestRead else { throw damaged(entry.id, \"its deltas go "
+             "            guard links.count <= PackWriter.deepestRead else { throw damaged(entry.id, \"its deltas go "
              "deeper than \\(PackWriter.deepestRead)\") }\n",
              "",
-             "a cloud's delta chain may be of any length (ObjectStore.readPacked): every delta of it is kept in "
+             "a cloud's delta chain may be of any length (ObjectStore.deltaChain): every delta of it is kept in "
              "memory and applied"),
     Mutation("pkt-line-length-unbounded", "Sources/GitFormat/PacketLine.swift",
              "        case (PacketLine.maximumLength + 1)...:\n"
@@ -230,10 +230,10 @@ MUTATIONS = [
              "        let node: Node\n",
              "a commit walk's nodes keep their parents alive (CommitWalk.Parent): letting go of a long line of "
              "commits is a recursion as deep as the history, and a clone of 200,000 commits crashes"),
-    Mutation("recent-folder-evicted-by-an-old-use", "Sources/GitStore/RecentTreeBytes.swift",
+    Mutation("recent-folder-evicted-by-an-old-use", "Sources/GitStore/RecentObjects.swift",
              "            guard let entry = kept[id], entry.use == use else { continue }\n",
              "            guard let entry = kept[id] else { continue }\n",
-             "a kept folder is let go of by an older use of it (RecentTreeBytes.keep): a folder just looked up goes "
+             "a kept folder is let go of by an older use of it (RecentObjects.keep): a folder just looked up goes "
              "first, and is read and inflated again"),
     Mutation("double-dash-ends-nothing", "Sources/ConcordCLI/CommandLine/CommandArguments.swift",
              "                onlyArguments = true\n",
