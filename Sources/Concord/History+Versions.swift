@@ -79,7 +79,10 @@ extension History {
             if let index {
                 covered = covered || id == index.tip || index.arriving.map { !$0.contains(id) } == true
             }
-            if covered, let index, let indexed = index.current(of: document.value, entry: try known ?? documentEntry(document, in: tree(of: id), patterns: patterns)?.id) {
+            if covered, let index,
+                let indexed = index.current(
+                    of: document.value, entry: try known ?? documentEntry(document, in: tree(of: id), patterns: patterns)?.id, atTip: id == index.tip)
+            {
                 return .found(indexed, walked: walked)
             }
             walked.append(id)

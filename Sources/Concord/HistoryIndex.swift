@@ -119,15 +119,21 @@ final class HistoryIndex {
     }
 
     /// The current version of `path` at a commit of the history the index describes (``tip`` or
-    /// one of its ancestors), where its entry is `entry`: the one version with that entry, or
-    /// `.some(nil)` when the path is absent and was never deleted; nil when the index cannot tell
-    /// (several versions share that entry, or an absent path was deleted before: the walk decides).
-    func current(of path: String, entry: OID?) -> OID?? {
-        let matching = pathVersions(path).byEntry[entry]
-        // An absent path either was deleted (a version) or did not exist yet (none): only when
-        // no version deleted it is the answer sure.
-        if entry == nil { return matching == nil ? .some(nil) : nil }
-        return matching?.count == 1 ? .some(matching!.commit) : nil
+    /// one of its ancestors, `atTip` when it is the tip), where its entry is `entry`: the one
+    /// version with that entry; for an absent path, `.some(nil)` when it was never deleted, and at
+    /// the tip its one deletion when that is its last version (nothing brought it back since). Nil
+    /// when the index cannot tell (several versions share that entry, or an absent path was
+    /// deleted before an ancestor of the tip, or more than once): the walk decides.
+    func current(of path: String, entry: OID?, atTip: Bool) -> OID?? {
+        let versions = pathVersions(path)
+        let matching = versions.byEntry[entry]
+        guard entry == nil else { return matching?.count == 1 ? .some(matching!.commit) : nil }
+        // An absent path either was deleted (a version) or did not exist yet (none). At an
+        // ancestor of the tip either may hold; at the tip, a path deleted once and never again
+        // present is the deletion's (a document deleted long ago: the walk went back to it).
+        guard let matching else { return .some(nil) }
+        guard atTip, matching.count == 1, let last = versions.all.last, last.entry == nil, !last.carried, last.commit == matching.commit else { return nil }
+        return .some(last.commit)
     }
 
     // MARK: Writing
