@@ -326,6 +326,13 @@ public final class Container: Sendable {
             guard let remoteMain = cloudMain else {
                 throw ConcordError.failed("the cloud \(CloudText.redacted(address.url)) holds no container (no main branch)")
             }
+            // The history index is built on a second core while the arrival check and the
+            // checkout run (each reads the objects through a store of its own), not by the first
+            // save (a long history's 12 s), and the first `log` does not walk the whole history.
+            // It is waited for before anything leaves this scope: a clone that fails removes its
+            // folder after it.
+            let indexBuilt = HistoryIndexBuild.start(repositoryAt: path, at: remoteMain, logger: options.logger)
+            defer { indexBuilt.wait() }
             try ArrivalCheck(limits: .current(in: nil, containerFileSize: ContainerLimits.fileSize(at: remoteMain, in: repository)))
                 .check(repository, from: [remoteMain], hiding: [])
             // The first checkout goes through the journal: a clone killed after main is set is
@@ -344,8 +351,8 @@ public final class Container: Sendable {
             let core = try ContainerCore(repository: repository, options: options)
             try core.checkout.update(from: nil, to: try core.history.tree(of: remoteMain), force: true)
             core.checkout.finishJournal()
-            // The history index is built while the clone is waited for anyway, not by the first
-            // save (a long history's 12 s), and the first `log` does not walk the whole history.
+            indexBuilt.wait()
+            // Brings the index to main when the build above could not (a writer's usual update).
             try core.writer.write {}
             return Container(core: core, options: options)
         } catch {
