@@ -29,6 +29,10 @@ extension WorkTree {
 
         private let workTree: WorkTree
         private var pending: [Pending] = []
+        /// The folder the last file was written into: a checkout goes in path order, so the
+        /// next file is mostly in it (reaching it again opened each folder from the root: three
+        /// more opens and closes a file at three levels). Forgotten at each removal and rename.
+        private var lastFolder: (path: String, descriptor: Descriptor)?
         private var pendingBytes = 0
         private var changed = false
 
@@ -43,7 +47,13 @@ extension WorkTree {
         /// repository; it replaces `path` at ``finish()``.
         func write(_ path: String, blob id: OID, mode: UInt32, from repository: Repository) throws {
             let (folder, name) = workTree.split(path)
-            let parent = try workTree.reachable(folder, for: path, creating: true)
+            let parent: Descriptor
+            if let lastFolder, TreePath.sameBytes(lastFolder.path, folder) {
+                parent = lastFolder.descriptor
+            } else {
+                parent = try workTree.reachable(folder, for: path, creating: true)
+                lastFolder = (folder, parent)
+            }
             let (temporary, count) = try repository.withBlob(id) { bytes in
                 (try workTree.writeTemporary(bytes, mode: mode, in: parent, for: path, flushing: false), bytes.count)
             }
@@ -54,6 +64,7 @@ extension WorkTree {
 
         /// Removes `path` now (a folder with everything in it), flushed at ``finish()``.
         func remove(_ path: String) throws {
+            lastFolder = nil
             try workTree.remove(path, syncing: false)
             changed = true
         }
@@ -84,6 +95,8 @@ extension WorkTree {
         /// Flushes the temporary files written so far, then renames each into place.
         private func moveIntoPlace() throws {
             guard !pending.isEmpty else { return }
+            // A rename may remove a folder in the way of a file.
+            lastFolder = nil
             try workTree.syncFileSystem()
             CrashPoint.reach("worktree:flushed")
             var folder: (path: String, descriptor: Descriptor)?
