@@ -56,6 +56,16 @@ import Testing
         return result
     }
 
+    /// The answers for `paths` on the device at `root` with its index, then without it (moved away
+    /// for a walk of the whole history, then put back).
+    func indexedAndWalked(_ root: String, _ paths: [String]) async throws -> (indexed: [String: Answers], walked: [String: Answers]) {
+        let history = "\(root)/.git/concord/history"
+        let indexed = try await answers(Container.open(at: root), paths)
+        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
+        defer { try? FileManager.default.moveItem(atPath: history + ".off", toPath: history) }
+        return (indexed, try await answers(Container.open(at: root), paths))
+    }
+
     let paths = ["a.txt", "sketch.note", "notes/b.txt", "c.txt", "todo", "todo/a.md", "plan", "plan/x.txt", "notes", "r.txt", "renamed/r.txt"]
 
     @Test func theIndexAnswersAsAWalkOfTheWholeHistory() async throws {
@@ -63,10 +73,7 @@ import Testing
         for (index, device) in fixture.devices.enumerated() {
             let history = "\(device.root)/.git/concord/history"
             #expect(FileManager.default.fileExists(atPath: "\(history)/tip"), "a writer keeps the index")
-            let indexed = try await answers(Container.open(at: device.root), paths)
-            try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
-            let walked = try await answers(Container.open(at: device.root), paths)
-            try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+            let (indexed, walked) = try await indexedAndWalked(device.root, paths)
             #expect(indexed == walked, "device \(index + 1)")
             #expect(indexed["a.txt"]?.all.count == 4, "the first version, both edits and the resolution")
             #expect(indexed["notes/b.txt"]?.contested?.count == 2, "an edit/delete conflict: \(String(describing: indexed["notes/b.txt"]))")
@@ -250,11 +257,7 @@ import Testing
             try await fixture.syncAll(rounds: 1)
         }
         for device in fixture.devices {
-            let history = "\(device.root)/.git/concord/history"
-            let indexed = try await answers(Container.open(at: device.root), ["gone.txt", "a.txt"])
-            try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
-            let walked = try await answers(Container.open(at: device.root), ["gone.txt", "a.txt"])
-            try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+            let (indexed, walked) = try await indexedAndWalked(device.root, ["gone.txt", "a.txt"])
             #expect(indexed == walked)
             let versions = try #require(indexed["gone.txt"]?.all)
             #expect(versions.map(\.isDeleted) == [true, false, false] && versions.first?.isCurrent == true, "\(versions)")
@@ -279,11 +282,7 @@ import Testing
         try await fixture[2].sync()
         try await fixture[1].sync()
         let device = fixture[1]
-        let history = "\(device.root)/.git/concord/history"
-        let indexed = try await answers(Container.open(at: device.root), ["a.txt", "b.txt"])
-        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
-        let walked = try await answers(Container.open(at: device.root), ["a.txt", "b.txt"])
-        try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+        let (indexed, walked) = try await indexedAndWalked(device.root, ["a.txt", "b.txt"])
         #expect(indexed == walked)
         #expect(walked["a.txt"]?.all.filter(\.isDeleted).count == 2)
     }
@@ -301,11 +300,7 @@ import Testing
         try await fixture[2].sync()
         try await fixture[1].sync()
         let device = fixture[1]
-        let history = "\(device.root)/.git/concord/history"
-        let indexed = try await answers(Container.open(at: device.root), ["a.txt"])
-        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
-        let walked = try await answers(Container.open(at: device.root), ["a.txt"])
-        try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+        let (indexed, walked) = try await indexedAndWalked(device.root, ["a.txt"])
         #expect(indexed == walked)
         #expect(walked["a.txt"]?.all.first { $0.deviceName == "device2" }?.replaces == [])
     }
@@ -334,10 +329,7 @@ import Testing
             #expect(Set(records).count == records.count, "each version logged once: \(records)")
             #expect(!records.contains { $0.hasPrefix("a record cut short") }, "\(records)")
         }
-        let indexed = try await answers(Container.open(at: device.root), ["a.txt", "b.txt", "c.txt"])
-        try FileManager.default.moveItem(atPath: history, toPath: history + ".off")
-        let walked = try await answers(Container.open(at: device.root), ["a.txt", "b.txt", "c.txt"])
-        try FileManager.default.moveItem(atPath: history + ".off", toPath: history)
+        let (indexed, walked) = try await indexedAndWalked(device.root, ["a.txt", "b.txt", "c.txt"])
         #expect(indexed == walked)
         #expect(indexed["a.txt"]?.all.count == 2)
     }
