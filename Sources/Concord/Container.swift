@@ -331,7 +331,7 @@ public final class Container: Sendable {
             // save (a long history's 12 s), and the first `log` does not walk the whole history.
             // It is waited for before anything leaves this scope: a clone that fails removes its
             // folder after it.
-            let indexBuilt = HistoryIndexBuild.start(repositoryAt: path, at: remoteMain, logger: options.logger)
+            let indexBuilt = HistoryIndexBuild.start(repositoryAt: path, at: remoteMain)
             defer { indexBuilt.wait() }
             try ArrivalCheck(limits: .current(in: nil, containerFileSize: ContainerLimits.fileSize(at: remoteMain, in: repository)))
                 .check(repository, from: [remoteMain], hiding: [])

@@ -5,23 +5,21 @@ internal import Logging
 
 /// A history index built on a thread of its own, through a repository opened for it (its own
 /// object store), while the caller goes on with other work on the same repository: a clone's
-/// arrival check and checkout. A failure is only a warning, as a writer's update is: the index
-/// is a cache, and the next writer builds it.
+/// arrival check and checkout. A failure says nothing here: the writer's update that follows
+/// finds no index at `main` and builds it, warning when it cannot (a clone refused for what the
+/// cloud sent says so in one line, with nothing about an index it will not keep).
 struct HistoryIndexBuild: Sendable {
     private let group = DispatchGroup()
 
     /// Starts building the index of the repository at `path` (its work tree) at `head`.
-    static func start(repositoryAt path: String, at head: OID, logger: Logger) -> HistoryIndexBuild {
+    static func start(repositoryAt path: String, at head: OID) -> HistoryIndexBuild {
         let build = HistoryIndexBuild()
         build.group.enter()
         Blocking.start {
             defer { build.group.leave() }
-            do {
-                let history = History(repository: try Repository.open(at: path), logger: logger)
-                try history.rebuildIndex(at: head)
-            } catch {
-                logger.warning("could not build the history index (the next save builds it): \(error)")
-            }
+            let silent = Logger(label: "concord.history-index-build") { _ in SwiftLogNoOpLogHandler() }
+            let history = try? History(repository: Repository.open(at: path), logger: silent)
+            try? history?.rebuildIndex(at: head)
         }
         return build
     }
