@@ -85,6 +85,26 @@ import TestSupport
         #expect(refusal.message.contains("its delta does not apply to its base"), "\(refusal)")
     }
 
+    /// A delta whose sizes cannot be read (none, or one that never ends) is refused in one line
+    /// by a question about its size, as by a read.
+    @Test func aDeltaWithoutReadableSizesIsRefused() throws {
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let whole = GitBytes.entryHeader(type: 3, size: 5) + GitBytes.zlibStored(Array("hello".utf8))
+        for instructions: [UInt8] in [[], [0x85, 0x85, 0x85]] {
+            let delta = GitBytes.entryHeader(type: 7, size: instructions.count, base: id(1)) + GitBytes.zlibStored(instructions)
+            let objects = try store([delta, whole], ids: [id(0), id(1)])
+            let bad = try #require(OID(bytes: id(0)))
+            for error in [
+                try #require(throws: StoreError.self) { try objects.size(of: bad) },
+                try #require(throws: StoreError.self) { try objects.header(of: bad) },
+                try #require(throws: StoreError.self) { try objects.read(bad) },
+            ] {
+                #expect(error.message.contains("is damaged") && !error.message.contains("\n"), "\(error)")
+            }
+            try FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
     /// Reading a chain keeps what each delta was applied to, not the object asked for: the next
     /// delta against any of them is rebuilt from there.
     @Test func aReadKeepsTheBasesOfItsChain() throws {
