@@ -326,15 +326,15 @@ public final class Container: Sendable {
             guard let remoteMain = cloudMain else {
                 throw ConcordError.failed("the cloud \(CloudText.redacted(address.url)) holds no container (no main branch)")
             }
-            // The history index is built on a second core while the arrival check and the
-            // checkout run (each reads the objects through a store of its own), not by the first
-            // save (a long history's 12 s), and the first `log` does not walk the whole history.
-            // It is waited for before anything leaves this scope: a clone that fails removes its
-            // folder after it.
-            let indexBuilt = HistoryIndexBuild.start(repositoryAt: path, at: remoteMain)
-            defer { indexBuilt.wait() }
             try ArrivalCheck(limits: .current(in: nil, containerFileSize: ContainerLimits.fileSize(at: remoteMain, in: repository)))
                 .check(repository, from: [remoteMain], hiding: [])
+            // Once what arrived passed its check, the history index is built on a second core
+            // while the checkout runs (each reads the objects through a store of its own), not by
+            // the first save (a long history's 12 s), and the first `log` does not walk the whole
+            // history. It is waited for before anything leaves this scope: a clone that fails
+            // removes its folder after it.
+            let indexBuilt = HistoryIndexBuild.start(repositoryAt: path, at: remoteMain)
+            defer { indexBuilt.wait() }
             // The first checkout goes through the journal: a clone killed after main is set is
             // finished by the next writer, never a container whose work tree lacks documents.
             try ConcordError.wrap("cannot set up the clone") {

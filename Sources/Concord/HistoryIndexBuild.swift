@@ -5,9 +5,8 @@ internal import Logging
 
 /// A history index built on a thread of its own, through a repository opened for it (its own
 /// object store), while the caller goes on with other work on the same repository: a clone's
-/// arrival check and checkout. A failure says nothing here: the writer's update that follows
-/// finds no index at `main` and builds it, warning when it cannot (a clone refused for what the
-/// cloud sent says so in one line, with nothing about an index it will not keep).
+/// checkout, once what arrived passed the arrival check. A failure says nothing here: the
+/// writer's update that follows finds no index at `main` and builds it, warning when it cannot.
 struct HistoryIndexBuild: Sendable {
     private let group = DispatchGroup()
 
