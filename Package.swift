@@ -2,6 +2,21 @@
 import Foundation
 import PackageDescription
 
+/// libstdc++ linked into `concord` from its archive (Sources/ConcordTool/StaticLibstdcxx says how)
+/// when the newest GCC folder, the one the compiler links from, holds it (Debian's libstdc++-NN-dev).
+let staticLibstdcxx: [String] = {
+    #if arch(arm64)
+    let compilers = "/usr/lib/gcc/aarch64-linux-gnu"
+    #else
+    let compilers = "/usr/lib/gcc/x86_64-linux-gnu"
+    #endif
+    let versions = (try? FileManager.default.contentsOfDirectory(atPath: compilers)) ?? []
+    guard let newest = versions.max(by: { $0.compare($1, options: .numeric) == .orderedAscending }),
+        FileManager.default.fileExists(atPath: "\(compilers)/\(newest)/libstdc++.a")
+    else { return [] }
+    return ["-L", Context.packageDirectory + "/Sources/ConcordTool/StaticLibstdcxx"]
+}()
+
 let package = Package(
     name: "Concord",
     platforms: [.macOS(.v15)],
@@ -44,11 +59,12 @@ let package = Package(
         // libgit2's calls to these two mbedTLS functions come to CGit2Loader's (Authorities.c), which
         // parse the system's certificate authorities at the first TLS connection, not at libgit2's start.
         .executableTarget(
-            name: "ConcordTool", dependencies: ["ConcordCLI"],
+            name: "ConcordTool", dependencies: ["ConcordCLI"], exclude: ["StaticLibstdcxx"],
             linkerSettings: [
-                .unsafeFlags([
-                    "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file", "-Xlinker", "--export-dynamic-symbol=mbedtls_ssl_setup",
-                ])
+                .unsafeFlags(
+                    [
+                        "-Xlinker", "--export-dynamic-symbol=mbedtls_x509_crt_parse_file", "-Xlinker", "--export-dynamic-symbol=mbedtls_ssl_setup",
+                    ] + staticLibstdcxx)
             ]),
         // The resolver page's server (`concord ui` starts it): its own target and executable, so that
         // the command line neither links nor starts a web server.
