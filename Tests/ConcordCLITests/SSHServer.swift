@@ -36,6 +36,8 @@ final class SSHServer {
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
         let port = try ServerProcess.freePort()
         self.port = port
+        // SHLVL set: bash, the user's shell that runs each command, then does not read ~/.bashrc
+        // as the first shell of an ssh session does (root's here starts pyenv, 80 ms a session).
         let config = """
             Port \(port)
             ListenAddress 127.0.0.1
@@ -50,6 +52,7 @@ final class SSHServer {
             AllowTcpForwarding \(forwarding ? "local" : "no")
             X11Forwarding no
             LogLevel VERBOSE
+            SetEnv SHLVL=1
             """ + (forceCommand.map { "\nForceCommand \($0)" } ?? "")
         try config.write(toFile: "\(folder)/sshd_config", atomically: true, encoding: .utf8)
         process = try SSHServer.start(in: folder, port: port)
