@@ -53,6 +53,8 @@ let package = Package(
             dependencies: [
                 "Concord",
                 "ConcordMerge",
+                "Git",
+                "GitStore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

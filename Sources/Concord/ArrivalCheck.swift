@@ -1,5 +1,5 @@
 internal import ConcordMerge
-internal import Foundation
+internal import FoundationEssentials
 internal import Git
 internal import GitStore
 internal import GitFormat
@@ -72,7 +72,7 @@ struct ArrivalCheck {
 
         /// Parses `1024`, `64k`, `100m`, `2g` (powers of 1024); nil when malformed or absurd.
         static func parseSize(_ text: String) -> Int? {
-            let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+            let trimmed = text.trimmingSpaces().lowercased()
             guard let last = trimmed.last else { return nil }
             let shift: Int =
                 switch last {
@@ -186,6 +186,6 @@ struct ArrivalCheck {
     }
 
     static func format(_ bytes: Int) -> String {
-        ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .binary)
+        ByteCount.text(bytes)
     }
 }

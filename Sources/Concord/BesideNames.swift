@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import GitStore
 internal import Git
 internal import GitFormat
 
@@ -48,7 +49,7 @@ struct BesideNames {
     /// at the ends dropped; "another device" when nothing is left.
     static func label(_ device: String) -> String {
         let cleaned = String(String.UnicodeScalarView(device.unicodeScalars.map { $0 == "/" || $0.properties.generalCategory == .control ? "-" : $0 }))
-        let trimmed = cleaned.trimmingCharacters(in: .whitespaces)
+        let trimmed = cleaned.trimmingSpaces()
         return trimmed.isEmpty ? "another device" : trimmed
     }
 }

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// A cloud's URL taken apart: what `.git/config` may hold, and the secrets that go to the
 /// credentials store instead (a password, a token given as the user name, a query).
@@ -41,7 +41,7 @@ struct CloudAddress: Equatable {
             url = text
             return
         }
-        if let separator = text.range(of: "://") {
+        if let separator = text.firstRange(of: "://") {
             let scheme = text[..<separator.lowerBound].lowercased()
             transport =
                 switch scheme {

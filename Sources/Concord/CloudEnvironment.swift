@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Git
 internal import GitFormat
 #if canImport(Glibc)
@@ -32,7 +32,7 @@ struct CloudEnvironment {
         var login = value("USER") ?? "git"
         if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { login = String(cString: name) }
         return CloudEnvironment(
-            home: value("HOME") ?? NSHomeDirectory(), loginName: login,
+            home: value("HOME") ?? ProcessVariable.home, loginName: login,
             sshKey: value("CONCORD_SSH_KEY"), username: value("CONCORD_CLOUD_USERNAME"),
             password: value("CONCORD_CLOUD_PASSWORD"), certificateFile: value("SSL_CERT_FILE"), runtimeFolder: value("XDG_RUNTIME_DIR"))
     }

@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import GitStore
 internal import Git
 internal import GitFormat
 #if canImport(Glibc)
@@ -38,7 +39,7 @@ struct CloudSecrets: Codable, Equatable {
     /// - Throws: ``ConcordError/io(_:reason:)`` when it cannot be written.
     func save(gitDirectory: String) throws {
         let path = Self.file(gitDirectory: gitDirectory)
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 public import Git
 internal import Synchronization
 

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// Facts about clouds that do not need a container.
 enum CloudText {
@@ -36,15 +36,9 @@ enum CloudText {
     /// `text` with each match of `pattern` replaced by what `replacement` makes of its groups
     /// (the whole match first).
     private static func replacing(in text: String, pattern: String, _ replacement: ([String]) -> String) -> String {
-        guard let expression = try? NSRegularExpression(pattern: pattern) else { return text }
-        var result = text
-        for match in expression.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
-            let groups = (0..<match.numberOfRanges).map { index in
-                Range(match.range(at: index), in: text).map { String(text[$0]) } ?? ""
-            }
-            guard let range = Range(match.range, in: result) else { continue }
-            result.replaceSubrange(range, with: replacement(groups))
+        guard let expression = try? Regex(pattern) else { return text }
+        return text.replacing(expression) { match in
+            replacement((0..<match.output.count).map { match.output[$0].substring.map(String.init) ?? "" })
         }
-        return result
     }
 }

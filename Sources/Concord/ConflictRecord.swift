@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import GitStore
 internal import Git
 internal import GitFormat
 
@@ -34,7 +35,7 @@ struct ConflictRecord: Equatable {
     init(document: DocumentPath, data: Data) {
         self.document = document
         let text = String(decoding: data, as: UTF8.self)
-        versions = Set(text.split(separator: "\n").compactMap { OID(hex: String($0).trimmingCharacters(in: .whitespaces)) })
+        versions = Set(text.split(separator: "\n").compactMap { OID(hex: $0.trimmingSpaces()) })
     }
 
     /// The record's bytes: a comment naming the document, then the ids in order.

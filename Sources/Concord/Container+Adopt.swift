@@ -1,5 +1,6 @@
 internal import ConcordMerge
-internal import Foundation
+internal import FoundationEssentials
+internal import GitStore
 
 /// Moving documents into and out of the cloud (the setUbiquitous role).
 ///
@@ -47,10 +48,10 @@ extension Container {
             throw ConcordError.io(destination, reason: "already exists; evict never overwrites")
         }
         guard let content = try self.content(of: document) else { throw ConcordError.noSuchDocument(document.value) }
-        let folder = (destination as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: destination)
         let staging = "\(folder)/.concord-evict-\(UUID().uuidString)"
         let local = WorkTree(root: folder)
-        let name = (staging as NSString).lastPathComponent
+        let name = PathText.name(of: staging)
         switch content {
         case let .file(data):
             try local.write(name, data: data)
@@ -79,16 +80,16 @@ extension Container {
     }
 
     private func readLocal(_ path: String) throws -> DocumentContent {
-        var isFolder: ObjCBool = false
+        var isFolder = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             throw ConcordError.io(path, reason: "no such file")
         }
-        if !isFolder.boolValue {
+        if !isFolder {
             guard let data = FileManager.default.contents(atPath: path) else { throw ConcordError.io(path, reason: "cannot be read") }
             return .file(data)
         }
-        let folder = WorkTree(root: (path as NSString).deletingLastPathComponent)
-        let name = (path as NSString).lastPathComponent
+        let folder = WorkTree(root: PathText.folder(of: path))
+        let name = PathText.name(of: path)
         var files: [String: Data] = [:]
         for file in try folder.packageFiles(name) {
             guard let data = FileManager.default.contents(atPath: "\(path)/\(file)") else { throw ConcordError.io("\(path)/\(file)", reason: "cannot be read") }

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Git
 internal import GitStore
 internal import GitFormat
@@ -50,11 +50,9 @@ extension ContainerCore {
     /// Bytes of the object database (packs and loose objects).
     func objectBytes() -> Int {
         let objects = repository.gitDirectory + "objects"
-        guard let files = FileManager.default.enumerator(atPath: objects) else { return 0 }
-        var total = 0
-        while let file = files.nextObject() as? String {
-            total += (try? FileManager.default.attributesOfItem(atPath: "\(objects)/\(file)")[.size] as? Int) ?? 0
+        guard let files = try? FileManager.default.subpathsOfDirectory(atPath: objects) else { return 0 }
+        return files.reduce(0) { total, file in
+            total + (RegularFile.size(of: "\(objects)/\(file)") ?? 0)
         }
-        return total
     }
 }

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 extension Container {
     /// The package patterns of `.concord/packages`: file-name globs of the folders handled as one

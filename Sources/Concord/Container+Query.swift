@@ -1,5 +1,5 @@
 internal import ConcordMerge
-internal import Foundation
+internal import FoundationEssentials
 
 /// A change seen by a live document query.
 public enum QueryEvent: Sendable, Hashable {

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 extension Container {
     /// Starts the sync agent on this container: it saves edits made in the work tree and syncs,

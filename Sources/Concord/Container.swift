@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+internal import Dispatch
 internal import Git
 internal import GitFormat
 internal import GitStore

@@ -1,5 +1,5 @@
 internal import ConcordMerge
-internal import Foundation
+internal import FoundationEssentials
 internal import Git
 internal import GitFormat
 internal import GitStore

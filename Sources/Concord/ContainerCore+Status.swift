@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Git
 internal import GitFormat
 internal import GitStore
@@ -64,6 +64,6 @@ extension ContainerCore {
         let file = SyncAgent.lockFile(gitDirectory: gitDirectory)
         guard ContainerLock.isHeld(file: file) else { return AgentStatus(isRunning: false, processID: nil) }
         let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
-        return AgentStatus(isRunning: true, processID: Int(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+        return AgentStatus(isRunning: true, processID: Int(text.trimmingSpaces(newlines: true)))
     }
 }

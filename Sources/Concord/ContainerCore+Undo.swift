@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Git
 internal import GitFormat
 internal import GitStore

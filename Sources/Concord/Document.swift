@@ -1,5 +1,5 @@
 public import ConcordMerge
-internal import Foundation
+internal import FoundationEssentials
 internal import GitFormat
 internal import Synchronization
 

@@ -1,4 +1,5 @@
-internal import Foundation
+internal import Dispatch
+internal import FoundationEssentials
 
 /// A live query over a ``DocumentPredicate`` (the NSMetadataQuery role): its results, kept
 /// current from every save, sync and resolution of this process or another, and a stream of

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import ConcordMerge
 
 /// One version of a document (the NSFileVersion role): a commit in which the document's

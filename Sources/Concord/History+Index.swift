@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Git
 internal import GitFormat
 internal import GitStore
@@ -225,11 +225,7 @@ extension History {
         }
         guard !lines.isEmpty else { return }
         let text = "INDEX MISMATCH extending \(tip.short) -> \(head.short) in \(repository.gitDirectory)\n" + lines.joined(separator: "\n") + "\n"
-        if let handle = FileHandle(forWritingAtPath: report) ?? (FileManager.default.createFile(atPath: report, contents: nil) ? FileHandle(forWritingAtPath: report) : nil) {
-            handle.seekToEndOfFile()
-            handle.write(Data(text.utf8))
-            try? handle.close()
-        }
+        try? RegularFile.write(Array(text.utf8), to: report, at: nil)
     }
     #endif
 

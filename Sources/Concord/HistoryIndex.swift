@@ -1,6 +1,7 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Git
 internal import GitFormat
+internal import GitStore
 
 /// A persistent index of a container's history, so that listing a document's versions and
 /// finding its current version cost what concerns that document, not the length of the whole
@@ -174,13 +175,12 @@ final class HistoryIndex {
         pending = []
         guard !data.isEmpty else { return }
         let path = "\(folder)/log-\(generation)"
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        guard let handle = FileHandle(forWritingAtPath: path) else { throw ConcordError.io(path, reason: "cannot write the history index") }
-        defer { try? handle.close() }
         // Bytes past the committed length are a write that never counted: overwrite them.
-        try handle.truncate(atOffset: UInt64(logBytes))
-        try handle.seek(toOffset: UInt64(logBytes))
-        try handle.write(contentsOf: data)
+        do {
+            try RegularFile.write(data, to: path, at: logBytes)
+        } catch {
+            throw ConcordError.io(path, reason: "cannot write the history index")
+        }
         logBytes += data.count
     }
 

@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Dispatch
 internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc

@@ -1,5 +1,5 @@
 internal import ConcordMerge
-internal import Foundation
+internal import FoundationEssentials
 
 /// One key of the key-value store as kept in the tree at `.concord/kv/<key>`: its JSON value,
 /// or a tombstone after a removal, with the clock and device of the write. Between concurrent
@@ -23,17 +23,15 @@ struct KeyValueEntry: Equatable {
 
     /// Parses an entry's bytes; nil when they are not an entry Concord wrote.
     init?(data: Data) {
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as? [String: Any],
-            let clockText = object["clock"] as? String, let clock = HybridLogicalClock(clockText),
-            let device = object["device"] as? String
+        guard let object = try? JSONValue(parsing: data), case let .string(clockText)? = object["clock"],
+            let clock = HybridLogicalClock(clockText), case let .string(device)? = object["device"]
         else { return nil }
         self.clock = clock
         deviceID = device
-        if object["deleted"] as? Bool == true {
+        if object["deleted"] == .bool(true) {
             value = nil
         } else if let raw = object["value"] {
-            guard let bytes = try? JSONSerialization.data(withJSONObject: raw, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes]) else { return nil }
-            value = bytes
+            value = KeyValueStore.canonicalText(raw)
         } else {
             return nil
         }
@@ -53,8 +51,7 @@ struct KeyValueEntry: Equatable {
     func wins(over other: KeyValueEntry) -> Bool { (clock, deviceID) > (other.clock, other.deviceID) }
 
     private static func quoted(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: text, options: [.fragmentsAllowed])) ?? Data("\"\"".utf8)
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: JSONValue.string(text).text(style: .compact), as: UTF8.self)
     }
 }
 

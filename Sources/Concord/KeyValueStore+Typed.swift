@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Typed access, as NSUbiquitousKeyValueStore has it: Codable values, and the primitive getters
 /// with Apple's answers for a key that is not set (nil, `false`, `0`). Every value is stored as

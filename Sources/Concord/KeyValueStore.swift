@@ -1,4 +1,5 @@
-public import Foundation
+public import FoundationEssentials
+internal import ConcordMerge
 internal import Git
 internal import GitFormat
 internal import Synchronization
@@ -126,12 +127,24 @@ public final class KeyValueStore: Sendable {
     }
 
     static func canonicalJSON(_ value: Data, key: String) throws -> Data {
-        guard let object = try? JSONSerialization.jsonObject(with: value, options: [.fragmentsAllowed]),
-            let data = try? JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes])
-        else {
-            throw ConcordError.keyValue("the value of '\(key)' is not valid JSON")
+        do {
+            return canonicalText(try JSONValue(parsing: value))
+        } catch {
+            throw ConcordError.keyValue("the value of '\(key)' is not valid JSON: \(error)")
         }
-        return data
+    }
+
+    /// `value` as the store keeps it, whoever wrote it how: on one line, without spaces, each
+    /// object's members in the order of their names.
+    static func canonicalText(_ value: JSONValue) -> Data {
+        func sorted(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case let .array(elements): .array(elements.map(sorted))
+            case let .object(members): .object(members.sorted { $0.key < $1.key }.map { JSONMember(key: $0.key, value: sorted($0.value)) })
+            default: value
+            }
+        }
+        return sorted(value).text(style: .compact)
     }
 
     static func checkQuota(_ values: [String: Data]) throws {

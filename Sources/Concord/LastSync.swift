@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// How the last sync of this device ended, as the syncing process recorded it (in
 /// `.git/concord/last-sync`, rewritten whole by each sync, under the container's lock).

@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Dispatch
 internal import Synchronization
 
 /// Tells subscribers when the container's `main` moves — by a command in this process (told

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Git
 internal import GitStore
 
@@ -14,7 +14,7 @@ extension NetworkLimits {
     static func current(in repository: Repository?) throws -> NetworkLimits {
         let text = ProcessVariable.value("CONCORD_NETWORK_TIMEOUT") ?? (try? repository?.config(DeviceSettings.networkTimeoutKey)) ?? nil
         guard let text else { return NetworkLimits() }
-        guard let seconds = Double(text.trimmingCharacters(in: .whitespaces)), seconds > 0, seconds <= 86_400 else {
+        guard let seconds = Double(text.trimmingSpaces()), seconds > 0, seconds <= 86_400 else {
             throw ConcordError.failed("invalid time-out '\(text)' for \(timeoutSettings): give seconds, more than 0 and at most 86400")
         }
         return NetworkLimits(timeout: seconds)

@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
 
 /// How long a device waits before trying again after losing a race to the cloud (another
 /// device pushed between this one's fetch and its push): "full jitter", a random wait between

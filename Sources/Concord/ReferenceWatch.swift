@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Dispatch
 
 /// Watches a repository's references with inotify and calls back when one may have moved: a
 /// loose reference renamed into place (how libgit2 and git update `refs/heads/main`),

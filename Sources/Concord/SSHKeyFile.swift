@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// What can be told of an ssh private key file without its passphrase: whether OpenSSH's
 /// client, which never prompts (`BatchMode`), can use it. A refusal then names the keys it
@@ -11,7 +11,7 @@ enum SSHKeyFile {
         }
         if text.contains("ENCRYPTED") { return "protected by a passphrase: load it into ssh-agent" }
         let begin = "-----BEGIN OPENSSH PRIVATE KEY-----", end = "-----END OPENSSH PRIVATE KEY-----"
-        guard let start = text.range(of: begin), let stop = text.range(of: end) else {
+        guard let start = text.firstRange(of: begin), let stop = text.firstRange(of: end) else {
             return text.contains("PRIVATE KEY-----") ? nil : "not a private key"
         }
         let body = text[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Something the sync agent did or saw (see ``SyncAgent``).
 public struct SyncAgentEvent: Sendable, Hashable {

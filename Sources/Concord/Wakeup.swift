@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Dispatch
 internal import Synchronization
 
 /// Lets one task sleep until another thread has news for it, or until a deadline: the sleep

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 #if canImport(Glibc)
 internal import Glibc
 #endif

@@ -1,4 +1,6 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
+internal import Dispatch
 
 /// Watches every folder of a work tree with inotify and calls back with the paths a person (or
 /// a program other than Concord) may have changed.

@@ -1,5 +1,6 @@
 import Concord
-import Foundation
+import FoundationEssentials
+internal import Glibc
 
 /// The `concord` command: lists and resolves conflicts between devices' versions of documents.
 public enum ConcordCommand {
@@ -37,7 +38,7 @@ public enum ConcordCommand {
         ArgumentSecrets.hideFromProcessList()
         if let problem = ProcessEnvironment.environmentProblem {
             Output.printError("concord: \(problem)")
-            Foundation.exit(1)
+            Glibc.exit(1)
         }
         // Document paths are read from the folder the command runs in, while parsing and in
         // the commands that messages suggest.
@@ -46,12 +47,12 @@ public enum ConcordCommand {
             do {
                 let command = try parseCommandLine(arguments, describing: &described)
                 try await command.run()
-                Foundation.exit(0)
+                Glibc.exit(0)
             } catch {
                 fail(error, of: described)
             }
         }
-        Foundation.exit(0)
+        Glibc.exit(0)
     }
 
     /// Reads a command line into the subcommand it runs, setting `described` to that
@@ -86,16 +87,16 @@ public enum ConcordCommand {
         switch error {
         case let error as ConcordError:
             Output.printError("concord: \(error.commandLineMessage)")
-            Foundation.exit(1)
+            Glibc.exit(1)
         case let refusal as PathRefusal:
             Output.printError("concord: \(refusal.reason)")
-            Foundation.exit(2)
+            Glibc.exit(2)
         case let unknown as UnknownCommand:
             Output.printError("concord: \(unknown)")
-            Foundation.exit(2)
+            Glibc.exit(2)
         case let error as UsageError:
-            FileHandle.standardError.write(Data(error.report(for: command).utf8))
-            Foundation.exit(2)
+            Output.standardError(error.report(for: command))
+            Glibc.exit(2)
         case let request as HelpRequest:
             switch request {
             case let .help(described):
@@ -103,17 +104,17 @@ public enum ConcordCommand {
             case .version:
                 print(version)
             }
-            Foundation.exit(0)
+            Glibc.exit(0)
         case let status as ExitStatus:
-            Foundation.exit(status.code)
+            Glibc.exit(status.code)
         case let error as NeedsPersonError:
             // Without a marked-up merge to finish, a person picks: the resolve forms that do.
             let hint = error.markedUp == nil ? " (keep one with --keep ID or --latest, both with --keep-both, or give the content with --file SRC)" : ""
             Output.printError("concord: \(error.description)\(hint)")
-            Foundation.exit(3)
+            Glibc.exit(3)
         default:
             Output.printError("concord: \(error)")
-            Foundation.exit(1)
+            Glibc.exit(1)
         }
     }
 

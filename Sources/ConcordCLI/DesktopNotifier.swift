@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+internal import Git
+internal import Glibc
+internal import Synchronization
 
 /// Desktop notifications through the freedesktop notification service, by running
 /// `notify-send` (libnotify) when it is installed: `concord watch --notify`.
@@ -24,14 +27,20 @@ final class DesktopNotifier: Sendable {
         program = found
     }
 
-    /// Shows a notification: `summary` as its title, `body` below it.
+    /// Shows a notification: `summary` as its title, `body` below it. Notifications shown
+    /// before and ended since are reaped first.
     func send(summary: String, body: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = ["--app-name=Concord", "--", summary, body]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
+        shown.withLock { shown in
+            shown.removeAll { waitpid($0, nil, WNOHANG) != 0 }
+            let nothing = open("/dev/null", O_RDWR | O_CLOEXEC)
+            guard nothing >= 0 else { return }
+            defer { close(nothing) }
+            if let pid = try? ChildProcess.spawn(program, ["--app-name=Concord", "--", summary, body], standard: [nothing, nothing, nothing]) {
+                shown.append(pid)
+            }
+        }
     }
+
+    /// The notifications started and not yet reaped.
+    private let shown = Mutex<[Int32]>([])
 }

@@ -1,5 +1,6 @@
 import Concord
-import Foundation
+import FoundationEssentials
+internal import Glibc
 
 /// Where in its container a command runs, for the document paths typed on its command line.
 ///

@@ -1,5 +1,6 @@
 import Concord
-import Foundation
+import FoundationEssentials
+internal import Glibc
 import Logging
 
 /// Options every subcommand takes.

@@ -1,6 +1,8 @@
 import Concord
 import ConcordMerge
-import Foundation
+import FoundationEssentials
+internal import GitStore
+internal import Glibc
 
 /// Printing results and failures the same way in every subcommand.
 enum Output {
@@ -44,7 +46,22 @@ enum Output {
     /// Prints one line on stderr, its control characters escaped: names from the cloud can never
     /// fake a line or drive the terminal.
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((TerminalText.escaped(line) + "\n").utf8))
+        standardError(TerminalText.escaped(line) + "\n")
+    }
+
+    /// Writes `bytes` on stdout as they are, at once (past `print`'s buffer).
+    static func standardOutput(_ bytes: some Collection<UInt8>) {
+        write(bytes, to: 1, named: "standard output")
+    }
+
+    /// Writes `text` on stderr as it is, at once.
+    static func standardError(_ text: String) {
+        write(text.utf8, to: 2, named: "standard error")
+    }
+
+    /// A stream closed or full is no failure of the command that writes to it.
+    private static func write(_ bytes: some Collection<UInt8>, to descriptor: Int32, named name: String) {
+        _ = try? Array(bytes).withUnsafeBytes { try RegularFile.write($0, to: descriptor, at: nil, path: name) }
     }
 
     /// Prints a value as one JSON document on stdout.
@@ -52,16 +69,17 @@ enum Output {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data)
-        FileHandle.standardOutput.write(Data("\n".utf8))
+        standardOutput(try encoder.encode(value) + Data("\n".utf8))
     }
 
     /// Reads a whole file, or standard input for `-`: any readable file, pipe or device
     /// (`/dev/null`, `/dev/stdin`, a shell's `<(command)`), read as a stream until its end.
     static func read(_ path: String, relativeTo options: GlobalOptions) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
-        let full = options.resolvePath(path)
+        path == "-" ? try read(descriptor: 0, named: path) : try read(file: options.resolvePath(path), named: path)
+    }
+
+    /// Reads the whole file at `full`, named `path` in errors.
+    static func read(file full: String, named path: String) throws -> Data {
         let descriptor = open(full, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ConcordError.io(path, reason: "cannot be read: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }
@@ -69,10 +87,15 @@ enum Output {
         if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
             throw ConcordError.io(path, reason: "is a folder: give a file")
         }
+        return try read(descriptor: descriptor, named: path)
+    }
+
+    /// Reads `descriptor` until its end.
+    private static func read(descriptor: Int32, named path: String) throws -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = buffer.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { return data }
             if count < 0 {
                 if errno == EINTR { continue }

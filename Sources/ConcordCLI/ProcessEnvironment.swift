@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+internal import Glibc
 
 /// What the process's environment sets for every command: the clock (the system clock shifted by
 /// `CONCORD_CLOCK_OFFSET` seconds, to simulate a device whose clock runs ahead or behind), the

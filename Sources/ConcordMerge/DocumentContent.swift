@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The content of one version of a document: the bytes of a file, or the files of a package.
 public enum DocumentContent: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Merges three versions of one file with a policy, the way a git merge driver does: the file
 /// in the work tree is the current version, the incoming one is the other, and an empty base (git

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A hybrid logical clock: wall time in milliseconds plus a counter, so that a version saved
 /// after another was seen always has a greater clock, whatever the devices' wall clocks say.

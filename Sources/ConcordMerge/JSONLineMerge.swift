@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Git's line merge of JSON versions, and whether it can stand in for the structural merge.
 ///

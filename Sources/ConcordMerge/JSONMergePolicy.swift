@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 internal import Git
 
 /// A structural three-way merge of JSON documents.

@@ -20,6 +20,9 @@ public struct JSONStyle: Sendable, Hashable {
     /// Two spaces, `": "`, `\n`: the style of `JSON.stringify(value, null, 2)` and of npm.
     public static let standard = JSONStyle()
 
+    /// No spaces and no line breaks: `{"a":[1,2]}`.
+    public static let compact = JSONStyle(indent: nil, colon: ":", comma: ",", newline: "")
+
     /// The style of a JSON text: the indentation of the first indented line inside the outermost
     /// container, and the spacing after the first colon and comma found.
     public init(detectingIn bytes: [UInt8]) {

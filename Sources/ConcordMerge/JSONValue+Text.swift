@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension JSONValue {
     /// Parses a JSON text (RFC 8259, UTF-8; duplicate member names are refused).

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// The steps every policy shares before doing its own work: canonical order, and the
 /// three-way shortcuts that need no merging at all.

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension MergePolicy {
     /// Merges three byte buffers, for callers that have no versions' metadata: `current` is the

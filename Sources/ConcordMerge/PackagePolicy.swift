@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Merges package documents (folders handled as one document) file by file.
 ///

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 internal import Git
 
 /// The line differences between two UTF-8 texts, found by git's xdiff: the algorithm the text

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 internal import Git
 
 /// A three-way line merge of UTF-8 text by git's own xdiff algorithm, folding three or more

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A text's versions cut into the regions a person picks from, hunk by hunk: the lines every
 /// version left as the common ancestor had them, and between them each changed region with the

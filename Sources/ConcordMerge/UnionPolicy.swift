@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Merges append-only text such as change logs: every line any version added, each once,
 /// minus the lines a version removed from the common ancestor.

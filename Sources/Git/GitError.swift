@@ -1,5 +1,6 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
+internal import GitStore
 
 /// An error reported by libgit2, with the name of the call that failed.
 public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -42,8 +43,7 @@ public struct GitError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// "claims 3 GB, over the limit of 100 MB": the end of an over-limit message.
     static func overLimit(_ size: Int, _ limit: Int) -> String {
-        "claims \(ByteCountFormatter.string(fromByteCount: Int64(size), countStyle: .binary)), "
-            + "over the limit of \(ByteCountFormatter.string(fromByteCount: Int64(limit), countStyle: .binary))"
+        "claims \(ByteCount.text(size)), over the limit of \(ByteCount.text(limit))"
     }
 
     public var description: String { "\(message) (\(function), code \(code))" }

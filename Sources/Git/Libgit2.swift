@@ -1,5 +1,6 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
 internal import GitStore
 
 /// libgit2's process-wide setup, done once on first use and never undone.

@@ -1,5 +1,5 @@
 internal import CGit2
-public import Foundation
+public import FoundationEssentials
 
 /// A line diff of two buffers by libgit2's xdiff, the algorithm the text merge policy's
 /// three-way merge uses (``MergeFile``): the same lines are found changed in both.

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 public import GitFormat
 internal import GitStore
@@ -71,7 +71,7 @@ public final class LocalCloud: Cloud {
     ///   system's error.
     public func moveReference(_ name: String, to target: OID, expected: OID?) throws -> PushOutcome {
         let file = gitDirectory + name, lock = file + ".lock"
-        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: PathText.folder(of: file), withIntermediateDirectories: true)
         let descriptor = Glibc.open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard descriptor >= 0 else {
             let locked = errno == EEXIST
@@ -103,7 +103,7 @@ public final class LocalCloud: Cloud {
         }
         renamed = true
         if GitLibrary.durable {
-            let folder = Glibc.open((file as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC | O_DIRECTORY)
+            let folder = Glibc.open(PathText.folder(of: file), O_RDONLY | O_CLOEXEC | O_DIRECTORY)
             if folder >= 0 {
                 fsync(folder)
                 close(folder)

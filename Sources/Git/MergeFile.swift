@@ -1,5 +1,5 @@
 internal import CGit2
-public import Foundation
+public import FoundationEssentials
 internal import GitFormat
 
 /// A three-way line merge of file contents by libgit2's xdiff (git's own `merge-file`).

@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
 internal import Synchronization
 
 /// One fetch, push or upload as the network watch sees it: its limits, what its connections

@@ -1,4 +1,6 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
+internal import Dispatch
 internal import Synchronization
 
 /// A connection the network watch looks at each tick: a socket libgit2 opened
@@ -25,7 +27,7 @@ enum NetworkWatch {
 
     private static let sockets = Mutex<[ObjectIdentifier: any WatchedConnection]>([:])
     private static let woken = DispatchSemaphore(value: 0)
-    private static let started: Void = Thread.detachNewThread { watch() }
+    private static let started: Void = DetachedThread.start { watch() }
 
     /// Watches `socket` from now until ``remove(_:)``.
     static func add(_ socket: any WatchedConnection) {
@@ -51,7 +53,7 @@ enum NetworkWatch {
             }
             let now = ContinuousClock.now
             for socket in watched { socket.inspect(at: now) }
-            Thread.sleep(forTimeInterval: tick / .seconds(1))
+            usleep(UInt32(tick / .microseconds(1)))
         }
     }
 }

@@ -1,5 +1,5 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
 
 /// What libgit2's callbacks share during one connection's operation (a peek, a fetch, a push):
 /// the credentials offered so far, transfer progress (which also tells the network watch that

@@ -1,5 +1,5 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
 internal import GitFormat
 internal import GitStore
 

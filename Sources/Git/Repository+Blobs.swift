@@ -1,5 +1,5 @@
 internal import CGit2
-public import Foundation
+public import FoundationEssentials
 internal import Glibc
 public import GitFormat
 internal import GitStore

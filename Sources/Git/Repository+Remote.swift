@@ -1,5 +1,5 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
 
 extension Repository {
     /// The URL of a named remote (`remote.NAME.url` of the configuration, ``config(_:)``); nil

@@ -1,5 +1,6 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
 internal import GitFormat
 internal import GitStore
 

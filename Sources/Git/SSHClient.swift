@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
 internal import GitFormat
 internal import GitStore
 
@@ -41,14 +42,8 @@ public struct SSHClient: Sendable, Equatable {
     /// The default key files OpenSSH tries, in its order.
     static let defaultKeyNames = ["id_rsa", "id_ecdsa", "id_ecdsa_sk", "id_ed25519", "id_ed25519_sk", "id_xmss", "id_dsa"]
 
-    /// The account's home folder, where OpenSSH looks whatever `HOME` says.
-    static var accountHome: String? {
-        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
-        return String(cString: directory)
-    }
-
     /// True when ssh must be told where the files are (``home`` is not the account's).
-    var relocated: Bool { URL(fileURLWithPath: home).standardized.path != Self.accountHome.map { URL(fileURLWithPath: $0).standardized.path } }
+    var relocated: Bool { URL(fileURLWithPath: home).standardized.path != ProcessVariable.accountHome.map { URL(fileURLWithPath: $0).standardized.path } }
 
     /// The known_hosts file a user adds servers to.
     var knownHostsFile: String { "\(home)/.ssh/known_hosts" }
@@ -97,7 +92,7 @@ public struct SSHClient: Sendable, Equatable {
             }
         }
         let digest = SHA1.digest(Array(terms.joined(separator: "\0").utf8))
-        return "\(controlFolder)/" + digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        return "\(controlFolder)/" + digest.prefix(12).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     /// Makes `folder` (mode 0700) when missing; true when it is a folder (not a link) of this
@@ -112,6 +107,6 @@ public struct SSHClient: Sendable, Equatable {
     /// A value for an `-o` option: in double quotes (ssh splits values at spaces), `%` doubled
     /// (ssh expands `%` tokens in file names).
     private static func quoted(_ path: String) -> String {
-        "\"" + path.replacingOccurrences(of: "%", with: "%%") + "\""
+        "\"" + path.replacing("%", with: "%%") + "\""
     }
 }

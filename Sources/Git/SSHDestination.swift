@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 
 /// Where an ssh URL leads, as OpenSSH's client is asked for it: the host (a name of
 /// `~/.ssh/config` or a real one), the port and user when the URL names them (else the
@@ -17,7 +17,7 @@ struct SSHDestination: Equatable {
     /// ssh would read as an option (starting with `-`).
     init?(url: String) {
         var user: Substring?
-        if let separator = url.range(of: "://") {
+        if let separator = url.firstRange(of: "://") {
             let scheme = url[..<separator.lowerBound].lowercased()
             guard ["ssh", "ssh+git", "git+ssh"].contains(scheme) else { return nil }
             let rest = url[separator.upperBound...]
@@ -57,7 +57,7 @@ struct SSHDestination: Equatable {
     /// The command run on the server for `service`, its path quoted for the server's shell as
     /// git quotes it: `git-upload-pack '/srv/a b.git'`.
     func command(for service: String) -> String {
-        "\(service) '" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        "\(service) '" + path.replacing("'", with: "'\\''") + "'"
     }
 
     /// `host:port` as messages name the other side (port 22 when the URL names none).

@@ -1,5 +1,6 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
+internal import GitStore
 
 /// What an `ssh` run that failed said on its standard error, as one line and a libgit2 code:
 /// a host key OpenSSH refused (unknown, changed, revoked) is `GIT_ECERTIFICATE` in the ssh
@@ -16,13 +17,12 @@ struct SSHFailure {
     /// Reads `stderr` of a run that exited with `exitStatus` (255: ssh's own failure, else the
     /// server's git), reached as `destination` with `client`.
     init(stderr: String, exitStatus: Int32, destination: SSHDestination, client: SSHClient) {
-        let lines = stderr.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let lines = stderr.split(whereSeparator: \.isNewline).map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
         func captures(_ pattern: String) -> [String]? {
-            guard let expression = try? NSRegularExpression(pattern: pattern) else { return nil }
+            guard let expression = try? Regex(pattern) else { return nil }
             for line in lines {
-                let range = NSRange(line.startIndex..., in: line)
-                guard let match = expression.firstMatch(in: line, range: range) else { continue }
-                return (1..<match.numberOfRanges).map { index in Range(match.range(at: index), in: line).map { String(line[$0]) } ?? "" }
+                guard let match = line.firstMatch(of: expression) else { continue }
+                return (1..<match.output.count).map { index in match.output[index].substring.map(String.init) ?? "" }
             }
             return nil
         }

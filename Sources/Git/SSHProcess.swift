@@ -1,5 +1,6 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
 internal import Synchronization
 
 /// One `ssh` child running a git service on the server: its standard input and output are the
@@ -74,32 +75,12 @@ final class SSHProcess: Sendable, WatchedConnection {
             ours.append(pair[0])
             theirs.append(pair[1])
         }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | concord_spawn_setsid_flag())
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (descriptor, end) in theirs.enumerated() { posix_spawn_file_actions_adddup2(&actions, end, Int32(descriptor)) }
-        concord_spawn_close_from(&actions, 3)
-        let argv = (["ssh"] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let result = posix_spawnp(&pid, "ssh", &actions, &attributes, argv, envp)
-        guard result == 0 else {
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn("ssh", arguments, standard: theirs)
+        } catch {
             ours.forEach { Glibc.close($0) }
-            let reason = result == ENOENT ? "OpenSSH's client (ssh) is not installed" : String(cString: strerror(result))
+            let reason = error.code == ENOENT ? "OpenSSH's client (ssh) is not installed" : error.reason
             throw GitError(errorClass: .ssh, message: "cannot run ssh: \(reason)", function: "posix_spawnp")
         }
         return (pid, ours[0], ours[1], ours[2])

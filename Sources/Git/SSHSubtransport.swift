@@ -1,5 +1,5 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
 
 /// libgit2's smart subtransport for ssh URLs, over OpenSSH's own client: each advertisement
 /// action (`*_LS`) starts an `ssh` child running the service on the server (``SSHProcess``),

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Who made a commit and when: a value snapshot of a git signature.
 public struct Signature: Sendable, Equatable {

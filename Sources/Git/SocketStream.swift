@@ -1,5 +1,7 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
+internal import Dispatch
 internal import Synchronization
 
 /// A connection libgit2 opened through Concord: the stream registered for `GIT_STREAM_STANDARD`,
@@ -228,7 +230,7 @@ final class SocketStream: Sendable, WatchedConnection {
     /// first (the resolution then ends on its own, unwaited).
     private static func resolve(host: String, port: String, until deadline: ContinuousClock.Instant) -> (addresses: [Address], code: Int32)? {
         let resolution = Resolution()
-        Thread.detachNewThread {
+        DetachedThread.start {
             var hints = addrinfo()
             hints.ai_family = AF_UNSPEC
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

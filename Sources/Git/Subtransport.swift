@@ -1,6 +1,7 @@
 internal import CGit2
-internal import Foundation
+internal import FoundationEssentials
 internal import GitFormat
+internal import GitStore
 
 /// The subtransport of a smart transport: libgit2's for http and `git://`, Concord's
 /// ``SSHSubtransport`` (OpenSSH's client) for ssh; when recording, inside one that records the
@@ -61,7 +62,7 @@ final class Subtransport {
     init(_ kind: Kind, recordingAtMost limit: Int?, ssh: SSHClient?, keepsState: Bool = false) {
         self.kind = kind
         self.limit = limit
-        self.ssh = ssh ?? SSHClient(home: NSHomeDirectory(), controlFolder: nil)
+        self.ssh = ssh ?? SSHClient(home: ProcessVariable.home, controlFolder: nil)
         self.keepsState = keepsState
     }
 

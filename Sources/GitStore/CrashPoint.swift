@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
 #if DEBUG
 internal import Synchronization
 #endif
@@ -60,8 +61,8 @@ public enum CrashPoint {
                 close(descriptor)
             }
         }
-        if hold { Foundation.kill(getpid(), SIGSTOP) }
-        if kill { Foundation.kill(getpid(), SIGKILL) }
+        if hold { Glibc.kill(getpid(), SIGSTOP) }
+        if kill { Glibc.kill(getpid(), SIGKILL) }
     }
     #endif
 }

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 package import GitFormat
 internal import Glibc
 
@@ -28,7 +28,7 @@ extension ObjectStore {
             let stem = String(name.dropLast(".pack".count))
             guard let count = Self.objectCount(ofIndex: "\(folder)/\(stem).idx") else { return nil }
             let bytes = [".pack", ".idx"].reduce(0) { total, suffix in
-                total + ((try? FileManager.default.attributesOfItem(atPath: "\(folder)/\(stem)\(suffix)")[.size] as? Int) ?? 0)
+                total + (RegularFile.size(of: "\(folder)/\(stem)\(suffix)") ?? 0)
             }
             return PackFile(name: name, objectCount: count, bytes: bytes)
         }.sorted { ($0.objectCount, $0.name) < ($1.objectCount, $1.name) }

@@ -1,4 +1,5 @@
-internal import Foundation
+internal import FoundationEssentials
+internal import Glibc
 package import GitFormat
 
 extension ObjectStore {

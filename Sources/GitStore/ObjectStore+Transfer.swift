@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 package import GitFormat
 
 extension ObjectStore {
@@ -94,7 +94,7 @@ extension ObjectStore {
             do {
                 try pack.add(id, previous: previous, read: read)
             } catch let error as StoreError where error.kind == .overLimit {
-                let claim = error.message.range(of: "claims").map { String(error.message[$0.lowerBound...]) } ?? error.message
+                let claim = error.message.firstRange(of: "claims").map { String(error.message[$0.lowerBound...]) } ?? error.message
                 throw StoreError(.overLimit, "commit \(commit.short): '\(Self.shortened(path))' \(claim)")
             }
         }

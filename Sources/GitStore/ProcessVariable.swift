@@ -10,4 +10,14 @@ package enum ProcessVariable {
     package static func value(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }
     }
+
+    /// The home folder: `HOME`, or the account's when it is not set.
+    package static var home: String { value("HOME") ?? accountHome ?? "/" }
+
+    /// The account's home folder, from the password database, whatever `HOME` says (where
+    /// OpenSSH looks).
+    package static var accountHome: String? {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
+        return String(cString: directory)
+    }
 }

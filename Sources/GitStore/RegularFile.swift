@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 
 /// The one way Concord opens a file of a repository it reads itself (a pack, an index, a loose
@@ -38,6 +38,13 @@ package enum RegularFile {
             throw problem(path, "it holds \(status.st_size) bytes, more than the \(largest) it may")
         }
         return Opened(descriptor: descriptor, size: Int(status.st_size))
+    }
+
+    /// The size in bytes of what `path` names (a link itself, not what it points to); nil when
+    /// there is nothing there.
+    package static func size(of path: String) -> Int? {
+        var status = stat()
+        return lstat(path, &status) == 0 ? Int(status.st_size) : nil
     }
 
     /// The whole of `path`, read after ``open(_:largest:)``.
@@ -102,6 +109,37 @@ package enum RegularFile {
     package static func exists(_ path: String) -> Bool {
         var status = stat()
         return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// Writes `bytes` into the file at `path` (made when missing; a link is refused): at
+    /// `offset`, cutting off what followed, or after its end when `offset` is nil.
+    /// - Throws: ``StoreError`` when it cannot be opened or written.
+    package static func write(_ bytes: [UInt8], to path: String, at offset: Int?) throws {
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (offset == nil ? O_APPEND : 0), 0o644)
+        guard descriptor >= 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        if let offset, ftruncate(descriptor, off_t(offset)) != 0 {
+            throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        try bytes.withUnsafeBytes { try write($0, to: descriptor, at: offset, path: path) }
+    }
+
+    /// Writes all of `buffer` to `descriptor` (the file at `path`): at `offset`, or where the
+    /// descriptor stands when nil.
+    /// - Throws: ``StoreError`` when it cannot be written.
+    package static func write(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32, at offset: Int?, path: String) throws {
+        var written = 0
+        while written < buffer.count {
+            let count =
+                if let offset {
+                    pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset + written))
+                } else {
+                    Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+                }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
+            written += count
+        }
     }
 
     private static func problem(_ path: String, _ reason: String, kind: StoreError.Kind = .damaged) -> StoreError {

@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import GitFormat
 
 /// What goes wrong reading or writing a repository's objects with Concord's own code: one
@@ -53,7 +53,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { message }
 
     private static func described(_ bytes: Int) -> String {
-        ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .binary)
+        ByteCount.text(bytes)
     }
 
     /// "claims 3 GB, over the limit of 100 MB": the end of an over-limit message.

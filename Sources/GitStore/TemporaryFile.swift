@@ -1,4 +1,4 @@
-internal import Foundation
+internal import FoundationEssentials
 internal import Glibc
 
 /// A file written under a temporary name and renamed into place once complete: synced first
@@ -44,18 +44,7 @@ final class TemporaryFile {
     /// Appends `buffer`, or writes it at `offset` when given.
     /// - Throws: ``StoreError`` when it cannot be written.
     func write(_ buffer: UnsafeRawBufferPointer, at offset: Int? = nil) throws {
-        var written = 0
-        while written < buffer.count {
-            let count =
-                if let offset {
-                    pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(offset + written))
-                } else {
-                    Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
-            written += count
-        }
+        try RegularFile.write(buffer, to: descriptor, at: offset, path: path)
     }
 
     /// Reads into `buffer` from `offset` (a file opened `readable`).
@@ -77,7 +66,7 @@ final class TemporaryFile {
         if durable, fsync(descriptor) != 0 { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
         close(descriptor)
         finished = true
-        let folder = (destination as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: destination)
         var made = false
         if mkdir(folder, 0o755) == 0 { made = true }
         guard rename(path, destination) == 0 else {
@@ -87,7 +76,7 @@ final class TemporaryFile {
         }
         guard durable else { return }
         Self.sync(folder)
-        if made { Self.sync((folder as NSString).deletingLastPathComponent) }
+        if made { Self.sync(PathText.folder(of: folder)) }
     }
 
     private static func sync(_ folder: String) {

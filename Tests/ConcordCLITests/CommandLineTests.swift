@@ -289,7 +289,13 @@ import Testing
         #expect(try cli.run(["-C", "dev", "kv", "get", "count"]).status == 1)
         let bad = try cli.run(["-C", "dev", "kv", "set", "k", "{not json"])
         #expect(bad.status == 1 && bad.stderr.contains("not valid JSON"))
+        let twice = try cli.run(["-C", "dev", "kv", "set", "k", #"{"a": 1, "a": 2}"#])
+        #expect(twice.status == 1 && twice.stderr.contains("not valid JSON: line 1, column"), "\(twice.stderr)")
+        #expect(try cli.run(["-C", "dev", "kv", "get", "k"]).status == 1)
         #expect(try cli.run(["-C", "dev", "kv", "set", "k"]).status == 2)
+        // One text for a value however it was written: members in name order, no spaces.
+        try cli.ok(["-C", "dev", "kv", "set", "layout", #"{ "z": [1, 2], "a/b": {"y": null, "x": true} }"#])
+        #expect(try cli.ok(["-C", "dev", "kv", "get", "layout"]) == #"{"a/b":{"x":true,"y":null},"z":[1,2]}"# + "\n")
     }
 
     @Test func adoptAndEvict() throws {

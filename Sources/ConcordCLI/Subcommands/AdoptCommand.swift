@@ -1,5 +1,5 @@
 import Concord
-import Foundation
+import FoundationEssentials
 
 struct AdoptCommand: Subcommand {
     static let description = CommandDescription(

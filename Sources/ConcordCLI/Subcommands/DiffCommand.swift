@@ -1,6 +1,7 @@
 import Concord
 import ConcordMerge
-import Foundation
+import FoundationEssentials
+internal import Glibc
 
 struct DiffCommand: Subcommand {
     static let description = CommandDescription(
@@ -80,7 +81,7 @@ struct DiffCommand: Subcommand {
         for comparison in comparisons {
             for line in comparison.lines { output += painter.paint(line) + "\n" }
         }
-        FileHandle.standardOutput.write(Data(output.utf8))
+        Output.standardOutput(output.utf8)
     }
 
     /// One version against another: a diff per file (one for a file document, one per file that

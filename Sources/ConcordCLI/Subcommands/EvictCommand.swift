@@ -1,5 +1,5 @@
 import Concord
-import Foundation
+import FoundationEssentials
 
 struct EvictCommand: Subcommand {
     static let description = CommandDescription(

@@ -1,5 +1,6 @@
 import Concord
-import Foundation
+import FoundationEssentials
+internal import GitStore
 
 struct GCCommand: Subcommand {
     static let description = CommandDescription(
@@ -28,7 +29,7 @@ struct GCCommand: Subcommand {
         let container = try global.openContainer()
         Output.line("Rewriting every object into one pack (about as much as the container holds)...")
         let result = try await container.compact()
-        let bytes = { (count: Int) in ByteCountFormatter.string(fromByteCount: Int64(count), countStyle: .file) }
+        let bytes = { (count: Int) in ByteCount.text(count, style: .decimal) }
         Output.line(
             "Repacked \(result.packsBefore) pack\(result.packsBefore == 1 ? "" : "s") and \(result.looseObjectsPacked) loose object\(result.looseObjectsPacked == 1 ? "" : "s") into \(result.packsAfter); removed \(result.objectsPruned) unreachable object\(result.objectsPruned == 1 ? "" : "s"); objects \(bytes(result.bytesBefore)) -> \(bytes(result.bytesAfter))"
         )

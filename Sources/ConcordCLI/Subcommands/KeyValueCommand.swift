@@ -1,5 +1,6 @@
 import Concord
-import Foundation
+import FoundationEssentials
+internal import ConcordMerge
 
 struct KeyValueCommand: Subcommand {
     static let description = CommandDescription(
@@ -64,7 +65,7 @@ struct KeyValueCommand: Subcommand {
             let values = try await store.dictionary()
             if json {
                 let text = values.keys.sorted().map { key in
-                    let quoted = String(decoding: (try? JSONSerialization.data(withJSONObject: key, options: [.fragmentsAllowed])) ?? Data(), as: UTF8.self)
+                    let quoted = String(decoding: JSONValue.string(key).text(style: .compact), as: UTF8.self)
                     return "  \(quoted): \(String(decoding: values[key]!, as: UTF8.self))"
                 }.joined(separator: ",\n")
                 print(values.isEmpty ? "{}" : "{\n\(text)\n}")

@@ -1,5 +1,5 @@
 import Concord
-import Foundation
+import FoundationEssentials
 
 struct LimitsCommand: Subcommand {
     static let description = CommandDescription(

@@ -1,6 +1,6 @@
 import Concord
 import ConcordMerge
-import Foundation
+import FoundationEssentials
 
 struct ListCommand: Subcommand {
     static let description = CommandDescription(
@@ -145,10 +145,10 @@ struct ListCommand: Subcommand {
             let value = Event(event: event, document: path.value, state: info?.state.name, package: info?.isPackage, contentId: info?.contentID)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            if let data = try? encoder.encode(value) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
+            if let data = try? encoder.encode(value) { Output.standardOutput(data + Data("\n".utf8)) }
         } else {
             let line = "\(Output.column(event, width: 14))\(Output.column(info?.state.name ?? "-", width: 16))\(path)\n"
-            FileHandle.standardOutput.write(Data(line.utf8))
+            Output.standardOutput(line.utf8)
         }
     }
 }

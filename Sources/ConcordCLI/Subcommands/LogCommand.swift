@@ -1,5 +1,5 @@
 import Concord
-import Foundation
+import FoundationEssentials
 
 struct LogCommand: Subcommand {
     static let description = CommandDescription(

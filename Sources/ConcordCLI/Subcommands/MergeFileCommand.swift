@@ -1,5 +1,7 @@
+internal import Concord
 import ConcordMerge
-import Foundation
+import FoundationEssentials
+internal import GitStore
 
 /// `concord merge-file`: merges three versions of a file with a Concord policy, with the exit
 /// status of a git merge driver.
@@ -61,9 +63,9 @@ struct MergeFileCommand: Subcommand {
     func run() throws {
         let contents: [Data]
         do {
-            contents = try [base, current, other].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
-        } catch {
-            FileHandle.standardError.write(Data("concord merge-file: \(error.localizedDescription)\n".utf8))
+            contents = try [base, current, other].map { try Output.read(file: $0, named: $0) }
+        } catch let error as ConcordError {
+            Output.standardError("concord merge-file: \(error.commandLineMessage)\n")
             throw ExitStatus(code: 2)
         }
         let merge = FileMerge(
@@ -71,17 +73,17 @@ struct MergeFileCommand: Subcommand {
             currentLabel: currentLabel, otherLabel: otherLabel)
         let result = merge.merge(base: contents[0], current: contents[1], other: contents[2])
         do {
-            try result.content.write(to: URL(fileURLWithPath: current))
+            try RegularFile.write(Array(result.content), to: current, at: 0)
         } catch {
-            FileHandle.standardError.write(Data("concord merge-file: cannot write \(current): \(error.localizedDescription)\n".utf8))
+            Output.standardError("concord merge-file: \(error)\n")
             throw ExitStatus(code: 2)
         }
         if let reason = result.reason {
-            FileHandle.standardError.write(Data("concord merge-file: \(path ?? current): \(reason)\n".utf8))
+            Output.standardError("concord merge-file: \(path ?? current): \(reason)\n")
             throw ExitStatus(code: 1)
         }
         if let note = result.note {
-            FileHandle.standardError.write(Data("concord merge-file: \(path ?? current): \(note)\n".utf8))
+            Output.standardError("concord merge-file: \(path ?? current): \(note)\n")
         }
     }
 

@@ -1,6 +1,6 @@
 import Concord
 import ConcordMerge
-import Foundation
+import FoundationEssentials
 
 struct PoliciesCommand: Subcommand {
     static let description = CommandDescription(

@@ -1,6 +1,6 @@
 import Concord
 import ConcordMerge
-import Foundation
+import FoundationEssentials
 
 struct ResolveCommand: Subcommand {
     static let description = CommandDescription(

@@ -1,6 +1,7 @@
 import Concord
 import ConcordMerge
-import Foundation
+import FoundationEssentials
+internal import Glibc
 
 struct SaveCommand: Subcommand {
     static let description = CommandDescription(
@@ -55,7 +56,7 @@ struct SaveCommand: Subcommand {
         if let file {
             result = try await container.save(document, content: .file(try Output.read(file, relativeTo: global)), force: force)
         } else if Self.standardInputHasData {
-            result = try await container.save(document, content: .file(FileHandle.standardInput.readDataToEndOfFile()), force: force)
+            result = try await container.save(document, content: .file(try Output.read("-", relativeTo: global)), force: force)
         } else {
             result = try await container.save(document, force: force)
         }

@@ -1,6 +1,7 @@
 import Concord
 import ConcordMerge
-import Foundation
+import FoundationEssentials
+internal import Glibc
 
 struct ShowCommand: Subcommand {
     static let description = CommandDescription(
@@ -32,7 +33,7 @@ struct ShowCommand: Subcommand {
         case nil:
             throw ConcordError.failed("that version of '\(document)' is a deletion: it has no content")
         case let .file(data)?:
-            FileHandle.standardOutput.write(data)
+            Output.standardOutput(data)
         case let .package(files)?:
             for (name, data) in files.sorted(by: { $0.key < $1.key }) { print("\(data.count)\t\(TerminalText.escaped(name))") }
         }

@@ -1,5 +1,6 @@
 import Concord
-import Foundation
+import FoundationEssentials
+internal import Glibc
 
 struct SyncCommand: Subcommand {
     static let description = CommandDescription(
@@ -47,12 +48,12 @@ struct SyncCommand: Subcommand {
             options.progress = { progress in
                 guard progress.totalObjects > 0 else { return }
                 let line = "\rReceiving objects: \(progress.receivedObjects)/\(progress.totalObjects), \(progress.receivedBytes / 1024) KiB"
-                FileHandle.standardError.write(Data(line.utf8))
+                Output.standardError(line)
             }
         }
         let container = try global.openContainer(options: options)
         let report = try await container.sync()
-        if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if showProgress { Output.standardError("\r\u{1B}[K") }
         if json {
             try Output.json(
                 Report(

@@ -1,5 +1,6 @@
 import Concord
-import Foundation
+import FoundationEssentials
+internal import Glibc
 
 struct UICommand: Subcommand {
     static let description = CommandDescription(

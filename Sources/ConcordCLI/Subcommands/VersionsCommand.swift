@@ -1,6 +1,6 @@
 import Concord
 import ConcordMerge
-import Foundation
+import FoundationEssentials
 
 struct VersionsCommand: Subcommand {
     static let description = CommandDescription(

@@ -1,6 +1,8 @@
 import Concord
 import Dispatch
-import Foundation
+import FoundationEssentials
+internal import GitStore
+internal import Glibc
 import Synchronization
 
 struct WatchCommand: Subcommand {
@@ -122,7 +124,7 @@ struct WatchCommand: Subcommand {
                 state.received += 1
                 return (state.received, state.agent)
             }
-            if count > 1 { Foundation.exit(0) }
+            if count > 1 { Glibc.exit(0) }
             agent?.stop()
         }
     }
@@ -133,7 +135,7 @@ struct WatchCommand: Subcommand {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             encoder.dateEncodingStrategy = .iso8601
             let line = Line(event: event.kind.rawValue, documents: event.documents.map(\.value), time: event.time, detail: event.detail)
-            if let data = try? encoder.encode(line) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
+            if let data = try? encoder.encode(line) { Output.standardOutput(data + Data("\n".utf8)) }
             return
         }
         let time = event.time.formatted(Date.ISO8601FormatStyle(timeZone: .current).time(includingFractionalSeconds: false).timeSeparator(.colon))
@@ -147,7 +149,7 @@ struct WatchCommand: Subcommand {
             }
         var text = "\(time)  \(Output.column(name, width: 13))"
         switch event.kind {
-        case .watching: text += "\(container.root) as \(container.device.name), syncing every \(interval.formatted()) s"
+        case .watching: text += "\(container.root) as \(container.device.name), syncing every \(interval == interval.rounded() ? String(Int(interval)) : String(interval)) s"
         case .newConflict, .autoResolved:
             let documents = event.documents.map(\.value).joined(separator: ", ")
             text += [documents, event.detail].compactMap { $0 }.joined(separator: ": ")
@@ -156,13 +158,13 @@ struct WatchCommand: Subcommand {
             }
         default: text += (event.documents.map(\.value) + [event.detail].compactMap { $0 }).joined(separator: ", ")
         }
-        Output.line(text.trimmingCharacters(in: .whitespaces))
+        Output.line(text.trimmingSpaces())
         fflush(nil)
     }
 
     /// A path as a shell word: quoted when it holds anything but letters, digits and `._/-`.
     static func quoted(_ path: String) -> String {
-        let plain = path.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "._/-".unicodeScalars.contains($0) }
-        return plain && !path.hasPrefix("-") ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        let plain = path.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil) || "._/-".unicodeScalars.contains($0) }
+        return plain && !path.hasPrefix("-") ? path : "'" + path.replacing("'", with: "'\\''") + "'"
     }
 }
