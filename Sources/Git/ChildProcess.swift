@@ -1,17 +1,18 @@
 internal import CGit2
 internal import FoundationEssentials
 internal import Glibc
-internal import GitStore
 
 /// Starting another program: the one way Concord runs one (`ssh`, `notify-send`).
 package enum ChildProcess {
-    /// Starts `program` (looked up on `PATH` when it has no slash) with `arguments`, in a session
-    /// of its own (no terminal to prompt on), with an empty signal mask and default handlers,
-    /// this process's environment, and no descriptor of this process but `standard` as its
-    /// standard input, output and error.
+    /// Starts `program` (looked up on `PATH` when it has no slash) with `arguments`, with an
+    /// empty signal mask and default handlers, this process's environment with `environment`
+    /// over it, and no descriptor of this process but `standard` as its standard input, output
+    /// and error; in a session of its own (no terminal to prompt on) unless `newSession` is false.
     /// - Returns: its process id, which the caller waits for.
     /// - Throws: the error code of `posix_spawnp` (`ENOENT` when it is not installed).
-    package static func spawn(_ program: String, _ arguments: [String], standard: [Int32]) throws(ChildProcessError) -> Int32 {
+    package static func spawn(
+        _ program: String, _ arguments: [String], standard: [Int32], environment: [String: String] = [:], newSession: Bool = true
+    ) throws(ChildProcessError) -> Int32 {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -21,14 +22,14 @@ package enum ChildProcess {
         var defaults = sigset_t()
         sigfillset(&defaults)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | concord_spawn_setsid_flag())
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | (newSession ? concord_spawn_setsid_flag() : 0))
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (descriptor, end) in standard.enumerated() { posix_spawn_file_actions_adddup2(&actions, end, Int32(descriptor)) }
         concord_spawn_close_from(&actions, 3)
-        let argv = ([PathText.name(of: program)] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }

@@ -2,11 +2,12 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Git
 
 /// A long-lived child process started by a test and stopped by its PID.
 ///
-/// Spawned with posix_spawn, an empty signal mask and default handlers: a child started by
-/// Foundation's Process can inherit blocked signals and ignore SIGTERM.
+/// Spawned as Concord spawns (`Git.ChildProcess`: an empty signal mask and default handlers): a
+/// child started by Foundation's Process can inherit blocked signals and ignore SIGTERM.
 struct ChildProcess {
     let pid: pid_t
 
@@ -14,34 +15,16 @@ struct ChildProcess {
     /// its standard output and error appended to the files given (else inherited), standard
     /// input from /dev/null.
     init(_ arguments: [String], environment: [String: String] = [:], stdout: String? = nil, stderr: String? = nil) throws {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        for (descriptor, file) in [(Int32(1), stdout), (2, stderr)] {
-            if let file { posix_spawn_file_actions_addopen(&actions, descriptor, file, O_WRONLY | O_CREAT | O_APPEND, 0o644) }
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let output = stdout.map { open($0, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) } ?? dup(1)
+        let errors = stderr.map { open($0, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644) } ?? dup(2)
+        defer { [input, output, errors].forEach { close($0) } }
+        do {
+            pid = try Git.ChildProcess.spawn(
+                arguments[0], Array(arguments.dropFirst()), standard: [input, output, errors], environment: environment, newSession: false)
+        } catch {
+            throw NSError(domain: "ChildProcess", code: Int(error.code))
         }
-        var child: pid_t = 0
-        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = variables.map { strdup($0) } + [nil]
-        defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
-        }
-        let status = posix_spawnp(&child, arguments[0], &actions, &attributes, argv, envp)
-        guard status == 0 else { throw NSError(domain: "ChildProcess", code: Int(status)) }
-        pid = child
     }
 
     /// Sends `signal` (SIGTERM by default) and waits up to `seconds` for the exit, then sends
