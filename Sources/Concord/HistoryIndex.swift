@@ -154,13 +154,18 @@ final class HistoryIndex {
     }
 
     /// Writes what was added since the last save and names `tip` as the commit described: the
-    /// records are appended to the log (or everything is written as a new base when the log has
-    /// grown past a quarter of the base, or there is no base yet), then `tip` is replaced.
+    /// records are appended to the log, or everything is written as a new base when the log
+    /// would grow past a quarter of the base (or 512 KiB), or there is no base yet; then `tip`
+    /// is replaced. The log's size counts what this save adds: an import of 100,000 documents
+    /// writes a base at once, instead of a 7 MB log that every command would read until the
+    /// next write.
     func save(tip: OID) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let old = generation
-        let compacting = base == nil || logBytes > max(64 << 10, min((base?.size ?? 0) / 4, 512 << 10))
-        if compacting { try writeBase() } else { try appendLog() }
+        var records: [UInt8] = []
+        for (path, version) in pending { Self.encode(path, version, into: &records) }
+        let compacting = base == nil || logBytes + records.count > max(64 << 10, min((base?.size ?? 0) / 4, 512 << 10))
+        if compacting { try writeBase() } else { try appendLog(records) }
         self.tip = tip
         try writeTip()
         if compacting && old != generation {
@@ -169,9 +174,7 @@ final class HistoryIndex {
         }
     }
 
-    private func appendLog() throws {
-        var data: [UInt8] = []
-        for (path, version) in pending { Self.encode(path, version, into: &data) }
+    private func appendLog(_ data: [UInt8]) throws {
         pending = []
         guard !data.isEmpty else { return }
         let path = "\(folder)/log-\(generation)"
