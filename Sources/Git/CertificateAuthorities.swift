@@ -46,7 +46,7 @@ public enum CertificateAuthorities {
     /// A new private folder (mode 0700, in the temporary folder) holding one link, to `bundle`;
     /// nil when it cannot be made.
     private static func folderLinking(to bundle: String) -> String? {
-        var template = Array(((ProcessVariable.value("TMPDIR").map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? "/tmp/") + "concord-authorities-XXXXXX").utf8CString)
+        var template = Array((ProcessVariable.temporaryFolder + "concord-authorities-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { return nil }
         let folder = String(cString: made)
         guard symlink(bundle, folder + "/system.crt") == 0 else {

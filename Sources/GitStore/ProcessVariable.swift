@@ -11,6 +11,16 @@ package enum ProcessVariable {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// The folder for temporary files, with a slash at its end: `TMPDIR` when set, else `/tmp/`
+    /// (as Foundation's `NSTemporaryDirectory`).
+    package static var temporaryFolder: String { temporaryFolder(given: value("TMPDIR")) }
+
+    /// The folder for temporary files when `TMPDIR` is `given`.
+    static func temporaryFolder(given folder: String?) -> String {
+        guard let folder, !folder.isEmpty else { return "/tmp/" }
+        return folder.hasSuffix("/") ? folder : folder + "/"
+    }
+
     /// The home folder: `HOME`, or the account's when it is not set.
     package static var home: String { value("HOME") ?? accountHome ?? "/" }
 

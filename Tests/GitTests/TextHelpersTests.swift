@@ -28,6 +28,16 @@ import Testing
         #expect(PathText.name(of: "a") == "a")
     }
 
+    /// The temporary folder is `TMPDIR`'s, with a slash at its end, as Foundation's; `/tmp/` when
+    /// `TMPDIR` is unset or empty. (The tests run side by side: this one never sets `TMPDIR`.)
+    @Test func theTemporaryFolderIsTMPDIRsAsFoundationSaysIt() {
+        #expect(ProcessVariable.temporaryFolder == NSTemporaryDirectory())
+        #expect(ProcessVariable.temporaryFolder(given: "/var/tmp") == "/var/tmp/")
+        #expect(ProcessVariable.temporaryFolder(given: "/srv/scratch/") == "/srv/scratch/")
+        #expect(ProcessVariable.temporaryFolder(given: nil) == "/tmp/")
+        #expect(ProcessVariable.temporaryFolder(given: "") == "/tmp/")
+    }
+
     /// Spaces and tabs go from both ends, line ends only when asked; inner ones stay.
     @Test func trimmingTakesSpacesAndTabsFromTheEnds() {
         #expect(" \t a b \t".trimmingSpaces() == "a b")
