@@ -49,19 +49,25 @@ enum Output {
         standardError(TerminalText.escaped(line) + "\n")
     }
 
-    /// Writes `bytes` on stdout as they are, at once (past `print`'s buffer).
-    static func standardOutput(_ bytes: some Collection<UInt8>) {
+    /// Writes `bytes` on stdout as they are, at once (past `print`'s buffer), without copying
+    /// them (a document `show` prints may be 100 MB).
+    static func standardOutput(_ bytes: some ContiguousBytes) {
         write(bytes, to: 1, named: "standard output")
+    }
+
+    /// Writes `text` on stdout as it is, at once.
+    static func standardOutput(_ text: String) {
+        write(Data(text.utf8), to: 1, named: "standard output")
     }
 
     /// Writes `text` on stderr as it is, at once.
     static func standardError(_ text: String) {
-        write(text.utf8, to: 2, named: "standard error")
+        write(Data(text.utf8), to: 2, named: "standard error")
     }
 
     /// A stream closed or full is no failure of the command that writes to it.
-    private static func write(_ bytes: some Collection<UInt8>, to descriptor: Int32, named name: String) {
-        _ = try? Array(bytes).withUnsafeBytes { try RegularFile.write($0, to: descriptor, at: nil, path: name) }
+    private static func write(_ bytes: some ContiguousBytes, to descriptor: Int32, named name: String) {
+        _ = try? bytes.withUnsafeBytes { try RegularFile.write($0, to: descriptor, at: nil, path: name) }
     }
 
     /// Prints a value as one JSON document on stdout.

@@ -1,4 +1,4 @@
-internal import FoundationEssentials
+package import FoundationEssentials
 internal import Glibc
 
 /// The one way Concord opens a file of a repository it reads itself (a pack, an index, a loose
@@ -114,7 +114,7 @@ package enum RegularFile {
     /// Writes `bytes` into the file at `path` (made when missing; a link is refused): at
     /// `offset`, cutting off what followed, or after its end when `offset` is nil.
     /// - Throws: ``StoreError`` when it cannot be opened or written.
-    package static func write(_ bytes: [UInt8], to path: String, at offset: Int?) throws {
+    package static func write(_ bytes: some ContiguousBytes, to path: String, at offset: Int?) throws {
         let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (offset == nil ? O_APPEND : 0), 0o644)
         guard descriptor >= 0 else { throw StoreError(.io, "cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }

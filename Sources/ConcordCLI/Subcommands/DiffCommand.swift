@@ -81,7 +81,7 @@ struct DiffCommand: Subcommand {
         for comparison in comparisons {
             for line in comparison.lines { output += painter.paint(line) + "\n" }
         }
-        Output.standardOutput(output.utf8)
+        Output.standardOutput(output)
     }
 
     /// One version against another: a diff per file (one for a file document, one per file that

@@ -148,7 +148,7 @@ struct ListCommand: Subcommand {
             if let data = try? encoder.encode(value) { Output.standardOutput(data + Data("\n".utf8)) }
         } else {
             let line = "\(Output.column(event, width: 14))\(Output.column(info?.state.name ?? "-", width: 16))\(path)\n"
-            Output.standardOutput(line.utf8)
+            Output.standardOutput(line)
         }
     }
 }

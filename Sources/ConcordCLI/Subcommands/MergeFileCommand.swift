@@ -73,7 +73,7 @@ struct MergeFileCommand: Subcommand {
             currentLabel: currentLabel, otherLabel: otherLabel)
         let result = merge.merge(base: contents[0], current: contents[1], other: contents[2])
         do {
-            try RegularFile.write(Array(result.content), to: current, at: 0)
+            try RegularFile.write(result.content, to: current, at: 0)
         } catch {
             Output.standardError("concord merge-file: \(error)\n")
             throw ExitStatus(code: 2)
