@@ -28,7 +28,12 @@ import Testing
         #expect(try read(cli, "current.txt").contains("<<<<<<<"))
 
         #expect(try cli.run(["merge-file", "--policy", "nope", "base.txt", "current.txt", "other.txt"]).status == 2)
-        #expect(try cli.run(["merge-file", "--policy", "text", "missing.txt", "current.txt", "other.txt"]).status == 2)
+        let before = try read(cli, "current.txt")
+        let missing = try cli.run(["merge-file", "--policy", "text", "missing.txt", "current.txt", "other.txt"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix("concord merge-file: missing.txt: cannot be read: "), "\(missing.stderr)")
+        #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr)")
+        #expect(try read(cli, "current.txt") == before)
         #expect(try cli.ok(["merge-file", "--help"]).contains("merge driver"))
     }
 
