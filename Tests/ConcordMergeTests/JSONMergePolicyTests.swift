@@ -228,6 +228,19 @@ struct JSONMergePolicyTests {
         #expect(throws: JSONParseError.self) { try JSONValue(parsing: Data(#"{"a":1,"a":2}"#.utf8)) }
     }
 
+    /// Found by the `json` fuzz target: the name was put in the message as it was, line breaks and
+    /// terminal escapes included, however long.
+    @Test func aDuplicateMemberIsNamedInOneLineEscapedAndCut() {
+        let name = #""line\nbreak \u001b[2J""#
+        #expect(throws: JSONParseError(message: "the member name \(name) appears twice in one object", line: 1, column: 30)) {
+            try JSONValue(parsing: Data("{\(name): 1, \(name): 2}".utf8))
+        }
+        let long = "\"" + String(repeating: "x", count: 50) + "\""
+        #expect(throws: JSONParseError(message: "the member name \"\(String(repeating: "x", count: 40))…\" appears twice in one object", line: 3, column: 2)) {
+            try JSONValue(parsing: Data("{\n \(long): 1,\n \(long): 2}".utf8))
+        }
+    }
+
     @Test func deletionNeedsAPersonUnlessAllAgree() {
         #expect(Fixtures.needsPerson(Fixtures.merge(policy, base: "{}", nil, #"{"a":1}"#)))
         #expect(Fixtures.merge(policy, base: "{}", nil, "{}") == .merged(nil))

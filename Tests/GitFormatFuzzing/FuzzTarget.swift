@@ -1,4 +1,5 @@
-/// The fuzz targets: one for each reader of bytes from a cloud in GitFormat, each a function
+/// The fuzz targets: one for each reader of bytes from a cloud in GitFormat, and one for
+/// ConcordMerge's JSON reader (the JSON policy's versions, the key-value store), each a function
 /// of one input that must never crash, hang or allocate past its limits, and that checks the
 /// answers it gets where the format says what they must be (a wrong answer throws
 /// ``FuzzFailure``).
@@ -32,6 +33,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case packetLine = "pkt-line"
     /// ``ConfigFile``: a repository's `.git/config` (``config(_:)``).
     case config
+    /// ``JSONValue``: a JSON text read, written in three styles and read back, and a key-value
+    /// entry's clock (``json(_:)``).
+    case json
 
     /// Runs one input through the target.
     /// - Throws: ``FuzzFailure`` when a reader gave a wrong answer.
@@ -48,6 +52,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .commit: try Self.commit(input)
         case .packetLine: try Self.packetLine(input)
         case .config: try Self.config(input)
+        case .json: try Self.json(input)
         }
     }
 

@@ -16,6 +16,7 @@ left alone; `seed-*` files are replaced.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -322,6 +323,22 @@ def make(corpus: str):
 
         for name, data in receive_pack_exchanges(repo, work):
             seed("pkt-line", name, data)
+
+        # JSON as the cloud brings it: a document the JSON policy merges (in the layouts people
+        # write), key-value entries, escapes, deep nesting, and texts that must be refused.
+        document = {"name": "notes", "version": "1.2.0", "tags": ["a", "b"], "items": [{"id": 1, "done": False}, {"id": 2, "x": None}],
+                    "price": -12.50e-3, "text": "caf\u00e9 \U0001F600 \"quoted\" \\ / \t"}
+        seed("json", "standard", json.dumps(document, indent=2, ensure_ascii=False).encode())
+        seed("json", "compact", json.dumps(document, separators=(",", ":")).encode())
+        seed("json", "tabs-crlf-bom", b"\xef\xbb\xbf" + json.dumps(document, indent="\t").replace("\n", "\r\n").encode())
+        seed("json", "kv-entry", b'{"clock":"1700000000123.4","device":"3f2a","value":{"theme":"dark","size":14}}\n')
+        seed("json", "kv-tombstone", b'{"clock":"1700000000999.0","deleted":true,"device":"3f2a"}')
+        seed("json", "escapes", b'["\\u0000\\u001f\\ud83d\\ude00\\ud800\\udc00x\\uDBFF\\uDFFF\\b\\f\\n\\r\\t\\/", 0, -0, 1E+400, 0.5e-7]')
+        seed("json", "lone-surrogates", b'["\\ud800", "\\udc00x", "\\ud800\\u0041"]')
+        seed("json", "nested", b"[" * 40 + b'{"a":[]}' + b"]" * 40)
+        seed("json", "bad-duplicate-member", b'{"a": 1, "a": 2}')
+        seed("json", "bad-utf8", b'["\xc3\x28"]')
+        seed("json", "bad-trailing-comma", b'{"a": [1, 2,]}\n')
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
