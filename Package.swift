@@ -83,7 +83,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Git", "GitFormat"], path: "Tests/TestSupport"),
         // The fuzz targets' test functions, which the fuzz executables call and FuzzCorpusTests
         // runs every committed seed and saved crash through: GitFormat's readers and ConcordMerge's
-        // JSON reader.
+        // JSON and glob patterns.
         .target(name: "GitFormatFuzzing", dependencies: ["GitFormat", "ConcordMerge"], path: "Tests/GitFormatFuzzing"),
         .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "GitFormatFuzzing", "CSHA1", "TestSupport"]),
         .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat", "GitStore", "TestSupport"]),
@@ -102,22 +102,23 @@ let package = Package(
 )
 
 // The libFuzzer executables, one for each directory of Tests/Fuzz/Fuzzers (scripts/fuzz builds them with
-// CONCORD_FUZZ=1 and -sanitize=fuzzer,address in .build-fuzz): only GitFormat, ConcordMerge's JSON files
-// and what fuzzes them, no libgit2 and none of the package's dependencies, so that no other product is
+// CONCORD_FUZZ=1 and -sanitize=fuzzer,address in .build-fuzz): only GitFormat, ConcordMerge's JSON and
+// glob files and what fuzzes them, no libgit2 and none of the package's dependencies, so that no other product is
 // built with libFuzzer's runtime.
 if Context.environment["CONCORD_FUZZ"] != nil {
     let fuzzed: Set<String> = ["CZlib", "CSHA1", "GitFormat", "GitFormatFuzzing"]
     package.targets = package.targets.filter { fuzzed.contains($0.name) }
     package.dependencies = []
     package.products = []
-    // ConcordMerge's JSON reader and writer (with the merger the writer uses) and its clock, which
-    // need nothing else of it: the module the fuzz targets import, under its own name.
-    let json = [
-        "HybridLogicalClock", "JSONMerger", "JSONMerger+Arrays", "JSONMerger+Lockstep", "JSONParseError", "JSONParser", "JSONPath",
-        "JSONStyle", "JSONSyntax", "JSONValue", "JSONValue+Text", "JSONWriter",
+    // ConcordMerge's JSON reader and writer (with the merger the writer uses), its clock and its glob
+    // patterns, which need nothing else of it: the module the fuzz targets import, under its own name.
+    let readers = [
+        "GlobPattern", "GlobPattern+Matching", "GlobPattern+Parsed", "GlobPattern+ScalarSet", "GlobPattern+Tokens", "HybridLogicalClock",
+        "JSONMerger", "JSONMerger+Arrays", "JSONMerger+Lockstep", "JSONParseError", "JSONParser", "JSONPath", "JSONStyle", "JSONSyntax",
+        "JSONValue", "JSONValue+Text", "JSONWriter",
     ]
     package.targets += [
-        .target(name: "ConcordMerge", path: "Sources/ConcordMerge", sources: json.map { "\($0).swift" }),
+        .target(name: "ConcordMerge", path: "Sources/ConcordMerge", sources: readers.map { "\($0).swift" }),
         .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
         .target(name: "FuzzDriver", dependencies: ["CLibFuzzer"], path: "Tests/Fuzz/FuzzDriver"),
     ]

@@ -1,5 +1,6 @@
-/// The fuzz targets: one for each reader of bytes from a cloud in GitFormat, and one for
-/// ConcordMerge's JSON reader (the JSON policy's versions, the key-value store), each a function
+/// The fuzz targets: one for each reader of bytes from a cloud in GitFormat, and two for
+/// ConcordMerge's (JSON: the JSON policy's versions, the key-value store; glob patterns: the
+/// policies' and packages' patterns), each a function
 /// of one input that must never crash, hang or allocate past its limits, and that checks the
 /// answers it gets where the format says what they must be (a wrong answer throws
 /// ``FuzzFailure``).
@@ -36,6 +37,8 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// ``JSONValue``: a JSON text read, written in three styles and read back, and a key-value
     /// entry's clock (``json(_:)``).
     case json
+    /// ``GlobPattern``: a pattern against a path, and patterns made from the path (``glob(_:)``).
+    case glob
 
     /// Runs one input through the target.
     /// - Throws: ``FuzzFailure`` when a reader gave a wrong answer.
@@ -53,6 +56,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .packetLine: try Self.packetLine(input)
         case .config: try Self.config(input)
         case .json: try Self.json(input)
+        case .glob: try Self.glob(input)
         }
     }
 

@@ -339,6 +339,15 @@ def make(corpus: str):
         seed("json", "bad-duplicate-member", b'{"a": 1, "a": 2}')
         seed("json", "bad-utf8", b'["\xc3\x28"]')
         seed("json", "bad-trailing-comma", b'{"a": [1, 2,]}\n')
+
+        # Glob patterns as .concord/policies and package patterns write them, each with a path:
+        # two steering bytes, the pattern, a zero byte, the path.
+        for name, pattern, path in [("extension", "*.json", "settings/app.json"), ("anchored", "docs/*.md", "docs/readme.md"),
+                                    ("folders", "**/logs/*.log", "a/b/logs/x.log"), ("inside", "notes/**", "notes/2026/a.txt"),
+                                    ("sets", "[!._]*[0-9][[:alpha:]]?", "v1a.txt"), ("escapes", "\\*\\[x\\]", "*[x]"),
+                                    ("unclosed", "a[b*[c", "a[bzz[c"), ("package", "*.note", "Trip to Kyoto.note"),
+                                    ("unicode", "caf?/*", "café/thé.txt"), ("path-only", "", "f00/g00/doc000001.txt")]:
+            seed("glob", name, bytes([len(name) % 7, len(path) % 5]) + (pattern.encode() + b"\0" if pattern else b"") + path.encode())
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
