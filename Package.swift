@@ -46,7 +46,7 @@ let package = Package(
         // caches and transfers, no libgit2.
         .target(name: "GitStore", dependencies: ["GitFormat"]),
         .target(name: "Git", dependencies: ["CGit2", "CGit2Loader", "GitFormat", "GitStore"]),
-        .target(name: "ConcordMerge", dependencies: ["Git"]),
+        .target(name: "ConcordMerge", dependencies: ["Git", "GitStore"]),
         .target(name: "Concord", dependencies: ["ConcordMerge", "Git", "GitFormat", "GitStore", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "ConcordCLI",
@@ -82,8 +82,8 @@ let package = Package(
         // GitBytes (formats written byte by byte) and ScriptedCloud (a cloud whose calls a test scripts).
         .target(name: "TestSupport", dependencies: ["Git", "GitFormat"], path: "Tests/TestSupport"),
         // The fuzz targets' test functions, which the fuzz executables call and FuzzCorpusTests
-        // runs every committed seed and saved crash through: GitFormat's readers and ConcordMerge's
-        // JSON and glob patterns.
+        // runs every committed seed and saved crash through: GitFormat's readers, and ConcordMerge's
+        // JSON reader and glob patterns.
         .target(name: "GitFormatFuzzing", dependencies: ["GitFormat", "ConcordMerge"], path: "Tests/GitFormatFuzzing"),
         .testTarget(name: "GitFormatTests", dependencies: ["GitFormat", "GitFormatFuzzing", "CSHA1", "TestSupport"]),
         .testTarget(name: "GitTests", dependencies: ["Git", "GitFormat", "GitStore", "TestSupport"]),
@@ -102,9 +102,9 @@ let package = Package(
 )
 
 // The libFuzzer executables, one for each directory of Tests/Fuzz/Fuzzers (scripts/fuzz builds them with
-// CONCORD_FUZZ=1 and -sanitize=fuzzer,address in .build-fuzz): only GitFormat, ConcordMerge's JSON and
-// glob files and what fuzzes them, no libgit2 and none of the package's dependencies, so that no other product is
-// built with libFuzzer's runtime.
+// CONCORD_FUZZ=1 and -sanitize=fuzzer,address in .build-fuzz): only GitFormat, ConcordMerge's JSON and glob
+// files, and what fuzzes them; no libgit2 and none of the package's dependencies, so that no other product
+// is built with libFuzzer's runtime.
 if Context.environment["CONCORD_FUZZ"] != nil {
     let fuzzed: Set<String> = ["CZlib", "CSHA1", "GitFormat", "GitFormatFuzzing"]
     package.targets = package.targets.filter { fuzzed.contains($0.name) }
@@ -115,7 +115,7 @@ if Context.environment["CONCORD_FUZZ"] != nil {
     let readers = [
         "GlobPattern", "GlobPattern+Matching", "GlobPattern+Parsed", "GlobPattern+ScalarSet", "GlobPattern+Tokens", "HybridLogicalClock",
         "JSONMerger", "JSONMerger+Arrays", "JSONMerger+Lockstep", "JSONParseError", "JSONParser", "JSONPath", "JSONStyle", "JSONSyntax",
-        "JSONValue", "JSONValue+Text", "JSONWriter",
+        "JSONValue", "JSONValue+Text", "JSONWriter", "QuotedText",
     ]
     package.targets += [
         .target(name: "ConcordMerge", path: "Sources/ConcordMerge", sources: readers.map { "\($0).swift" }),

@@ -1,6 +1,7 @@
 internal import FoundationEssentials
 internal import Git
 internal import GitFormat
+internal import GitStore
 
 /// The container's own limits, in `.concord/limits` (in the tree, so that every device agrees):
 /// `file-size SIZE`, the largest file (a document, or a file of a package) the container takes.
@@ -26,7 +27,7 @@ struct ContainerLimits: Equatable {
     /// Reads `file-size SIZE` lines (the last wins) and `#` comments.
     /// - Throws: ``ConcordError/failed(_:)`` naming a malformed line.
     init(text: String) throws {
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, line) in text.lines().enumerated() {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let key = words.first, !key.hasPrefix("#") else { continue }
             guard key == "file-size", words.count == 2, let size = ArrivalCheck.Limits.parseSize(String(words[1])) else {

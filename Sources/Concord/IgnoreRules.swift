@@ -1,4 +1,5 @@
 internal import GitFormat
+internal import GitStore
 
 /// The rules that decide which work-tree files are never saved, read in order, the last rule
 /// that matches deciding: Concord's built-in defaults, then the container's `.concordignore`
@@ -51,7 +52,7 @@ struct IgnoreRules: Sendable {
         for (text, source) in [(container, IgnoreRule.Source.container), (device, IgnoreRule.Source.device)] {
             guard let text else { continue }
             var count = 0
-            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (index, line) in text.lines().enumerated() {
                 guard let rule = IgnoreRule(line, source: source(index + 1)) else { continue }
                 guard count < Self.limits.rules else {
                     truncated = true

@@ -31,14 +31,6 @@ struct JSONParser {
         return JSONParseError(message: message, line: line, column: position - lineStart + 1)
     }
 
-    /// A member name from the text as a message shows it: as JSON writes it (quoted, its control
-    /// characters escaped, so that the message stays one line), cut after 40 characters.
-    private static func quoted(_ name: String) -> String {
-        let shown = name.count > 40 ? String(name.prefix(40)) : name
-        let text = String(decoding: JSONValue.string(shown).text(style: .compact), as: UTF8.self)
-        return name.count > 40 ? text.dropLast() + "…\"" : text
-    }
-
     private mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
@@ -105,7 +97,7 @@ struct JSONParser {
                 let key = try parseString()
                 guard keys.insert(key).inserted else {
                     position = keyStart
-                    throw error("the member name \(JSONParser.quoted(key)) appears twice in one object")
+                    throw error("the member name \(QuotedText.quoted(key)) appears twice in one object")
                 }
                 skipWhitespace()
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {

@@ -1,3 +1,5 @@
+internal import GitStore
+
 /// Which merge policy each document uses, from the text of a container's `.concord/policies`.
 ///
 /// Each line is `PATTERN POLICY-NAME [id=KEY[,KEY…]] [auto]`, fields separated by spaces or
@@ -84,7 +86,8 @@ public struct PolicyRules: Sendable {
         /// What is wrong with it.
         public var message: String
 
-        public var description: String { ".concord/policies line \(line): \(message): \(text)" }
+        /// The line number, what is wrong, and the line quoted (escaped, and cut when long).
+        public var description: String { ".concord/policies line \(line): \(message): \(QuotedText.quoted(text, limit: 120))" }
     }
 
     /// The rules, in the order they are tried.
@@ -105,9 +108,7 @@ public struct PolicyRules: Sendable {
     /// - Throws: ``SyntaxError`` for a line that is not `PATTERN POLICY-NAME [id=KEY[,KEY…]] [auto]`.
     public init(text: String) throws(SyntaxError) {
         rules = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            var line = Substring(rawLine)
-            if line.hasSuffix("\r") { line = line.dropLast() }
+        for (index, line) in text.lines().enumerated() {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let first = fields.first, !first.hasPrefix("#") else { continue }
             let lineText = String(line)
@@ -127,8 +128,8 @@ public struct PolicyRules: Sendable {
                 guard option.hasPrefix("id="), name == "json" || name == "json-latest" else {
                     throw failure(
                         name.hasPrefix("json")
-                            ? "unknown option \"\(option)\" (a JSON policy takes id=KEY[,KEY…], then auto to resolve on its own)"
-                            : "expected PATTERN POLICY-NAME [auto], found \"\(option)\" after the policy name")
+                            ? "unknown option \(QuotedText.quoted(option)) (a JSON policy takes id=KEY[,KEY…], then auto to resolve on its own)"
+                            : "expected PATTERN POLICY-NAME [auto], found \(QuotedText.quoted(option)) after the policy name")
                 }
                 let keys = option.dropFirst(3).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                 guard !keys.contains(where: \.isEmpty) else { throw failure("id= needs member names separated by commas") }

@@ -1,5 +1,6 @@
 public import FoundationEssentials
 internal import Git
+internal import GitStore
 
 /// A three-way line merge of UTF-8 text by git's own xdiff algorithm, folding three or more
 /// versions in canonical order. Conflict markers name the devices.
@@ -72,6 +73,15 @@ public struct TextMergePolicy: MergePolicy {
         }
         if clean { return .merged(.file(merged)) }
         return .needsPerson(reason: "both sides changed the same lines", markedUp: .file(merged))
+    }
+
+    /// True when `text` still holds a line that a text merge's conflict markers start or are
+    /// (`<<<<<<< `, `=======`, `>>>>>>> `), whatever its line ends (LF or CRLF): a result that a
+    /// person edited should not be saved with them unless they belong.
+    public static func containsConflictMarkers(_ text: String) -> Bool {
+        text.lines().contains { line in
+            line.hasPrefix("<<<<<<< ") || line.hasPrefix(">>>>>>> ") || line == "=======" || line == "<<<<<<<" || line == ">>>>>>>"
+        }
     }
 
     /// True when `data` is valid UTF-8 with no NUL byte.

@@ -7,7 +7,7 @@ struct UnregisteredPolicy: MergePolicy {
 
     func merge(base: DocumentContent?, versions: [MergeVersion]) -> MergeOutcome {
         .needsPerson(
-            reason: "its rule names the policy \"\(name)\", which this program does not know (an app adds its own with MergePolicies.register)",
+            reason: "its rule names the policy \(QuotedText.quoted(name)), which this program does not know (an app adds its own with MergePolicies.register)",
             markedUp: nil)
     }
 }

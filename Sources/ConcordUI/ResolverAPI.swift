@@ -118,7 +118,7 @@ struct ResolverAPI: Sendable {
             resolution = selected == name ? .mergeBySelection : .merge(policy)
         case "content":
             guard let text = asked.content else { return Self.failure("no content given", status: .badRequest) }
-            if ConflictMarkers.contained(in: text), asked.allowMarkers != true {
+            if TextMergePolicy.containsConflictMarkers(text), asked.allowMarkers != true {
                 return Self.failure("the result still holds conflict markers: edit them out, or confirm that they belong", status: .conflict)
             }
             resolution = .content(.file(Data(text.utf8)))
@@ -313,15 +313,6 @@ struct ResolverAPI: Sendable {
 
     static func failure(_ message: String, status: HTTPResponse.Status) -> Response {
         (try? json(["error": message], status: status)) ?? Response(status: status)
-    }
-}
-
-/// Conflict markers a text merge writes, at the start of a line: `<<<<<<< `, `=======`, `>>>>>>> `.
-enum ConflictMarkers {
-    static func contained(in text: String) -> Bool {
-        text.split(separator: "\n", omittingEmptySubsequences: false).contains { line in
-            line.hasPrefix("<<<<<<< ") || line.hasPrefix(">>>>>>> ") || line == "=======" || line == "<<<<<<<" || line == ">>>>>>>"
-        }
     }
 }
 

@@ -29,6 +29,19 @@ import Testing
         "\(role) \((version?["id"] as? String ?? "").prefix(7)) (\(version?["device"] as? String ?? "")"
     }
 
+    /// `versions` sums up each other version's lines against the current one, a document with
+    /// CRLF line ends too (split by characters, where `\r\n` is one, it counted as one line).
+    @Test func versionsCountTheLinesOfADocumentWithCRLFLineEnds() throws {
+        let cli = try CLI()
+        defer { cli.remove() }
+        try cli.ok(["init", "a", "--device", "iPhone", "--remote", "cloud.git"])
+        try cli.ok(["clone", "cloud.git", "b", "--device", "iPad"])
+        try cli.diverge("notes.txt", base: "l1\r\nl2\r\nl3\r\n", a: "l1\r\nx2\r\nx3\r\n", b: "l1\r\ny2\r\nl3\r\n")
+        try cli.ok(["-C", "a", "sync"])
+        let listing = try cli.ok(["-C", "a", "versions", "notes.txt"])
+        #expect(listing.contains("+2 -2 lines vs current"), "\(listing)")
+    }
+
     @Test func eachVersionInContentionIsShownAgainstTheCommonAncestor() throws {
         let cli = try CLI()
         defer { cli.remove() }

@@ -239,6 +239,10 @@ struct JSONMergePolicyTests {
         #expect(throws: JSONParseError(message: "the member name \"\(String(repeating: "x", count: 40))…\" appears twice in one object", line: 3, column: 2)) {
             try JSONValue(parsing: Data("{\n \(long): 1,\n \(long): 2}".utf8))
         }
+        let marked = "\"e" + String(repeating: "\u{301}", count: 100) + "\""
+        #expect(throws: JSONParseError(message: "the member name \"e\(String(repeating: "\u{301}", count: 39))…\" appears twice in one object", line: 1, column: 210)) {
+            try JSONValue(parsing: Data("{\(marked): 1, \(marked): 2}".utf8))
+        }
     }
 
     @Test func deletionNeedsAPersonUnlessAllAgree() {

@@ -119,6 +119,42 @@ struct PolicyRulesTests {
         #expect(throws: PolicyRules.SyntaxError.self) { try PolicyRules(text: "*.json json key=x\n") }
     }
 
+    /// A file saved with CRLF line ends (a Windows editor) gives the rules the same file with LF
+    /// gives: split by characters, where `\r\n` is one, it was a single line of four fields.
+    @Test func aFileWithCRLFLineEndsGivesTheSameRules() throws {
+        let lf = "*.log union\n# a comment\n\npeople.json json id=email auto\n"
+        let crlf = try PolicyRules(text: lf.replacing("\n", with: "\r\n"))
+        #expect(crlf.rules == (try PolicyRules(text: lf)).rules)
+        #expect(crlf.rules.map(\.policyName) == ["union", "json"] && crlf.rules.map(\.line) == [1, 4])
+    }
+
+    /// The file comes from the cloud: its text is quoted in an error as JSON writes a string
+    /// (one line, no terminal escape sent), and cut when long.
+    @Test func aRefusedLineIsQuotedEscapedAndCut() {
+        do {
+            _ = try PolicyRules(text: "# rules\n*.log union\u{1B}[31m x\r\n")
+            Issue.record("a rule with an extra field was taken")
+        } catch {
+            #expect(
+                error.description
+                    == #".concord/policies line 2: expected PATTERN POLICY-NAME [auto], found "x" after the policy name: "*.log union\u001b[31m x""#)
+        }
+        let pattern = String(repeating: "a", count: 300)
+        do {
+            _ = try PolicyRules(text: pattern + "\n")
+            Issue.record("a pattern without a policy was taken")
+        } catch {
+            #expect(error.text == pattern)
+            #expect(error.description == ".concord/policies line 1: a pattern needs a policy name after it: \"\(String(repeating: "a", count: 120))…\"")
+        }
+        let rules = try? PolicyRules(text: "*.txt no\u{1B}]0;title\u{7}\n")
+        guard case let .needsPerson(reason, _)? = rules?.policy(for: "a.txt", versions: []).merge(base: nil, versions: []) else {
+            Issue.record("an unknown policy merged")
+            return
+        }
+        #expect(reason.hasPrefix(#"its rule names the policy "no\u001b]0;title\u0007", which"#))
+    }
+
     @Test func jsonRulesNameIdentifierKeys() throws {
         let rules = try PolicyRules(text: "people.json json id=email,login\n")
         let policy = try #require(rules.policy(for: "people.json", versions: []) as? JSONMergePolicy)

@@ -3,6 +3,17 @@ import Foundation
 import Testing
 
 struct TextMergePolicyTests {
+    /// The markers a merge writes are found at the start of a line, whatever the line ends;
+    /// the same characters elsewhere in a line are not markers.
+    @Test func conflictMarkersAreFoundWithLFOrCRLFLineEnds() {
+        for newline in ["\n", "\r\n"] {
+            let marked = ["a", "<<<<<<< mac", "b", "=======", "c", ">>>>>>> ipad", ""].joined(separator: newline)
+            #expect(TextMergePolicy.containsConflictMarkers(marked), "\(newline.debugDescription)")
+            #expect(TextMergePolicy.containsConflictMarkers(["a", "=======", "b"].joined(separator: newline)), "\(newline.debugDescription)")
+            #expect(!TextMergePolicy.containsConflictMarkers(["a", "x <<<<<<< y", "======= z", ""].joined(separator: newline)))
+        }
+    }
+
     @Test func markersNameTheDevices() {
         let outcome = Fixtures.merge(TextMergePolicy(), base: "x\n", "mac\n", "ipad\n")
         guard case let .needsPerson(_, markedUp) = outcome else { Issue.record("merged"); return }

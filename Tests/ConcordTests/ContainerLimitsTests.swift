@@ -9,6 +9,7 @@ import Testing
         #expect(try ContainerLimits(text: "# the container's\n\nfile-size 300m\n").fileSize == 300 << 20)
         #expect(try ContainerLimits(text: "file-size 1k\nfile-size\t2g\n").fileSize == 2 << 30)
         #expect(try ContainerLimits(text: "").fileSize == nil)
+        #expect(try ContainerLimits(text: "# saved on Windows\r\nfile-size 2k\r\n").fileSize == 2 << 10, "CRLF line ends")
         #expect(ContainerLimits(fileSize: 1_536).text == "file-size 1536\n" && ContainerLimits(fileSize: 300 << 20).text == "file-size 300m\n")
     }
 

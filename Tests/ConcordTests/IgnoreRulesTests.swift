@@ -91,6 +91,15 @@ import Testing
         #expect(IgnoreRules().ignoringRule("a.tmp", isFolder: false)?.description == "built-in rule '*.tmp'")
     }
 
+    /// A rules file saved with CRLF line ends (a Windows editor) reads as with LF: split by
+    /// characters, where `\r\n` is one, it was a single line that matched nothing.
+    @Test func aRulesFileWithCRLFLineEndsReadsAsWithLF() throws {
+        let rules = IgnoreRules(container: "*.log\r\n!keep.log\r\nphotos/\r\n")
+        #expect(rules.ignoringRule("app.log", isFolder: false)?.description == "rule '*.log' of .concordignore, line 1")
+        #expect(rules.ignoringRule("keep.log", isFolder: false) == nil)
+        #expect(rules.ignoringRule("photos/beach.jpg", isFolder: false)?.description == "rule 'photos/' of .concordignore, line 3")
+    }
+
     /// A rules file is read up to its limits, the rest left out; a match stays linear however
     /// many stars a hostile rule holds.
     @Test func aHugeOrHostileRulesFileIsBounded() {

@@ -1,6 +1,7 @@
 import Concord
 import ConcordMerge
 import FoundationEssentials
+import GitStore
 
 struct VersionsCommand: Subcommand {
     static let description = CommandDescription(
@@ -71,8 +72,8 @@ struct VersionsCommand: Subcommand {
             }
             var counts: [Substring: Int] = [:]
             let text = String(decoding: data, as: UTF8.self), currentText = String(decoding: currentData, as: UTF8.self)
-            for line in text.split(separator: "\n", omittingEmptySubsequences: false) { counts[line, default: 0] += 1 }
-            for line in currentText.split(separator: "\n", omittingEmptySubsequences: false) { counts[line, default: 0] -= 1 }
+            for line in text.lines(keepingCarriageReturns: true) { counts[line, default: 0] += 1 }
+            for line in currentText.lines(keepingCarriageReturns: true) { counts[line, default: 0] -= 1 }
             let added = counts.values.filter { $0 > 0 }.reduce(0, +)
             let removed = -counts.values.filter { $0 < 0 }.reduce(0, +)
             return added == 0 && removed == 0 ? "same lines as current" : "+\(added) -\(removed) lines vs current"
