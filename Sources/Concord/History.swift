@@ -2,6 +2,7 @@ internal import ConcordMerge
 internal import FoundationEssentials
 internal import Git
 internal import GitFormat
+internal import GitStore
 internal import Logging
 
 /// A container's history, read-only over its repository: commits and their stamps, every
@@ -80,7 +81,7 @@ final class History {
     }
 
     static func parseLines(_ data: Data) -> [String] {
-        String(decoding: data, as: UTF8.self).split(separator: "\n")
+        String(decoding: data, as: UTF8.self).lines()
             .map { $0.trimmingCharacters(in: " ") }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }

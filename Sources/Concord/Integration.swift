@@ -244,7 +244,7 @@ struct Integration {
         func lines(_ entry: TreeEntry?) throws -> [String] {
             guard let entry else { return [] }
             let data = try ConcordError.wrap("cannot read a configuration file") { try repository.blob(entry.id) }
-            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+            return String(decoding: data, as: UTF8.self).lines().filter { !$0.isEmpty }.map(String.init)
         }
         let baseLines = try lines(base), localLines = try lines(local), remoteLines = try lines(remote)
         let kept = baseLines.filter { localLines.contains($0) && remoteLines.contains($0) }
