@@ -17,11 +17,10 @@ struct IgnorePattern: Hashable, Sendable {
     /// The pattern of the line, anchored by gitignore's rule.
     let glob: GlobPattern
 
-    /// Parses one line; nil for a blank line, a comment (`#`), or a line that matches nothing
-    /// (`/`, `!`).
+    /// Parses one line, its line end already gone (`lines()` drops a CRLF's `\r`); nil for a
+    /// blank line, a comment (`#`), or a line that matches nothing (`/`, `!`).
     init?(line: Substring) {
         var text = line
-        if text.hasSuffix("\r") { text = text.dropLast() }
         if text.hasPrefix("#") { return nil }
         text = Self.trimmingTrailingSpaces(text)
         var negated = false
