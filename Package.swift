@@ -46,7 +46,7 @@ let package = Package(
         // caches and transfers, no libgit2.
         .target(name: "GitStore", dependencies: ["GitFormat"]),
         .target(name: "Git", dependencies: ["CGit2", "CGit2Loader", "GitFormat", "GitStore"]),
-        .target(name: "ConcordMerge", dependencies: ["Git", "GitStore"]),
+        .target(name: "ConcordMerge", dependencies: ["Git", "GitFormat", "GitStore"]),
         .target(name: "Concord", dependencies: ["ConcordMerge", "Git", "GitFormat", "GitStore", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "ConcordCLI",
@@ -118,7 +118,7 @@ if Context.environment["CONCORD_FUZZ"] != nil {
         "JSONValue", "JSONValue+Text", "JSONWriter", "QuotedText",
     ]
     package.targets += [
-        .target(name: "ConcordMerge", path: "Sources/ConcordMerge", sources: readers.map { "\($0).swift" }),
+        .target(name: "ConcordMerge", dependencies: ["GitFormat"], path: "Sources/ConcordMerge", sources: readers.map { "\($0).swift" }),
         .systemLibrary(name: "CLibFuzzer", path: "Tests/Fuzz/CLibFuzzer"),
         .target(name: "FuzzDriver", dependencies: ["CLibFuzzer"], path: "Tests/Fuzz/FuzzDriver"),
     ]

@@ -1,4 +1,5 @@
 internal import Git
+internal import GitFormat
 
 /// Secrets of cloud URLs given on a command line (`clone https://user:PASSWORD@host/…`,
 /// `init --remote …`), hidden from the process list: any user of the machine can read a
@@ -17,7 +18,7 @@ public enum ArgumentSecrets {
         var hidden = 0
         for (index, argument) in CommandLine.arguments.enumerated().dropFirst() {
             let shown = CloudText.redacted(argument)
-            if TreePath.sameBytes(shown, argument) { continue }
+            if shown.sameBytes(as: argument) { continue }
             let replacement = shown.utf8.count <= argument.utf8.count ? shown : String(repeating: "*", count: argument.utf8.count)
             if ProcessArguments.overwrite(at: index, with: replacement) { hidden += 1 }
         }

@@ -69,7 +69,7 @@ extension ContainerCore {
                 }
             }
         }
-        return result.sorted { TreePath.precedes($0.path, $1.path) }
+        return result.sorted { $0.path.bytesPrecede($1.path) }
     }
 
     /// The rule that ignores `document` (or a folder it is in); nil when it is not ignored.

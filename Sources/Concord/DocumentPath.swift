@@ -80,12 +80,12 @@ public struct DocumentPath: Hashable, Comparable, Sendable, CustomStringConverti
     public var description: String { value }
 
     /// True when both paths hold the same bytes.
-    public static func == (lhs: DocumentPath, rhs: DocumentPath) -> Bool { TreePath.sameBytes(lhs.value, rhs.value) }
+    public static func == (lhs: DocumentPath, rhs: DocumentPath) -> Bool { lhs.value.sameBytes(as: rhs.value) }
 
     /// Hashes the path's bytes.
-    public func hash(into hasher: inout Hasher) { TreePath.hashBytes(value, into: &hasher) }
+    public func hash(into hasher: inout Hasher) { value.hashBytes(into: &hasher) }
 
     /// Orders paths by their bytes (git's order of names), so that listings sort the same on
     /// every device and two twins of one name never compare as equivalent.
-    public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool { TreePath.precedes(lhs.value, rhs.value) }
+    public static func < (lhs: DocumentPath, rhs: DocumentPath) -> Bool { lhs.value.bytesPrecede(rhs.value) }
 }

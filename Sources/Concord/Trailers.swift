@@ -35,7 +35,7 @@ struct Trailers: Equatable {
 
     static func == (lhs: Trailers, rhs: Trailers) -> Bool {
         lhs.pairs.count == rhs.pairs.count
-            && zip(lhs.pairs, rhs.pairs).allSatisfy { TreePath.sameBytes($0.key, $1.key) && TreePath.sameBytes($0.value, $1.value) }
+            && zip(lhs.pairs, rhs.pairs).allSatisfy { $0.key.sameBytes(as: $1.key) && $0.value.sameBytes(as: $1.value) }
     }
 
     init(_ pairs: [(key: String, value: String)] = []) {
@@ -48,7 +48,7 @@ struct Trailers: Equatable {
         var message = message
         message.withUTF8 { bytes in
             for (key, value) in MessageTrailers.pairs(in: bytes, keyPrefix: "Concord-") {
-                add(Self.knownKeys.first { TreePath.sameBytes($0, key) } ?? key, value)
+                add(Self.knownKeys.first { $0.sameBytes(as: key) } ?? key, value)
             }
         }
     }
@@ -57,18 +57,18 @@ struct Trailers: Equatable {
     private static let knownKeys = [document, device, clock, resolves, conflict, current, renamed]
 
     func value(_ key: String) -> String? { firstValues[TreePath(key)] }
-    func values(_ key: String) -> [String] { pairs.filter { TreePath.sameBytes($0.key, key) }.map(\.value) }
+    func values(_ key: String) -> [String] { pairs.filter { $0.key.sameBytes(as: key) }.map(\.value) }
 
     mutating func add(_ key: String, _ value: String) {
         pairs.append((key, value))
         if firstValues[TreePath(key)] == nil { firstValues[TreePath(key)] = value }
-        if TreePath.sameBytes(key, Self.document) {
+        if key.sameBytes(as: Self.document) {
             group = TreePath(value)
-        } else if TreePath.sameBytes(key, Self.resolves), let group {
+        } else if key.sameBytes(as: Self.resolves), let group {
             resolvedByDocument[group, default: []].append(value)
-        } else if TreePath.sameBytes(key, Self.renamed), let group, renamedByDocument[group] == nil {
+        } else if key.sameBytes(as: Self.renamed), let group, renamedByDocument[group] == nil {
             renamedByDocument[group] = value
-        } else if TreePath.sameBytes(key, Self.current), let space = value.utf8.firstIndex(of: UInt8(ascii: " ")) {
+        } else if key.sameBytes(as: Self.current), let space = value.utf8.firstIndex(of: UInt8(ascii: " ")) {
             let document = TreePath(value[value.utf8.index(after: space)...])
             if currentByDocument[document] == nil { currentByDocument[document] = .some(OID(hex: String(value[..<space]))) }
         }
@@ -97,7 +97,7 @@ struct Trailers: Equatable {
 
     /// The name this commit gave `document` when it renamed it; nil when it did not.
     func renamedTo(_ document: DocumentPath) -> DocumentPath? {
-        renamedByDocument.first { TreePath.sameBytes($0.value, document.value) }.flatMap { try? DocumentPath($0.key.value) }
+        renamedByDocument.first { $0.value.sameBytes(as: document.value) }.flatMap { try? DocumentPath($0.key.value) }
     }
 
     /// The documents a `Concord-Current` trailer names a version for.

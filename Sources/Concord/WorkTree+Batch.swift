@@ -48,7 +48,7 @@ extension WorkTree {
         func write(_ path: String, blob id: OID, mode: UInt32, from repository: Repository) throws {
             let (folder, name) = workTree.split(path)
             let parent: Descriptor
-            if let lastFolder, TreePath.sameBytes(lastFolder.path, folder) {
+            if let lastFolder, lastFolder.path.sameBytes(as: folder) {
                 parent = lastFolder.descriptor
             } else {
                 parent = try workTree.reachable(folder, for: path, creating: true)
@@ -82,7 +82,7 @@ extension WorkTree {
         func discard() {
             var folder: (path: String, descriptor: Descriptor)?
             for file in pending {
-                if folder.map({ !TreePath.sameBytes($0.path, file.folder) }) ?? true {
+                if folder.map({ !$0.path.sameBytes(as: file.folder) }) ?? true {
                     guard let descriptor = try? workTree.open(file.folder, creating: false) else { continue }
                     folder = (file.folder, descriptor)
                 }
@@ -109,7 +109,7 @@ extension WorkTree {
                 done += 1
                 do {
                     let parent: Descriptor
-                    if let folder, TreePath.sameBytes(folder.path, file.folder) {
+                    if let folder, folder.path.sameBytes(as: file.folder) {
                         parent = folder.descriptor
                     } else {
                         parent = try workTree.reachable(file.folder, for: file.path)

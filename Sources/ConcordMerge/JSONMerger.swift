@@ -1,3 +1,5 @@
+internal import GitFormat
+
 /// The structural three-way merge of two JSON values against their common ancestor.
 ///
 /// Objects merge member by member, recursively; arrays of objects that carry an id merge element
@@ -36,11 +38,11 @@ struct JSONMerger {
             if case let .object(members)? = base { baseMembers = members }
             let sorted = JSONMerger.isSorted(oursMembers.map(\.key)) && JSONMerger.isSorted(theirsMembers.map(\.key))
             let (entries, conflicts) = mergeKeyed(
-                base: baseMembers.map { ($0.key, $0.value) },
-                ours: oursMembers.map { ($0.key, $0.value) },
-                theirs: theirsMembers.map { ($0.key, $0.value) },
+                base: baseMembers.map { (ExactText($0.key), $0.value) },
+                ours: oursMembers.map { (ExactText($0.key), $0.value) },
+                theirs: theirsMembers.map { (ExactText($0.key), $0.value) },
                 sortedKeys: sorted
-            ) { key, _ in .key(key) }
+            ) { key, _ in .key(key.value) }
             let members = JSONMerger.followingLockstepBumps(entries, base: baseMembers, ours: oursMembers, theirs: theirsMembers)
             return (.object(members), conflicts)
         case let (.array(oursElements)?, .array(theirsElements)?):
@@ -114,7 +116,7 @@ struct JSONMerger {
         guard lhs == rhs else { return false }
         switch (lhs, rhs) {
         case let (.object(left)?, .object(right)?):
-            return left.map(\.key) == right.map(\.key) && zip(left, right).allSatisfy { identical($0.value, $1.value) }
+            return left.elementsEqual(right, by: { $0.key.sameBytes(as: $1.key) }) && zip(left, right).allSatisfy { identical($0.value, $1.value) }
         case let (.array(left)?, .array(right)?):
             return zip(left, right).allSatisfy { identical($0, $1) }
         default:
@@ -168,13 +170,13 @@ struct JSONMerger {
 
     /// Our keys, with each key only theirs has inserted at its sorted place (both lists sorted).
     private static func sortedOrder<Key: Hashable>(ours: [Key], theirs: [Key], oursFirst: Bool) -> [Key] {
-        guard let ourStrings = ours as? [String], let theirStrings = theirs as? [String] else {
+        guard let ourStrings = ours as? [ExactText], let theirStrings = theirs as? [ExactText] else {
             return anchoredOrder(ours: ours, theirs: theirs, oursFirst: oursFirst)
         }
         var merged = ourStrings
         let oursKeys = Set(ourStrings)
         for key in theirStrings where !oursKeys.contains(key) {
-            let position = merged.firstIndex { key.utf8.lexicographicallyPrecedes($0.utf8) } ?? merged.count
+            let position = merged.firstIndex { key < $0 } ?? merged.count
             merged.insert(key, at: position)
         }
         return merged.compactMap { $0 as? Key }

@@ -1,3 +1,5 @@
+internal import GitFormat
+
 /// A strict RFC 8259 parser over bytes that keeps member order, number text and source ranges.
 struct JSONParser {
     private let bytes: [UInt8]
@@ -83,7 +85,7 @@ struct JSONParser {
         position += 1
         var members: [JSONMember] = []
         var children: [JSONSyntax] = []
-        var keys: Set<String> = []
+        var keys: Set<ExactText> = []
         skipWhitespace()
         if position < bytes.count && bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -95,7 +97,7 @@ struct JSONParser {
                 }
                 let keyStart = position
                 let key = try parseString()
-                guard keys.insert(key).inserted else {
+                guard keys.insert(ExactText(key)).inserted else {
                     position = keyStart
                     throw error("the member name \(QuotedText.quoted(key)) appears twice in one object")
                 }

@@ -1,8 +1,26 @@
+internal import GitFormat
+
 /// Where a value sits inside a JSON document: the member names and array indices leading to it.
 struct JSONPath: Hashable, Sendable, CustomStringConvertible {
+    /// A member name (compared by its bytes, as JSON tells names apart) or an array index.
     enum Component: Hashable, Sendable {
         case key(String)
         case index(Int)
+
+        static func == (lhs: Component, rhs: Component) -> Bool {
+            switch (lhs, rhs) {
+            case let (.key(a), .key(b)): a.sameBytes(as: b)
+            case let (.index(a), .index(b)): a == b
+            default: false
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            switch self {
+            case let .key(key): hasher.combine(0); key.hashBytes(into: &hasher)
+            case let .index(index): hasher.combine(1); hasher.combine(index)
+            }
+        }
     }
 
     var components: [Component] = []

@@ -1,3 +1,5 @@
+internal import GitFormat
+
 /// A parsed JSON value with where each part sits in its source bytes, so that a merge can copy
 /// unchanged parts exactly as they were written.
 struct JSONSyntax: Sendable {
@@ -11,7 +13,7 @@ struct JSONSyntax: Sendable {
     /// The child for an object member, by key.
     func child(forKey key: String) -> JSONSyntax? {
         guard case let .object(members) = value,
-            let index = members.firstIndex(where: { $0.key == key })
+            let index = members.firstIndex(where: { $0.key.sameBytes(as: key) })
         else { return nil }
         return children[index]
     }

@@ -1,3 +1,5 @@
+internal import GitFormat
+
 /// A JSON value that keeps what a round trip should keep: the order of object members and the
 /// exact text of numbers.
 ///
@@ -21,11 +23,14 @@ public enum JSONValue: Sendable {
     /// The member named `key` of an object; nil for other values or when there is none.
     public subscript(key: String) -> JSONValue? {
         guard case let .object(members) = self else { return nil }
-        return members.first { $0.key == key }?.value
+        return members.first { $0.key.sameBytes(as: key) }?.value
     }
 }
 
 /// One member of a JSON object.
+///
+/// Two members are equal when their names hold the same bytes and their values are equal: names
+/// that differ by Unicode normalization alone are two names, as RFC 8259 compares them.
 public struct JSONMember: Sendable, Hashable {
     /// The member's name.
     public var key: String
@@ -37,6 +42,15 @@ public struct JSONMember: Sendable, Hashable {
         self.key = key
         self.value = value
     }
+
+    public static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
+        lhs.key.sameBytes(as: rhs.key) && lhs.value == rhs.value
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        key.hashBytes(into: &hasher)
+        hasher.combine(value)
+    }
 }
 
 extension JSONValue: Hashable {
@@ -47,7 +61,7 @@ extension JSONValue: Hashable {
         case (.null, .null): true
         case let (.bool(a), .bool(b)): a == b
         case let (.number(a), .number(b)): a == b
-        case let (.string(a), .string(b)): a == b
+        case let (.string(a), .string(b)): a.sameBytes(as: b)
         case let (.array(a), .array(b)): a == b
         case let (.object(a), .object(b)): JSONValue.sameMembers(a, b)
         default: false
@@ -57,9 +71,9 @@ extension JSONValue: Hashable {
     private static func sameMembers(_ lhs: [JSONMember], _ rhs: [JSONMember]) -> Bool {
         guard lhs.count == rhs.count else { return false }
         if lhs == rhs { return true }
-        var values: [String: JSONValue] = [:]
-        for member in lhs { values[member.key] = member.value }
-        return rhs.allSatisfy { values[$0.key] == $0.value }
+        var values: [ExactText: JSONValue] = [:]
+        for member in lhs { values[ExactText(member.key)] = member.value }
+        return rhs.allSatisfy { values[ExactText($0.key)] == $0.value }
     }
 
     /// Hashes consistently with `==`: an object's members count whatever their order.
@@ -68,7 +82,9 @@ extension JSONValue: Hashable {
         case .null: hasher.combine(0)
         case let .bool(value): hasher.combine(1); hasher.combine(value)
         case let .number(text): hasher.combine(2); hasher.combine(text)
-        case let .string(text): hasher.combine(3); hasher.combine(text)
+        case let .string(text):
+            hasher.combine(3)
+            text.hashBytes(into: &hasher)
         case let .array(elements): hasher.combine(4); hasher.combine(elements)
         case let .object(members):
             hasher.combine(5)

@@ -1,3 +1,5 @@
+internal import GitFormat
+
 /// Writes a JSON value in a style, copying unchanged parts from source texts byte for byte, and
 /// writing conflict markers around conflicting members and elements when asked.
 struct JSONWriter {
@@ -106,7 +108,7 @@ struct JSONWriter {
 
     private func sameOrder(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
         guard case let .object(a) = lhs, case let .object(b) = rhs else { return true }
-        return a.map(\.key) == b.map(\.key)
+        return a.elementsEqual(b) { $0.key.sameBytes(as: $1.key) }
     }
 
     /// For each element of `elements`, the source element it came from: by id when the elements

@@ -245,6 +245,38 @@ struct JSONMergePolicyTests {
         }
     }
 
+    /// Names and strings that differ by Unicode normalization alone (`é` as one scalar, NFC, or
+    /// as `e` and a combining accent, NFD) are different bytes, so different names and values in
+    /// JSON (RFC 8259 compares names code unit by code unit). Swift's `String ==` takes them for
+    /// equal: the parser refused such a document as naming a member twice, and a merge took a
+    /// side's change of normalization for no change and dropped it.
+    @Test func namesAndStringsDifferingByNormalizationAloneAreDifferent() throws {
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        let both = try JSONValue(parsing: Data(#"{"\#(composed)": 1, "\#(decomposed)": 2}"#.utf8))
+        #expect(both[composed] == .number("1"))
+        #expect(both[decomposed] == .number("2"))
+        #expect(JSONValue.string(composed) != JSONValue.string(decomposed))
+        #expect(try JSONValue(parsing: Data(#"{"\#(composed)": 1}"#.utf8)) != JSONValue(parsing: Data(#"{"\#(decomposed)": 1}"#.utf8)))
+
+        let base = #"{"name": "\#(composed)", "n": 1}"#
+        let mac = #"{"name": "\#(decomposed)", "n": 1}"#
+        let ipad = #"{"name": "\#(composed)", "n": 2}"#
+        for (current, other) in [(mac, ipad), (ipad, mac)] {
+            #expect(Fixtures.text(Fixtures.merge(policy, base: base, current, other)) == #"{"name": "\#(decomposed)", "n": 2}"#)
+        }
+        // Both changed the value, to the same text in different bytes: two changes, as git's line
+        // merge sees them, not one agreed.
+        #expect(Fixtures.needsPerson(Fixtures.merge(policy, base: #"{"name": "x"}"#, #"{"name": "\#(composed)"}"#, #"{"name": "\#(decomposed)"}"#)))
+        // Both names in one object: two members, each merged on its own.
+        let twins = #"{"\#(composed)": 1, "\#(decomposed)": 2}"#
+        #expect(
+            Fixtures.text(Fixtures.merge(policy, base: twins, #"{"\#(composed)": 1, "\#(decomposed)": 3}"#, #"{"\#(composed)": 4, "\#(decomposed)": 2}"#))
+                == #"{"\#(composed)": 4, "\#(decomposed)": 3}"#)
+        let renamed = #"{"\#(decomposed)": 1, "n": 1}"#
+        let keyBase = #"{"\#(composed)": 1, "n": 1}"#
+        #expect(Fixtures.text(Fixtures.merge(policy, base: keyBase, renamed, #"{"\#(composed)": 1, "n": 2}"#)) == #"{"\#(decomposed)": 1, "n": 2}"#)
+    }
+
     @Test func deletionNeedsAPersonUnlessAllAgree() {
         #expect(Fixtures.needsPerson(Fixtures.merge(policy, base: "{}", nil, #"{"a":1}"#)))
         #expect(Fixtures.merge(policy, base: "{}", nil, "{}") == .merged(nil))

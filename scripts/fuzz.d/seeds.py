@@ -337,6 +337,8 @@ def make(corpus: str):
         seed("json", "lone-surrogates", b'["\\ud800", "\\udc00x", "\\ud800\\u0041"]')
         seed("json", "nested", b"[" * 40 + b'{"a":[]}' + b"]" * 40)
         seed("json", "bad-duplicate-member", b'{"a": 1, "a": 2}')
+        # Two names, and two strings, that differ by Unicode normalization alone: different in JSON.
+        seed("json", "normalization-twins", '{"caf\u00e9": "caf\u00e9", "cafe\u0301": ["cafe\u0301", "caf\\u00e9"]}'.encode())
         seed("json", "bad-utf8", b'["\xc3\x28"]')
         seed("json", "bad-trailing-comma", b'{"a": [1, 2,]}\n')
 
