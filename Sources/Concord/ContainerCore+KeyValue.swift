@@ -6,6 +6,10 @@ internal import GitStore
 
 extension ContainerCore {
     /// Every entry of the key-value store in `tree`, tombstones included.
+    ///
+    /// A key written in two normalizations (`café` with `é`, and with `e` and a combining accent)
+    /// is one `String` key but two names in the folder: the entry that wins (the later write) is
+    /// the key's, so that a write or a removal in either spelling is seen.
     func keyValueEntries(in tree: OID?) throws -> [String: KeyValueEntry] {
         guard let folder = try history.entry(KeyValueEntry.folder, in: tree), folder.kind == .tree else { return [:] }
         var result: [String: KeyValueEntry] = [:]
@@ -13,6 +17,7 @@ extension ContainerCore {
             guard let key = KeyValueEntry.key(fromName: entry.name),
                 let value = try history.keyValueEntry(entry)
             else { continue }
+            if let kept = result[key], kept.wins(over: value) { continue }
             result[key] = value
         }
         return result

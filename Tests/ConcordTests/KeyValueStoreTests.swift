@@ -82,6 +82,29 @@ import Testing
         #expect(try store.dictionary().count == KeyValueStore.maximumKeyCount)
     }
 
+    /// A key written with `é` as one scalar (NFC) and as `e` and a combining accent (NFD) is one
+    /// key to the store's `String` keys, but two names in its folder. The latest write of either
+    /// spelling is the value, on every device; the names' order in the tree decided before, so a
+    /// write or a removal in the spelling that sorts first was never seen.
+    @Test func aKeyWrittenInEitherNormalizationIsOneKeyWhoseLatestWriteWins() async throws {
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        let fixture = try Fixture(devices: 2)
+        let store = fixture[1].keyValueStore
+        try await store.set(json("1"), forKey: composed)
+        try await store.set(json("2"), forKey: decomposed)
+        await #expect(try await store.value(forKey: composed) == json("2"))
+        await #expect(try await store.dictionary() == [composed: json("2")])
+        try await store.removeValue(forKey: decomposed)
+        await #expect(try await store.value(forKey: composed) == nil)
+        await #expect(try await store.dictionary().isEmpty)
+        try await store.set(json("3"), forKey: composed)
+        try await fixture[2].keyValueStore.set(json("4"), forKey: decomposed)
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            await #expect(try await device.keyValueStore.dictionary() == [composed: json("4")])
+        }
+    }
+
     @Test func concurrentWritesOfAKeyResolveLastWriterWinsOnEveryDevice() async throws {
         let fixture = try Fixture(devices: 2)
         try await fixture[1].keyValueStore.set(json("\"first\""), forKey: "color")
