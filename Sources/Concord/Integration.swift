@@ -239,18 +239,20 @@ struct Integration {
     }
 
     /// Line-set merge of a small configuration file: base lines kept on both sides, in base
-    /// order, then the lines either side added, sorted — the same whichever side is local.
+    /// order, then the lines either side added, sorted by bytes — the same whichever side is
+    /// local. Lines compare by their bytes: a pattern rewritten in another Unicode normalization
+    /// matches other names, so it is another line.
     private func mergeLines(base: TreeEntry?, local: TreeEntry?, remote: TreeEntry?) throws -> Data {
-        func lines(_ entry: TreeEntry?) throws -> [String] {
+        func lines(_ entry: TreeEntry?) throws -> [ExactText] {
             guard let entry else { return [] }
             let data = try ConcordError.wrap("cannot read a configuration file") { try repository.blob(entry.id) }
-            return String(decoding: data, as: UTF8.self).lines().filter { !$0.isEmpty }.map(String.init)
+            return String(decoding: data, as: UTF8.self).lines().filter { !$0.isEmpty }.map(ExactText.init)
         }
-        let baseLines = try lines(base), localLines = try lines(local), remoteLines = try lines(remote)
+        let baseLines = try lines(base), localLines = Set(try lines(local)), remoteLines = Set(try lines(remote))
         let kept = baseLines.filter { localLines.contains($0) && remoteLines.contains($0) }
-        let added = Set(localLines + remoteLines).subtracting(baseLines).sorted()
-        var seen = Set<String>()
+        let added = localLines.union(remoteLines).subtracting(baseLines).sorted()
+        var seen = Set<ExactText>()
         let result = (kept + added).filter { seen.insert($0).inserted }
-        return Data((result.joined(separator: "\n") + "\n").utf8)
+        return Data((result.map(\.value).joined(separator: "\n") + "\n").utf8)
     }
 }

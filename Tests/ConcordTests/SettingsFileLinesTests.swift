@@ -29,4 +29,22 @@ import Testing
             #expect(try await fixture[device].policiesText() == "*.log union\n*.json json\n*.txt text\n")
         }
     }
+
+    /// A device rewrites a pattern in another Unicode normalization (`é` as `e` and a combining
+    /// accent: a pattern that matches other names) while the other adds a line. The lines compare
+    /// by their bytes: the rewritten line is a change, kept. (As `String`s, equal by canonical
+    /// equivalence, the rewrite counted as the line both kept, and the old spelling stayed.)
+    @Test func aPatternRewrittenInAnotherNormalizationIsAChangeTheMergeKeeps() async throws {
+        let (composed, decomposed) = ("caf\u{E9}/* text", "cafe\u{301}/* text")
+        let fixture = try Fixture(devices: 2)
+        try await fixture[1].setPolicies("\(composed)\n")
+        try await fixture.syncAll()
+        try await fixture[1].setPolicies("\(decomposed)\n")
+        try await fixture[2].setPolicies("\(composed)\n*.txt text\n")
+        try await fixture.syncAll()
+        for device in [1, 2] {
+            let text = try await fixture[device].policiesText()
+            #expect(Array(text.utf8) == Array("*.txt text\n\(decomposed)\n".utf8))
+        }
+    }
 }
