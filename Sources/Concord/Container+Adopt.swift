@@ -90,12 +90,12 @@ extension Container {
         }
         let folder = WorkTree(root: PathText.folder(of: path))
         let name = PathText.name(of: path)
-        var files: [String: Data] = [:]
+        var files: [(path: String, data: Data)] = []
         for file in try folder.packageFiles(name) {
             guard let data = FileManager.default.contents(atPath: "\(path)/\(file)") else { throw ConcordError.io("\(path)/\(file)", reason: "cannot be read") }
-            files[file] = data
+            files.append((file, data))
         }
-        return .package(files)
+        return try .package(named: name, files: files)
     }
 }
 

@@ -125,14 +125,14 @@ final class History {
             switch entry.kind {
             case .blob: return .file(try repository.blob(entry.id))
             case .tree:
-                var files: [String: Data] = [:]
+                var files: [(path: String, data: Data)] = []
                 try visitFiles(tree: entry.id, prefix: "") { path, file in
                     if file.isSymlink {
                         throw ConcordError.invalidPackage(entry.name, reason: "'\(path)' is a symbolic link in this version; links are never written")
                     }
-                    files[path] = try repository.blob(file.id)
+                    files.append((path, try repository.blob(file.id)))
                 }
-                return .package(files)
+                return try .package(named: entry.name, files: files)
             case .commit: return nil
             }
         }

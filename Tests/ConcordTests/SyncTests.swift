@@ -157,6 +157,41 @@ import Testing
         #expect(try fixture.mainTree(1) == fixture.mainTree(2))
     }
 
+    /// A package holding two files whose names differ by Unicode normalization alone (two files
+    /// to git and Linux, one `String` key to a package's content): resolving its conflict is
+    /// refused in one line naming them, and nothing changes. The content kept one of the two, and
+    /// the resolution wrote the package without the other.
+    @Test func aPackageWithFilesNamedInTwoNormalizationsIsRefusedNotHalfWritten() async throws {
+        let fixture = try Fixture(devices: 2, packages: ["*.note"])
+        let (composed, decomposed) = ("caf\u{E9}.txt", "cafe\u{301}.txt")
+        func write(_ device: Int, _ name: String, _ text: String) throws {
+            let folder = "\(fixture.folder)/device\(device)/trip.note"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: "\(folder)/\(name)"))
+        }
+        try write(1, composed, "one")
+        try write(1, decomposed, "two")
+        _ = try await fixture[1].saveAll()
+        try await fixture.syncAll(rounds: 1)
+        try write(1, composed, "one, edited on 1")
+        _ = try await fixture[1].saveAll()
+        try write(2, decomposed, "two, edited on 2")
+        _ = try await fixture[2].saveAll()
+        try await fixture.syncAll()
+        await #expect(try fixture[1].conflicts().map(\.document) == [doc("trip.note")])
+        let before = try fixture.mainTree(1)
+        await #expect {
+            try await fixture[1].resolve(doc("trip.note"), using: .latest)
+        } throws: { error in
+            guard case let ConcordError.invalidPackage(name, reason)? = error as? ConcordError else { return false }
+            return name == "trip.note" && reason.contains("differ only by Unicode normalization")
+        }
+        #expect(try fixture.mainTree(1) == before)
+        await #expect(try fixture[1].conflicts().map(\.document) == [doc("trip.note")])
+        let names = try FileManager.default.contentsOfDirectory(atPath: "\(fixture.folder)/device1/trip.note")
+        #expect(Set(names.map { Array($0.utf8) }) == [Array(composed.utf8), Array(decomposed.utf8)])
+    }
+
     @Test(arguments: [2, 3])
     func devicesConvergeAndNothingIsLost(devices count: Int) async throws {
         let fixture = try Fixture(devices: count)
