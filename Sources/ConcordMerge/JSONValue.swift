@@ -5,7 +5,8 @@ internal import GitFormat
 ///
 /// Two values are equal when they mean the same JSON: objects compare member by member whatever
 /// their order, numbers compare by their text (`1` and `1.0` differ, as a person editing the file
-/// would see them differ).
+/// would see them differ), strings and member names by their bytes (RFC 8259: `café` with `é`
+/// and with `e` and a combining accent are two strings, though Swift's `==` takes them for one).
 public enum JSONValue: Sendable {
     /// `null`.
     case null
@@ -20,7 +21,7 @@ public enum JSONValue: Sendable {
     /// An object: its members in order, each key once.
     case object([JSONMember])
 
-    /// The member named `key` of an object; nil for other values or when there is none.
+    /// The member named `key` (the same bytes) of an object; nil for other values or when there is none.
     public subscript(key: String) -> JSONValue? {
         guard case let .object(members) = self else { return nil }
         return members.first { $0.key.sameBytes(as: key) }?.value
@@ -43,10 +44,12 @@ public struct JSONMember: Sendable, Hashable {
         self.value = value
     }
 
+    /// True when both names hold the same bytes and both values are equal.
     public static func == (lhs: JSONMember, rhs: JSONMember) -> Bool {
         lhs.key.sameBytes(as: rhs.key) && lhs.value == rhs.value
     }
 
+    /// Hashes the name's bytes and the value, consistently with `==`.
     public func hash(into hasher: inout Hasher) {
         key.hashBytes(into: &hasher)
         hasher.combine(value)
