@@ -135,12 +135,13 @@ public final class KeyValueStore: Sendable {
     }
 
     /// `value` as the store keeps it, whoever wrote it how: on one line, without spaces, each
-    /// object's members in the order of their names.
+    /// object's members in the order of their names' bytes (two names that differ by Unicode
+    /// normalization alone are equal to `String`'s `<`, which kept them as written).
     static func canonicalText(_ value: JSONValue) -> Data {
         func sorted(_ value: JSONValue) -> JSONValue {
             switch value {
             case let .array(elements): .array(elements.map(sorted))
-            case let .object(members): .object(members.sorted { $0.key < $1.key }.map { JSONMember(key: $0.key, value: sorted($0.value)) })
+            case let .object(members): .object(members.sorted { $0.key.bytesPrecede($1.key) }.map { JSONMember(key: $0.key, value: sorted($0.value)) })
             default: value
             }
         }

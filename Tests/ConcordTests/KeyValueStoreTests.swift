@@ -103,6 +103,13 @@ import Testing
         for device in fixture.devices {
             await #expect(try await device.keyValueStore.dictionary() == [composed: json("4")])
         }
+        // A value's members are kept in the order of their names' bytes: the same value gives
+        // the same text whatever order it was written in (String's `<` takes the two names for
+        // equal, and kept them as written).
+        try await store.set(json(#"{"\#(decomposed)": 1, "\#(composed)": 2}"#), forKey: "twins")
+        let first = try await store.value(forKey: "twins")
+        try await store.set(json(#"{"\#(composed)": 2, "\#(decomposed)": 1}"#), forKey: "twins")
+        await #expect(try await store.value(forKey: "twins") == first)
     }
 
     @Test func concurrentWritesOfAKeyResolveLastWriterWinsOnEveryDevice() async throws {
