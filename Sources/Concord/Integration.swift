@@ -46,7 +46,7 @@ struct Integration {
         var localSide = Side(head: local, tree: try history.tree(of: local))
         var remoteSide = Side(head: remote, tree: try history.tree(of: remote))
         let lines = try [baseTree, localSide.tree, remoteSide.tree].flatMap { try history.packagePatterns(in: $0).lines }
-        let patterns = PackagePatterns(Array(Set(lines)).sorted())
+        let patterns = PackagePatterns(Array(Set(lines.map(ExactText.init))).sorted().map(\.value))
         try collect(&localSide, from: baseTree, patterns: patterns)
         try collect(&remoteSide, from: baseTree, patterns: patterns)
 

@@ -157,6 +157,24 @@ import Testing
         #expect(try fixture.mainTree(1) == fixture.mainTree(2))
     }
 
+    /// Two package patterns that differ by Unicode normalization alone match different names
+    /// (a save with only the other one refuses the package): both hold in an integration, where
+    /// two edits inside the package conflict as one unit.
+    @Test func packagePatternsInTwoNormalizationsBothHoldInAnIntegration() async throws {
+        let (composed, decomposed) = ("caf\u{E9}.note", "cafe\u{301}.note")
+        let fixture = try Fixture(devices: 2, packages: [composed, decomposed])
+        let package = doc(decomposed)
+        try await fixture[1].save(package, content: .package(["a.txt": Data("a".utf8), "b.txt": Data("b".utf8)]))
+        try await fixture.syncAll(rounds: 1)
+        try await fixture[1].save(package, content: .package(["a.txt": Data("a1".utf8), "b.txt": Data("b".utf8)]))
+        try await fixture[2].save(package, content: .package(["a.txt": Data("a".utf8), "b.txt": Data("b2".utf8)]))
+        try await fixture.syncAll()
+        for device in fixture.devices {
+            await #expect(try device.conflicts().map(\.document) == [package])
+        }
+        #expect(try fixture.mainTree(1) == fixture.mainTree(2))
+    }
+
     /// A package holding two files whose names differ by Unicode normalization alone (two files
     /// to git and Linux, one `String` key to a package's content): resolving its conflict is
     /// refused in one line naming them, and nothing changes. The content kept one of the two, and
