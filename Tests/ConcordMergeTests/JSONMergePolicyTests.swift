@@ -272,6 +272,11 @@ struct JSONMergePolicyTests {
         #expect(
             Fixtures.text(Fixtures.merge(policy, base: twins, #"{"\#(composed)": 1, "\#(decomposed)": 3}"#, #"{"\#(composed)": 4, "\#(decomposed)": 2}"#))
                 == #"{"\#(composed)": 4, "\#(decomposed)": 3}"#)
+        // Each twin's unchanged value is copied with its own formatting, not its twin's.
+        let spaced = #"{"\#(composed)": [1, 2], "\#(decomposed)": [1,   2], "n": 1}"#
+        #expect(
+            Fixtures.text(Fixtures.merge(policy, base: spaced, spaced.replacing(#""n": 1"#, with: #""n": 2"#), spaced.replacing(#""n": 1"#, with: #""n": 1, "m": 3"#)))
+                == #"{"\#(composed)": [1, 2], "\#(decomposed)": [1,   2], "n": 2, "m": 3}"#)
         let renamed = #"{"\#(decomposed)": 1, "n": 1}"#
         let keyBase = #"{"\#(composed)": 1, "n": 1}"#
         #expect(Fixtures.text(Fixtures.merge(policy, base: keyBase, renamed, #"{"\#(composed)": 1, "n": 2}"#)) == #"{"\#(decomposed)": 1, "n": 2}"#)
